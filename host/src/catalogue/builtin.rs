@@ -1,0 +1,231 @@
+//! The built-in resource table: the resources a Kubernetes 1.33
+//! kube-apiserver serves that Capstan serves too, with the names, short
+//! names, categories, scope, verbs and subresources kube lists in discovery.
+
+use super::{ResourceInfo, Subresource};
+
+/// Verbs of an ordinary resource.
+const ALL: &[&str] = &[
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+];
+
+/// Verbs of namespaces and services, which have no `deletecollection`.
+const NO_DELETECOLLECTION: &[&str] = &[
+    "create", "delete", "get", "list", "patch", "update", "watch",
+];
+
+/// Verbs of the status and scale subresources.
+const SUBRESOURCE_VERBS: &[&str] = &["get", "patch", "update"];
+
+/// One row of the table.
+struct Row {
+    group: &'static str,
+    kind: &'static str,
+    plural: &'static str,
+    short_names: &'static [&'static str],
+    /// `true` for the resources kube puts in the `all` category.
+    in_all: bool,
+    namespaced: bool,
+    verbs: &'static [&'static str],
+    /// Subresource names: "status" and/or "scale".
+    subresources: &'static [&'static str],
+}
+
+const fn row(
+    group: &'static str,
+    kind: &'static str,
+    plural: &'static str,
+    short_names: &'static [&'static str],
+    namespaced: bool,
+    subresources: &'static [&'static str],
+) -> Row {
+    Row {
+        group,
+        kind,
+        plural,
+        short_names,
+        in_all: false,
+        namespaced,
+        verbs: ALL,
+        subresources,
+    }
+}
+
+const fn in_all(mut r: Row) -> Row {
+    r.in_all = true;
+    r
+}
+
+const fn no_deletecollection(mut r: Row) -> Row {
+    r.verbs = NO_DELETECOLLECTION;
+    r
+}
+
+const NS: bool = true;
+const CLUSTER: bool = false;
+const STATUS: &[&str] = &["status"];
+const SCALE_STATUS: &[&str] = &["scale", "status"];
+const NONE: &[&str] = &[];
+
+/// The table, grouped in the order kube lists groups in `/apis`.
+#[rustfmt::skip]
+const ROWS: &[Row] = &[
+    no_deletecollection(row("", "Namespace", "namespaces", &["ns"], CLUSTER, STATUS)),
+    row("", "ConfigMap", "configmaps", &["cm"], NS, NONE),
+    row("", "Secret", "secrets", &[], NS, NONE),
+    row("", "ServiceAccount", "serviceaccounts", &["sa"], NS, NONE),
+    in_all(no_deletecollection(row("", "Service", "services", &["svc"], NS, STATUS))),
+    row("", "Endpoints", "endpoints", &["ep"], NS, NONE),
+    in_all(row("", "Pod", "pods", &["po"], NS, STATUS)),
+    row("", "Event", "events", &["ev"], NS, NONE),
+    row("", "LimitRange", "limitranges", &["limits"], NS, NONE),
+    row("", "ResourceQuota", "resourcequotas", &["quota"], NS, STATUS),
+    row("", "Node", "nodes", &["no"], CLUSTER, STATUS),
+    row("", "PersistentVolume", "persistentvolumes", &["pv"], CLUSTER, STATUS),
+    row("", "PersistentVolumeClaim", "persistentvolumeclaims", &["pvc"], NS, STATUS),
+    row("", "PodTemplate", "podtemplates", &[], NS, NONE),
+    in_all(row("", "ReplicationController", "replicationcontrollers", &["rc"], NS, SCALE_STATUS)),
+    in_all(row("apps", "Deployment", "deployments", &["deploy"], NS, SCALE_STATUS)),
+    in_all(row("apps", "ReplicaSet", "replicasets", &["rs"], NS, SCALE_STATUS)),
+    in_all(row("apps", "StatefulSet", "statefulsets", &["sts"], NS, SCALE_STATUS)),
+    in_all(row("apps", "DaemonSet", "daemonsets", &["ds"], NS, STATUS)),
+    row("apps", "ControllerRevision", "controllerrevisions", &[], NS, NONE),
+    row("events.k8s.io", "Event", "events", &["ev"], NS, NONE),
+    in_all(row("batch", "Job", "jobs", &[], NS, STATUS)),
+    in_all(row("batch", "CronJob", "cronjobs", &["cj"], NS, STATUS)),
+    row("networking.k8s.io", "Ingress", "ingresses", &["ing"], NS, STATUS),
+    row("networking.k8s.io", "IngressClass", "ingressclasses", &[], CLUSTER, NONE),
+    row("networking.k8s.io", "NetworkPolicy", "networkpolicies", &["netpol"], NS, NONE),
+    row("policy", "PodDisruptionBudget", "poddisruptionbudgets", &["pdb"], NS, STATUS),
+    row("rbac.authorization.k8s.io", "Role", "roles", &[], NS, NONE),
+    row("rbac.authorization.k8s.io", "RoleBinding", "rolebindings", &[], NS, NONE),
+    row("rbac.authorization.k8s.io", "ClusterRole", "clusterroles", &[], CLUSTER, NONE),
+    row("rbac.authorization.k8s.io", "ClusterRoleBinding", "clusterrolebindings", &[], CLUSTER, NONE),
+    row("storage.k8s.io", "StorageClass", "storageclasses", &["sc"], CLUSTER, NONE),
+    row("admissionregistration.k8s.io", "MutatingWebhookConfiguration", "mutatingwebhookconfigurations", &[], CLUSTER, NONE),
+    row("admissionregistration.k8s.io", "ValidatingWebhookConfiguration", "validatingwebhookconfigurations", &[], CLUSTER, NONE),
+    row("scheduling.k8s.io", "PriorityClass", "priorityclasses", &["pc"], CLUSTER, NONE),
+    row("coordination.k8s.io", "Lease", "leases", &[], NS, NONE),
+    row("discovery.k8s.io", "EndpointSlice", "endpointslices", &[], NS, NONE),
+];
+
+/// The Go package part of a group's schema names (`io.k8s.api.<pkg>.v1`).
+fn schema_package(group: &str) -> &str {
+    match group {
+        "" => "core",
+        "rbac.authorization.k8s.io" => "rbac",
+        other => other.strip_suffix(".k8s.io").unwrap_or(other),
+    }
+}
+
+/// Categories kube gives a built-in resource.
+fn categories(r: &Row) -> Vec<String> {
+    if r.in_all {
+        vec!["all".to_string()]
+    } else if r.group == "admissionregistration.k8s.io" {
+        vec!["api-extensions".to_string()]
+    } else {
+        Vec::new()
+    }
+}
+
+fn subresource(r: &Row, name: &str) -> Subresource {
+    let (group, version, kind) = match name {
+        "scale" => ("autoscaling", "v1", "Scale"),
+        _ => (r.group, "v1", r.kind),
+    };
+    Subresource {
+        name: name.to_string(),
+        group: group.to_string(),
+        version: version.to_string(),
+        kind: kind.to_string(),
+        verbs: strings(SUBRESOURCE_VERBS),
+    }
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+fn to_info(r: &Row) -> ResourceInfo {
+    ResourceInfo {
+        group: r.group.to_string(),
+        version: "v1".to_string(),
+        kind: r.kind.to_string(),
+        list_kind: format!("{}List", r.kind),
+        plural: r.plural.to_string(),
+        singular: r.kind.to_ascii_lowercase(),
+        short_names: strings(r.short_names),
+        categories: categories(r),
+        namespaced: r.namespaced,
+        verbs: strings(r.verbs),
+        subresources: r.subresources.iter().map(|s| subresource(r, s)).collect(),
+        schema_name: format!("io.k8s.api.{}.v1.{}", schema_package(r.group), r.kind),
+    }
+}
+
+/// The built-in resources, in discovery order.
+pub(super) fn resources() -> Vec<ResourceInfo> {
+    ROWS.iter().map(to_info).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn find<'a>(all: &'a [ResourceInfo], group: &str, plural: &str) -> &'a ResourceInfo {
+        all.iter()
+            .find(|r| r.group == group && r.plural == plural)
+            .unwrap()
+    }
+
+    #[test]
+    fn names_and_schema_names() {
+        let all = resources();
+        let np = find(&all, "networking.k8s.io", "networkpolicies");
+        assert_eq!(np.singular, "networkpolicy");
+        assert_eq!(np.schema_name, "io.k8s.api.networking.v1.NetworkPolicy");
+        let crb = find(&all, "rbac.authorization.k8s.io", "clusterrolebindings");
+        assert_eq!(crb.schema_name, "io.k8s.api.rbac.v1.ClusterRoleBinding");
+        assert!(!crb.namespaced);
+        let ev = find(&all, "events.k8s.io", "events");
+        assert_eq!(ev.schema_name, "io.k8s.api.events.v1.Event");
+        assert_eq!(find(&all, "", "pods").schema_name, "io.k8s.api.core.v1.Pod");
+    }
+
+    #[test]
+    fn scale_is_autoscaling_scale_and_status_is_parent_kind() {
+        let all = resources();
+        let deploy = find(&all, "apps", "deployments");
+        let scale = deploy.subresource("scale").unwrap();
+        assert_eq!(
+            (scale.group.as_str(), scale.kind.as_str()),
+            ("autoscaling", "Scale")
+        );
+        let status = deploy.subresource("status").unwrap();
+        assert_eq!(
+            (status.group.as_str(), status.kind.as_str()),
+            ("apps", "Deployment")
+        );
+        assert!(!find(&all, "", "configmaps").has_subresource("status"));
+    }
+
+    #[test]
+    fn verbs_and_categories_as_kube_lists_them() {
+        let all = resources();
+        assert!(!find(&all, "", "namespaces").has_verb("deletecollection"));
+        assert!(!find(&all, "", "services").has_verb("deletecollection"));
+        assert!(find(&all, "", "nodes").has_verb("deletecollection"));
+        assert_eq!(find(&all, "batch", "cronjobs").categories, ["all"]);
+        assert!(find(&all, "", "configmaps").categories.is_empty());
+        let in_all = all.iter().filter(|r| r.categories == ["all"]).count();
+        assert_eq!(in_all, 9);
+    }
+}

@@ -1,0 +1,283 @@
+//! The resource catalogue: one entry per served resource (built-in now, CRDs
+//! later), the OpenAPI component schemas that describe them, and lookups by
+//! plural or kind. Discovery documents, OpenAPI documents and server-side
+//! field validation are all derived from it (see the submodules).
+
+mod builtin;
+pub mod discovery;
+pub mod field_validation;
+pub mod openapi;
+mod openapi_paths;
+mod patch_meta;
+mod schemas;
+
+use std::sync::OnceLock;
+
+use serde_json::{Map, Value};
+
+/// A subresource of a resource, such as `status` or `scale`.
+#[derive(Clone, Debug)]
+pub struct Subresource {
+    /// "status" or "scale".
+    pub name: String,
+    /// Group of the kind this subresource accepts and returns.
+    pub group: String,
+    /// Version of the kind this subresource accepts and returns.
+    pub version: String,
+    /// Kind: the parent kind for status, autoscaling/v1 Scale for scale.
+    pub kind: String,
+    pub verbs: Vec<String>,
+}
+
+/// Everything the server knows about one resource of one group-version.
+#[derive(Clone, Debug)]
+pub struct ResourceInfo {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    pub list_kind: String,
+    pub plural: String,
+    pub singular: String,
+    pub short_names: Vec<String>,
+    pub categories: Vec<String>,
+    pub namespaced: bool,
+    pub verbs: Vec<String>,
+    pub subresources: Vec<Subresource>,
+    /// Component schema name, e.g. `io.k8s.api.apps.v1.Deployment`.
+    pub schema_name: String,
+}
+
+impl ResourceInfo {
+    /// `v1` for the core group, `apps/v1` otherwise.
+    pub fn api_version(&self) -> String {
+        group_version(&self.group, &self.version)
+    }
+
+    pub fn has_subresource(&self, name: &str) -> bool {
+        self.subresources.iter().any(|s| s.name == name)
+    }
+
+    /// `api/v1` for the core group, `apis/apps/v1` otherwise.
+    pub fn gv_path(&self) -> String {
+        gv_path(&self.group, &self.version)
+    }
+
+    /// The subresource of that name, if the resource has it.
+    pub fn subresource(&self, name: &str) -> Option<&Subresource> {
+        self.subresources.iter().find(|s| s.name == name)
+    }
+
+    pub fn has_verb(&self, verb: &str) -> bool {
+        self.verbs.iter().any(|v| v == verb)
+    }
+}
+
+/// `v1` or `apps/v1`.
+pub fn group_version(group: &str, version: &str) -> String {
+    if group.is_empty() {
+        version.to_string()
+    } else {
+        format!("{group}/{version}")
+    }
+}
+
+/// `api/v1` or `apis/apps/v1`.
+pub fn gv_path(group: &str, version: &str) -> String {
+    if group.is_empty() {
+        format!("api/{version}")
+    } else {
+        format!("apis/{group}/{version}")
+    }
+}
+
+/// The set of served resources and their schemas. Built-in entries come from
+/// [`Catalogue::builtin`]; CRDs add and remove entries at run time.
+#[derive(Clone, Debug, Default)]
+pub struct Catalogue {
+    resources: Vec<ResourceInfo>,
+    schemas: Map<String, Value>,
+}
+
+static BUILTIN: OnceLock<Catalogue> = OnceLock::new();
+
+impl Catalogue {
+    /// An empty catalogue.
+    pub fn new() -> Catalogue {
+        Catalogue::default()
+    }
+
+    /// The built-in resources and schemas. The first call generates them
+    /// (a few hundred milliseconds); later calls clone the cached value.
+    pub fn builtin() -> Catalogue {
+        BUILTIN
+            .get_or_init(|| {
+                let resources = builtin::resources();
+                let schemas = schemas::builtin_schemas(&resources);
+                Catalogue { resources, schemas }
+            })
+            .clone()
+    }
+
+    pub fn resources(&self) -> &[ResourceInfo] {
+        &self.resources
+    }
+
+    pub fn lookup(&self, group: &str, version: &str, plural: &str) -> Option<&ResourceInfo> {
+        self.resources
+            .iter()
+            .find(|r| r.group == group && r.version == version && r.plural == plural)
+    }
+
+    pub fn by_kind(&self, group: &str, version: &str, kind: &str) -> Option<&ResourceInfo> {
+        self.resources
+            .iter()
+            .find(|r| r.group == group && r.version == version && r.kind == kind)
+    }
+
+    /// `components.schemas`: every known schema, with Kubernetes extensions.
+    pub fn schemas(&self) -> &Map<String, Value> {
+        &self.schemas
+    }
+
+    /// Groups in registration order ("" is the core group), each with its
+    /// versions sorted by Kubernetes version priority (preferred first).
+    pub fn groups(&self) -> Vec<(String, Vec<String>)> {
+        let mut out: Vec<(String, Vec<String>)> = Vec::new();
+        for r in &self.resources {
+            match out.iter_mut().find(|(g, _)| *g == r.group) {
+                Some((_, versions)) if !versions.contains(&r.version) => {
+                    versions.push(r.version.clone())
+                }
+                Some(_) => {}
+                None => out.push((r.group.clone(), vec![r.version.clone()])),
+            }
+        }
+        for (_, versions) in &mut out {
+            versions.sort_by(|a, b| compare_versions(a, b));
+        }
+        out
+    }
+
+    /// Adds a resource, replacing any entry with the same group, version and
+    /// plural. Its schema (named by `schema_name`) is added separately.
+    pub fn insert(&mut self, info: ResourceInfo) {
+        match self
+            .resources
+            .iter_mut()
+            .find(|r| r.group == info.group && r.version == info.version && r.plural == info.plural)
+        {
+            Some(existing) => *existing = info,
+            None => self.resources.push(info),
+        }
+    }
+
+    /// Removes a resource; returns it if it was there.
+    pub fn remove(&mut self, group: &str, version: &str, plural: &str) -> Option<ResourceInfo> {
+        let pos = self
+            .resources
+            .iter()
+            .position(|r| r.group == group && r.version == version && r.plural == plural)?;
+        Some(self.resources.remove(pos))
+    }
+
+    /// Adds or replaces one component schema.
+    pub fn insert_schema(&mut self, name: &str, schema: Value) {
+        self.schemas.insert(name.to_string(), schema);
+    }
+
+    /// Removes one component schema.
+    pub fn remove_schema(&mut self, name: &str) -> Option<Value> {
+        self.schemas.remove(name)
+    }
+
+    /// Resources served under one group-version, in registration order.
+    pub fn resources_in(&self, group: &str, version: &str) -> Vec<&ResourceInfo> {
+        self.resources
+            .iter()
+            .filter(|r| r.group == group && r.version == version)
+            .collect()
+    }
+}
+
+/// Kubernetes version priority: GA before beta before alpha, higher numbers
+/// first, then anything else alphabetically (as kube sorts CRD versions).
+pub fn compare_versions(a: &str, b: &str) -> std::cmp::Ordering {
+    version_rank(a).cmp(&version_rank(b)).then_with(|| a.cmp(b))
+}
+
+fn version_rank(v: &str) -> (u8, std::cmp::Reverse<u64>, std::cmp::Reverse<u64>) {
+    use std::cmp::Reverse;
+    let Some(rest) = v.strip_prefix('v') else {
+        return (3, Reverse(0), Reverse(0));
+    };
+    let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let Ok(major) = digits.parse::<u64>() else {
+        return (3, Reverse(0), Reverse(0));
+    };
+    let tail = &rest[digits.len()..];
+    let (stage, minor) = if tail.is_empty() {
+        (0, Some(0))
+    } else if let Some(n) = tail.strip_prefix("beta") {
+        (1, n.parse::<u64>().ok())
+    } else if let Some(n) = tail.strip_prefix("alpha") {
+        (2, n.parse::<u64>().ok())
+    } else {
+        (3, None)
+    };
+    match minor {
+        Some(minor) => (stage, Reverse(major), Reverse(minor)),
+        None => (3, Reverse(0), Reverse(0)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookup_by_plural_and_kind() {
+        let cat = Catalogue::builtin();
+        let d = cat.lookup("apps", "v1", "deployments").unwrap();
+        assert_eq!(d.kind, "Deployment");
+        assert_eq!(d.api_version(), "apps/v1");
+        assert_eq!(d.gv_path(), "apis/apps/v1");
+        assert!(d.has_subresource("scale"));
+        let p = cat.by_kind("", "v1", "Pod").unwrap();
+        assert_eq!(p.plural, "pods");
+        assert_eq!(p.api_version(), "v1");
+        assert_eq!(p.gv_path(), "api/v1");
+        assert!(cat.lookup("apps", "v1", "pods").is_none());
+    }
+
+    #[test]
+    fn groups_start_with_core_and_include_apps() {
+        let cat = Catalogue::builtin();
+        let groups = cat.groups();
+        assert_eq!(groups[0], (String::new(), vec!["v1".to_string()]));
+        assert!(groups.iter().any(|(g, v)| g == "apps" && v == &["v1"]));
+    }
+
+    #[test]
+    fn insert_and_remove_at_runtime() {
+        let mut cat = Catalogue::builtin();
+        let mut crd = cat.lookup("apps", "v1", "deployments").unwrap().clone();
+        crd.group = "example.com".into();
+        crd.version = "v1beta1".into();
+        crd.plural = "widgets".into();
+        cat.insert(crd.clone());
+        crd.version = "v1".into();
+        cat.insert(crd);
+        let groups = cat.groups();
+        let (_, versions) = groups.iter().find(|(g, _)| g == "example.com").unwrap();
+        assert_eq!(versions, &["v1", "v1beta1"]);
+        assert!(cat.remove("example.com", "v1", "widgets").is_some());
+        assert!(cat.lookup("example.com", "v1", "widgets").is_none());
+    }
+
+    #[test]
+    fn version_priority_matches_kube() {
+        let mut v = vec!["v1alpha1", "foo", "v2", "v1beta2", "v1", "v1beta1", "v10"];
+        v.sort_by(|a, b| compare_versions(a, b));
+        assert_eq!(v, ["v10", "v2", "v1", "v1beta2", "v1beta1", "v1alpha1", "foo"]);
+    }
+}

@@ -1,0 +1,242 @@
+//! OpenAPI v3 as kube-apiserver serves it: the `/openapi/v3` index of
+//! group-version documents, and one OpenAPI 3.0 document per group-version
+//! (`/openapi/v3/api/v1`, `/openapi/v3/apis/apps/v1`, ...) with its paths and
+//! every component schema they reference. `OpenApiCache` builds them once.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Map, Value};
+
+use super::schemas::{ref_name, DELETE_OPTIONS, PATCH, STATUS, WATCH_EVENT};
+use super::{gv_path, openapi_paths, Catalogue};
+
+/// Splits "api/v1" or "apis/apps/v1" into (group, version).
+fn parse_gv_path(path: &str) -> Option<(&str, &str)> {
+    let path = path.trim_matches('/');
+    if let Some(version) = path.strip_prefix("api/") {
+        return (!version.contains('/')).then_some(("", version));
+    }
+    let rest = path.strip_prefix("apis/")?;
+    let (group, version) = rest.split_once('/')?;
+    (!group.is_empty() && !version.is_empty() && !version.contains('/')).then_some((group, version))
+}
+
+/// Names of every schema referenced anywhere inside `value`.
+fn collect_refs(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(obj) => {
+            if let Some(name) = ref_name(value).filter(|_| obj.contains_key("$ref")) {
+                out.push(name.to_string());
+            }
+            obj.values().for_each(|v| collect_refs(v, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_refs(v, out)),
+        _ => {}
+    }
+}
+
+/// The referenced schemas and everything they reference, sorted by name.
+fn closure(schemas: &Map<String, Value>, roots: Vec<String>) -> Map<String, Value> {
+    let mut found: BTreeMap<String, Value> = BTreeMap::new();
+    let mut pending = roots;
+    while let Some(name) = pending.pop() {
+        if found.contains_key(&name) {
+            continue;
+        }
+        if let Some(schema) = schemas.get(&name) {
+            collect_refs(schema, &mut pending);
+            found.insert(name, schema.clone());
+        }
+    }
+    found.into_iter().collect()
+}
+
+fn security_schemes() -> Value {
+    json!({
+        "BearerToken": {
+            "type": "apiKey",
+            "description": "Bearer Token authentication",
+            "name": "authorization",
+            "in": "header"
+        }
+    })
+}
+
+/// The OpenAPI 3.0 document of one group-version ("api/v1" or
+/// "apis/apps/v1"); `None` if nothing is served there.
+pub fn v3_document(cat: &Catalogue, gv: &str) -> Option<Value> {
+    let (group, version) = parse_gv_path(gv)?;
+    let resources = cat.resources_in(group, version);
+    if resources.is_empty() {
+        return None;
+    }
+    let paths = openapi_paths::gv_paths(cat, group, version);
+    let mut roots = vec![STATUS.into(), DELETE_OPTIONS.into(), WATCH_EVENT.into(), PATCH.into()];
+    for r in &resources {
+        roots.push(r.schema_name.clone());
+        roots.push(format!("{}List", r.schema_name));
+    }
+    collect_refs(&Value::Object(paths.clone()), &mut roots);
+    Some(json!({
+        "openapi": "3.0.0",
+        "info": { "title": "Kubernetes", "version": "v1.33.0" },
+        "paths": paths,
+        "components": {
+            "schemas": closure(cat.schemas(), roots),
+            "securitySchemes": security_schemes()
+        }
+    }))
+}
+
+/// A stable hash of a document (32 uppercase hex digits, 128-bit FNV-1a of
+/// its compact JSON), used in `serverRelativeURL` so clients can cache.
+pub fn v3_hash(doc: &Value) -> String {
+    let text = serde_json::to_vec(doc).unwrap_or_default();
+    let mut h: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
+    for b in text {
+        h ^= u128::from(b);
+        h = h.wrapping_mul(0x0000_0000_0100_0000_0000_0000_0000_013b);
+    }
+    format!("{h:032X}")
+}
+
+fn index_entry(path: &str, hash: &str) -> Value {
+    json!({ "serverRelativeURL": format!("/openapi/v3/{path}?hash={hash}") })
+}
+
+/// The `/openapi/v3` index. Builds every document to hash it: prefer
+/// [`OpenApiCache`] when serving requests.
+pub fn v3_index(cat: &Catalogue) -> Value {
+    OpenApiCache::new(cat).index().clone()
+}
+
+/// One prepared document.
+#[derive(Clone, Debug)]
+struct Prepared {
+    doc: Value,
+    bytes: Vec<u8>,
+    hash: String,
+}
+
+/// Every OpenAPI v3 document of a catalogue, built once (rebuild it when the
+/// catalogue changes, e.g. after a CRD is added).
+#[derive(Clone, Debug)]
+pub struct OpenApiCache {
+    index: Value,
+    docs: BTreeMap<String, Prepared>,
+}
+
+impl OpenApiCache {
+    pub fn new(cat: &Catalogue) -> OpenApiCache {
+        let mut docs = BTreeMap::new();
+        let mut paths = Map::new();
+        for (group, versions) in cat.groups() {
+            for version in versions {
+                let path = gv_path(&group, &version);
+                let Some(doc) = v3_document(cat, &path) else {
+                    continue;
+                };
+                let bytes = serde_json::to_vec(&doc).unwrap_or_default();
+                let hash = v3_hash(&doc);
+                paths.insert(path.clone(), index_entry(&path, &hash));
+                docs.insert(path, Prepared { doc, bytes, hash });
+            }
+        }
+        let index = json!({ "paths": paths });
+        OpenApiCache { index, docs }
+    }
+
+    /// Body of `GET /openapi/v3`.
+    pub fn index(&self) -> &Value {
+        &self.index
+    }
+
+    /// The document for "api/v1" / "apis/apps/v1" (leading '/' tolerated).
+    pub fn document(&self, gv: &str) -> Option<&Value> {
+        self.docs.get(gv.trim_matches('/')).map(|p| &p.doc)
+    }
+
+    /// The document already serialized as compact JSON.
+    pub fn document_json(&self, gv: &str) -> Option<&[u8]> {
+        self.docs.get(gv.trim_matches('/')).map(|p| p.bytes.as_slice())
+    }
+
+    /// The hash the index advertises for that document.
+    pub fn hash(&self, gv: &str) -> Option<&str> {
+        self.docs.get(gv.trim_matches('/')).map(|p| p.hash.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gv_paths_parse() {
+        assert_eq!(parse_gv_path("api/v1"), Some(("", "v1")));
+        assert_eq!(parse_gv_path("/apis/apps/v1"), Some(("apps", "v1")));
+        assert_eq!(parse_gv_path("apis/apps"), None);
+        assert_eq!(parse_gv_path("api/v1/pods"), None);
+    }
+
+    #[test]
+    fn index_lists_every_group_version_with_hash() {
+        let cat = Catalogue::builtin();
+        let cache = OpenApiCache::new(&cat);
+        let index = cache.index();
+        let core = index["paths"]["api/v1"]["serverRelativeURL"].as_str().unwrap();
+        let hash = cache.hash("api/v1").unwrap();
+        assert_eq!(core, format!("/openapi/v3/api/v1?hash={hash}"));
+        assert!(index["paths"]["apis/apps/v1"].is_object());
+        assert!(index["paths"]["apis/rbac.authorization.k8s.io/v1"].is_object());
+        assert_eq!(hash.len(), 32);
+        assert_ne!(cache.hash("apis/apps/v1"), Some(hash));
+        assert!(cache.document_json("/apis/apps/v1").is_some());
+        assert!(cache.document("apis/nope/v1").is_none());
+    }
+
+    /// What `kubectl explain deployment.spec.replicas` does: find the GVK on
+    /// the collection path's operations, find the schema carrying that GVK,
+    /// then follow properties through `$ref`/`allOf`.
+    #[test]
+    fn explain_deployment_spec_replicas() {
+        let cat = Catalogue::builtin();
+        let doc = v3_document(&cat, "apis/apps/v1").unwrap();
+        let path = &doc["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments"];
+        let gvk = &path["get"]["x-kubernetes-group-version-kind"];
+        assert_eq!(*gvk, json!({"group": "apps", "kind": "Deployment", "version": "v1"}));
+        let schemas = doc["components"]["schemas"].as_object().unwrap();
+        let (_, deployment) = schemas
+            .iter()
+            .find(|(_, s)| {
+                s["x-kubernetes-group-version-kind"]
+                    .as_array()
+                    .is_some_and(|l| l.contains(gvk))
+            })
+            .unwrap();
+        let spec_ref = deployment["properties"]["spec"]["allOf"][0]["$ref"].as_str().unwrap();
+        let spec = &schemas[spec_ref.trim_start_matches("#/components/schemas/")];
+        let replicas = &spec["properties"]["replicas"];
+        assert!(replicas["description"].as_str().unwrap().starts_with("Number of desired pods"));
+    }
+
+    #[test]
+    fn document_is_self_contained() {
+        let cat = Catalogue::builtin();
+        for gv in ["api/v1", "apis/apps/v1", "apis/batch/v1"] {
+            let doc = v3_document(&cat, gv).unwrap();
+            let schemas = doc["components"]["schemas"].as_object().unwrap();
+            let mut refs = Vec::new();
+            collect_refs(&doc, &mut refs);
+            for r in refs {
+                assert!(schemas.contains_key(&r), "{gv}: missing {r}");
+            }
+            assert_eq!(doc["openapi"], "3.0.0");
+        }
+        let apps = v3_document(&cat, "apis/apps/v1").unwrap();
+        let schemas = apps["components"]["schemas"].as_object().unwrap();
+        assert!(schemas.contains_key("io.k8s.api.autoscaling.v1.Scale"));
+        assert!(schemas.contains_key("io.k8s.api.core.v1.PodSpec"));
+        assert!(!schemas.contains_key("io.k8s.api.batch.v1.Job"));
+    }
+}

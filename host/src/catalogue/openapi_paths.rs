@@ -1,0 +1,489 @@
+//! The `paths` section of a group-version's OpenAPI v3 document: one
+//! operation per verb a resource supports, with kube's operation ids,
+//! `x-kubernetes-action`, `x-kubernetes-group-version-kind` and query
+//! parameters (kubectl reads the PATCH operation's parameters to decide
+//! whether it may send `fieldValidation`).
+
+use serde_json::{json, Map, Value};
+
+use super::schemas::{DELETE_OPTIONS, PATCH, REF_PREFIX, STATUS, WATCH_EVENT};
+use super::{Catalogue, ResourceInfo};
+
+/// What a single operation is about.
+struct Target<'a> {
+    /// "Core", "Apps", "RbacAuthorization" + version, e.g. "AppsV1".
+    gv_camel: String,
+    tag: String,
+    /// Kind the operation's body and response are about.
+    gvk: Value,
+    schema: String,
+    /// Kind of the resource, used in descriptions and operation ids.
+    kind: &'a str,
+    namespaced: bool,
+    /// "" for the resource itself, "Status" or "Scale" for subresources.
+    sub: String,
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(first) => first.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+fn group_camel(group: &str) -> String {
+    if group.is_empty() {
+        return "Core".into();
+    }
+    let base = group.strip_suffix(".k8s.io").unwrap_or(group);
+    base.split('.').map(capitalize).collect()
+}
+
+fn target<'a>(r: &'a ResourceInfo, sub: Option<&str>) -> Target<'a> {
+    let camel = group_camel(&r.group);
+    let mut tag = camel.clone();
+    if let Some(first) = tag.get_mut(0..1) {
+        first.make_ascii_lowercase();
+    }
+    let sub_info = sub.and_then(|s| r.subresource(s));
+    let (gvk, schema) = match sub_info {
+        Some(s) if s.name == "scale" => (
+            json!({"group": s.group, "kind": s.kind, "version": s.version}),
+            super::schemas::SCALE.to_string(),
+        ),
+        _ => (
+            json!({"group": r.group, "kind": r.kind, "version": r.version}),
+            r.schema_name.clone(),
+        ),
+    };
+    Target {
+        gv_camel: format!("{camel}{}", capitalize(&r.version)),
+        tag: format!("{tag}_{}", r.version),
+        gvk,
+        schema,
+        kind: &r.kind,
+        namespaced: r.namespaced,
+        sub: sub.map(capitalize).unwrap_or_default(),
+    }
+}
+
+fn schema_ref(name: &str) -> Value {
+    json!({ "$ref": format!("{REF_PREFIX}{name}") })
+}
+
+fn query(name: &str, kind: &str, description: &str) -> Value {
+    json!({
+        "description": description,
+        "in": "query",
+        "name": name,
+        "schema": { "type": kind, "uniqueItems": true }
+    })
+}
+
+fn param(name: &str) -> Value {
+    let (kind, text) = match name {
+        "pretty" => ("string", "If 'true', the output is pretty printed."),
+        "dryRun" => ("string", "When present, modifications are not persisted. Valid value: All."),
+        "fieldManager" => ("string", "Name of the actor making the change, recorded in managedFields."),
+        "fieldValidation" => ("string", "How to treat unknown or duplicate fields in the body: Ignore, Warn (default) or Strict."),
+        "force" => ("boolean", "Force an apply request, taking over fields owned by other managers."),
+        "allowWatchBookmarks" => ("boolean", "Request BOOKMARK watch events."),
+        "continue" => ("string", "Continue token from a previous paginated list."),
+        "fieldSelector" => ("string", "Select objects by their fields."),
+        "labelSelector" => ("string", "Select objects by their labels."),
+        "limit" => ("integer", "Maximum number of items to return in one page."),
+        "resourceVersion" => ("string", "Resource version constraint of the request."),
+        "resourceVersionMatch" => ("string", "How resourceVersion is applied to a list: Exact or NotOlderThan."),
+        "sendInitialEvents" => ("boolean", "Begin a watch with synthetic events for the current state."),
+        "timeoutSeconds" => ("integer", "Timeout of the list or watch call."),
+        "watch" => ("boolean", "Watch for changes instead of listing."),
+        "gracePeriodSeconds" => ("integer", "Seconds before the object is deleted."),
+        "ignoreStoreReadErrorWithClusterBreakingPotential" => ("boolean", "Delete corrupt objects that cannot be read from storage."),
+        "orphanDependents" => ("boolean", "Deprecated: use propagationPolicy."),
+        "propagationPolicy" => ("string", "Garbage collection policy: Orphan, Background or Foreground."),
+        _ => ("string", ""),
+    };
+    query(name, kind, text)
+}
+
+fn params(names: &[&str]) -> Vec<Value> {
+    names.iter().map(|n| param(n)).collect()
+}
+
+const LIST_PARAMS: &[&str] = &[
+    "allowWatchBookmarks",
+    "continue",
+    "fieldSelector",
+    "labelSelector",
+    "limit",
+    "resourceVersion",
+    "resourceVersionMatch",
+    "sendInitialEvents",
+    "timeoutSeconds",
+    "watch",
+];
+const WRITE_PARAMS: &[&str] = &["dryRun", "fieldManager", "fieldValidation"];
+const PATCH_PARAMS: &[&str] = &["dryRun", "fieldManager", "fieldValidation", "force"];
+const DELETE_PARAMS: &[&str] = &[
+    "dryRun",
+    "gracePeriodSeconds",
+    "ignoreStoreReadErrorWithClusterBreakingPotential",
+    "orphanDependents",
+    "propagationPolicy",
+];
+
+fn content(schema: Value, types: &[&str]) -> Value {
+    let map: Map<String, Value> = types
+        .iter()
+        .map(|t| (t.to_string(), json!({ "schema": schema })))
+        .collect();
+    Value::Object(map)
+}
+
+fn responses(codes: &[&str], schema: &str, types: &[&str]) -> Value {
+    let mut out = Map::new();
+    for code in codes {
+        let description = match *code {
+            "201" => "Created",
+            "202" => "Accepted",
+            _ => "OK",
+        };
+        let body = json!({ "content": content(schema_ref(schema), types), "description": description });
+        out.insert(code.to_string(), body);
+    }
+    out.insert("401".into(), json!({ "description": "Unauthorized" }));
+    Value::Object(out)
+}
+
+const BODY_TYPES: &[&str] = &["application/json", "application/yaml"];
+const WATCH_TYPES: &[&str] = &["application/json", "application/json;stream=watch"];
+const PATCH_TYPES: &[&str] = &[
+    "application/apply-patch+yaml",
+    "application/json-patch+json",
+    "application/merge-patch+json",
+    "application/strategic-merge-patch+json",
+];
+
+/// One operation. `op_id` is the verb prefix; the rest of the id is derived.
+struct Op<'a> {
+    action: &'a str,
+    op_id: String,
+    description: String,
+    params: Vec<Value>,
+    body: Option<Value>,
+    responses: Value,
+}
+
+fn render(t: &Target, op: Op) -> Value {
+    let mut o = Map::new();
+    o.insert("description".into(), json!(op.description));
+    o.insert("operationId".into(), json!(op.op_id));
+    if !op.params.is_empty() {
+        o.insert("parameters".into(), Value::Array(op.params));
+    }
+    if let Some(body) = op.body {
+        o.insert("requestBody".into(), body);
+    }
+    o.insert("responses".into(), op.responses);
+    o.insert("tags".into(), json!([t.tag]));
+    o.insert("x-kubernetes-action".into(), json!(op.action));
+    o.insert("x-kubernetes-group-version-kind".into(), t.gvk.clone());
+    Value::Object(o)
+}
+
+fn op_id(verb: &str, t: &Target, collection: bool, suffix: &str) -> String {
+    let ns = if t.namespaced { "Namespaced" } else { "" };
+    let coll = if collection { "Collection" } else { "" };
+    format!("{verb}{}{coll}{ns}{}{}{suffix}", t.gv_camel, t.kind, t.sub)
+}
+
+fn body(schema: &str) -> Value {
+    json!({ "content": content(schema_ref(schema), &["*/*"]), "required": true })
+}
+
+fn patch_body() -> Value {
+    json!({ "content": content(schema_ref(PATCH), PATCH_TYPES), "required": true })
+}
+
+fn delete_body() -> Value {
+    json!({ "content": content(schema_ref(DELETE_OPTIONS), &["*/*"]) })
+}
+
+fn path_params(namespaced: bool, named: bool, kind: &str) -> Vec<Value> {
+    let path = |name: &str, text: String| {
+        json!({"description": text, "in": "path", "name": name, "required": true,
+               "schema": {"type": "string", "uniqueItems": true}})
+    };
+    let mut out = Vec::new();
+    if named {
+        out.push(path("name", format!("name of the {kind}")));
+    }
+    if namespaced {
+        out.push(path(
+            "namespace",
+            "object name and auth scope, such as for teams and projects".into(),
+        ));
+    }
+    out.push(param("pretty"));
+    out
+}
+
+fn path_item(ops: Vec<(&str, Value)>, parameters: Vec<Value>) -> Value {
+    let mut item: Map<String, Value> = ops.into_iter().map(|(m, o)| (m.to_string(), o)).collect();
+    item.insert("parameters".into(), Value::Array(parameters));
+    Value::Object(item)
+}
+
+fn collection_ops(r: &ResourceInfo, t: &Target) -> Vec<(&'static str, Value)> {
+    let list_schema = format!("{}List", r.schema_name);
+    let mut ops = Vec::new();
+    if r.has_verb("list") {
+        let op = Op {
+            action: "list",
+            op_id: op_id("list", t, false, ""),
+            description: format!("list or watch objects of kind {}", t.kind),
+            params: params(LIST_PARAMS),
+            body: None,
+            responses: responses(&["200"], &list_schema, WATCH_TYPES),
+        };
+        ops.push(("get", render(t, op)));
+    }
+    if r.has_verb("create") {
+        let op = Op {
+            action: "post",
+            op_id: op_id("create", t, false, ""),
+            description: format!("create a {}", t.kind),
+            params: params(WRITE_PARAMS),
+            body: Some(body(&t.schema)),
+            responses: responses(&["200", "201", "202"], &t.schema, BODY_TYPES),
+        };
+        ops.push(("post", render(t, op)));
+    }
+    if r.has_verb("deletecollection") {
+        let mut names = DELETE_PARAMS.to_vec();
+        names.extend(LIST_PARAMS.iter().filter(|p| !["allowWatchBookmarks", "watch"].contains(p)));
+        names.sort_unstable();
+        let op = Op {
+            action: "deletecollection",
+            op_id: op_id("delete", t, true, ""),
+            description: format!("delete collection of {}", t.kind),
+            params: params(&names),
+            body: Some(delete_body()),
+            responses: responses(&["200"], STATUS, BODY_TYPES),
+        };
+        ops.push(("delete", render(t, op)));
+    }
+    ops
+}
+
+/// read/replace/patch(/delete) of an object or of one of its subresources.
+fn item_ops(verbs: &[String], t: &Target) -> Vec<(&'static str, Value)> {
+    let has = |v: &str| verbs.iter().any(|x| x == v);
+    let what = if t.sub.is_empty() {
+        String::new()
+    } else {
+        format!("{} of ", t.sub.to_ascii_lowercase())
+    };
+    let mut ops = Vec::new();
+    if has("get") {
+        let op = Op {
+            action: "get",
+            op_id: op_id("read", t, false, ""),
+            description: format!("read {what}the specified {}", t.kind),
+            params: Vec::new(),
+            body: None,
+            responses: responses(&["200"], &t.schema, BODY_TYPES),
+        };
+        ops.push(("get", render(t, op)));
+    }
+    if has("update") {
+        let op = Op {
+            action: "put",
+            op_id: op_id("replace", t, false, ""),
+            description: format!("replace {what}the specified {}", t.kind),
+            params: params(WRITE_PARAMS),
+            body: Some(body(&t.schema)),
+            responses: responses(&["200", "201"], &t.schema, BODY_TYPES),
+        };
+        ops.push(("put", render(t, op)));
+    }
+    if has("patch") {
+        let op = Op {
+            action: "patch",
+            op_id: op_id("patch", t, false, ""),
+            description: format!("partially update {what}the specified {}", t.kind),
+            params: params(PATCH_PARAMS),
+            body: Some(patch_body()),
+            responses: responses(&["200", "201"], &t.schema, BODY_TYPES),
+        };
+        ops.push(("patch", render(t, op)));
+    }
+    if has("delete") && t.sub.is_empty() {
+        let op = Op {
+            action: "delete",
+            op_id: op_id("delete", t, false, ""),
+            description: format!("delete a {}", t.kind),
+            params: params(DELETE_PARAMS),
+            body: Some(delete_body()),
+            responses: responses(&["200", "202"], STATUS, BODY_TYPES),
+        };
+        ops.push(("delete", render(t, op)));
+    }
+    ops
+}
+
+fn watch_op(t: &Target, list: bool, all_namespaces: bool) -> Value {
+    let ns = if t.namespaced && !all_namespaces {
+        "Namespaced"
+    } else {
+        ""
+    };
+    let suffix = match (list, all_namespaces) {
+        (true, true) => "ListForAllNamespaces",
+        (true, false) => "List",
+        _ => "",
+    };
+    let description = if list {
+        format!("watch individual changes to a list of {}. deprecated: use the 'watch' parameter with a list operation instead.", t.kind)
+    } else {
+        format!("watch changes to an object of kind {}. deprecated: use the 'watch' parameter with a list operation instead, filtered to a single item with the 'fieldSelector' parameter.", t.kind)
+    };
+    let op = Op {
+        action: if list { "watchlist" } else { "watch" },
+        op_id: format!("watch{}{ns}{}{suffix}", t.gv_camel, t.kind),
+        description,
+        params: Vec::new(),
+        body: None,
+        responses: responses(&["200"], WATCH_EVENT, WATCH_TYPES),
+    };
+    render(t, op)
+}
+
+fn with_list_params(mut base: Vec<Value>) -> Vec<Value> {
+    base.extend(params(LIST_PARAMS));
+    base
+}
+
+fn add_watch_paths(paths: &mut Map<String, Value>, prefix: &str, r: &ResourceInfo, t: &Target) {
+    let scope = if r.namespaced { "/namespaces/{namespace}" } else { "" };
+    let base = format!("{prefix}/watch{scope}/{}", r.plural);
+    let list_params = with_list_params(path_params(r.namespaced, false, t.kind));
+    paths.insert(base.clone(), path_item(vec![("get", watch_op(t, true, false))], list_params));
+    let item_params = with_list_params(path_params(r.namespaced, true, t.kind));
+    let item = path_item(vec![("get", watch_op(t, false, false))], item_params);
+    paths.insert(format!("{base}/{{name}}"), item);
+    if r.namespaced {
+        let all = with_list_params(path_params(false, false, t.kind));
+        let item = path_item(vec![("get", watch_op(t, true, true))], all);
+        paths.insert(format!("{prefix}/watch/{}", r.plural), item);
+    }
+}
+
+fn add_all_namespaces_list(paths: &mut Map<String, Value>, prefix: &str, r: &ResourceInfo, t: &Target) {
+    let op = Op {
+        action: "list",
+        op_id: format!("list{}{}ForAllNamespaces", t.gv_camel, t.kind),
+        description: format!("list or watch objects of kind {}", t.kind),
+        params: Vec::new(),
+        body: None,
+        responses: responses(&["200"], &format!("{}List", r.schema_name), WATCH_TYPES),
+    };
+    let parameters = with_list_params(path_params(false, false, t.kind));
+    let item = path_item(vec![("get", render(t, op))], parameters);
+    paths.insert(format!("{prefix}/{}", r.plural), item);
+}
+
+fn add_resource(paths: &mut Map<String, Value>, prefix: &str, r: &ResourceInfo) {
+    let t = target(r, None);
+    let scope = if r.namespaced { "/namespaces/{namespace}" } else { "" };
+    let collection = format!("{prefix}{scope}/{}", r.plural);
+    let ops = collection_ops(r, &t);
+    if !ops.is_empty() {
+        paths.insert(collection.clone(), path_item(ops, path_params(r.namespaced, false, &r.kind)));
+    }
+    let item = format!("{collection}/{{name}}");
+    let ops = item_ops(&r.verbs, &t);
+    paths.insert(item.clone(), path_item(ops, path_params(r.namespaced, true, &r.kind)));
+    for s in &r.subresources {
+        let st = target(r, Some(&s.name));
+        let ops = item_ops(&s.verbs, &st);
+        let parameters = path_params(r.namespaced, true, &r.kind);
+        paths.insert(format!("{item}/{}", s.name), path_item(ops, parameters));
+    }
+    if r.namespaced && r.has_verb("list") {
+        add_all_namespaces_list(paths, prefix, r, &t);
+    }
+    if r.has_verb("watch") {
+        add_watch_paths(paths, prefix, r, &t);
+    }
+}
+
+/// Every path of one group-version, sorted like kube's documents.
+pub(super) fn gv_paths(cat: &Catalogue, group: &str, version: &str) -> Map<String, Value> {
+    let prefix = format!("/{}", super::gv_path(group, version));
+    let mut paths = Map::new();
+    for r in cat.resources_in(group, version) {
+        add_resource(&mut paths, &prefix, r);
+    }
+    let mut sorted: Vec<(String, Value)> = paths.into_iter().collect();
+    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    sorted.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operation_ids_follow_kube() {
+        let cat = Catalogue::builtin();
+        let paths = gv_paths(&cat, "apps", "v1");
+        let coll = &paths["/apis/apps/v1/namespaces/{namespace}/deployments"];
+        assert_eq!(coll["get"]["operationId"], "listAppsV1NamespacedDeployment");
+        assert_eq!(coll["delete"]["operationId"], "deleteAppsV1CollectionNamespacedDeployment");
+        let scale = &paths["/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale"];
+        assert_eq!(scale["patch"]["operationId"], "patchAppsV1NamespacedDeploymentScale");
+        assert_eq!(scale["patch"]["x-kubernetes-group-version-kind"]["kind"], "Scale");
+        let all = &paths["/apis/apps/v1/deployments"];
+        assert_eq!(all["get"]["operationId"], "listAppsV1DeploymentForAllNamespaces");
+        let w = &paths["/apis/apps/v1/watch/namespaces/{namespace}/deployments/{name}"];
+        assert_eq!(w["get"]["x-kubernetes-action"], "watch");
+        let rbac = gv_paths(&cat, "rbac.authorization.k8s.io", "v1");
+        let roles = &rbac["/apis/rbac.authorization.k8s.io/v1/clusterroles"];
+        assert_eq!(roles["get"]["operationId"], "listRbacAuthorizationV1ClusterRole");
+        assert_eq!(roles["get"]["tags"], json!(["rbacAuthorization_v1"]));
+    }
+
+    #[test]
+    fn every_patch_operation_accepts_field_validation() {
+        let cat = Catalogue::builtin();
+        for (g, versions) in cat.groups() {
+            for v in versions {
+                for (path, item) in gv_paths(&cat, &g, &v) {
+                    let Some(patch) = item.get("patch") else { continue };
+                    let names: Vec<&str> = patch["parameters"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .filter(|p| p["in"] == "query")
+                        .map(|p| p["name"].as_str().unwrap())
+                        .collect();
+                    assert!(names.contains(&"fieldValidation"), "{path}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn services_have_no_deletecollection_operation() {
+        let cat = Catalogue::builtin();
+        let paths = gv_paths(&cat, "", "v1");
+        let svc = &paths["/api/v1/namespaces/{namespace}/services"];
+        assert!(svc.get("delete").is_none());
+        assert!(svc.get("post").is_some());
+        let nodes = &paths["/api/v1/nodes"];
+        assert_eq!(nodes["get"]["operationId"], "listCoreV1Node");
+        assert!(paths.get("/api/v1/nodes/{name}/status").is_some());
+    }
+}

@@ -1,0 +1,4 @@
+//! Small built-in controllers that a cluster needs for the API to behave as
+//! users expect without a kube-controller-manager.
+
+pub mod namespace;

@@ -1,0 +1,131 @@
+//! Namespace lifecycle: deleting a namespace marks it Terminating, deletes
+//! everything in it, and removes it once it is empty (objects held by
+//! finalizers keep it Terminating until they go; a sweeper retries).
+
+use crate::catalogue::ResourceInfo;
+use crate::registry::{check_preconditions, keys, meta, DeleteOutcome, UpdateOutcome, WriteOptions};
+use crate::state::AppState;
+use crate::status::{ApiError, ApiResult};
+use crate::storage::RangeRequest;
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Namespaces that exist from the first start and may not be deleted.
+pub const SYSTEM_NAMESPACES: [&str; 4] = ["default", "kube-system", "kube-public", "kube-node-lease"];
+const UNDELETABLE: [&str; 3] = ["default", "kube-system", "kube-public"];
+
+fn namespaces(state: &AppState) -> ApiResult<&ResourceInfo> {
+    state.catalogue.lookup("", "v1", "namespaces").ok_or_else(|| ApiError::internal("namespaces are not served"))
+}
+
+/// DELETE of a namespace.
+pub async fn delete(state: &AppState, name: &str, pre: &Value, opts: WriteOptions) -> ApiResult<DeleteOutcome> {
+    if UNDELETABLE.contains(&name) {
+        return Err(ApiError::forbidden(format!(
+            "namespaces \"{name}\" is forbidden: this namespace may not be deleted"
+        )));
+    }
+    let res = namespaces(state)?;
+    let current = state.registry.get(res, None, name).await?;
+    check_preconditions(res, name, &current, pre)?;
+    let marked = state
+        .registry
+        .guaranteed_update(res, None, name, opts, &|mut ns: Value| {
+            meta::metadata_mut(&mut ns).entry("deletionTimestamp").or_insert_with(|| json!(meta::now()));
+            ns["status"]["phase"] = json!("Terminating");
+            Ok(ns)
+        })
+        .await?;
+    let marked = match marked {
+        UpdateOutcome::Deleted(v) => return Ok(DeleteOutcome::Deleted(v)),
+        UpdateOutcome::Updated(v) | UpdateOutcome::Unchanged(v) => v,
+    };
+    if opts.dry_run {
+        return Ok(DeleteOutcome::Pending(marked));
+    }
+    finalize(state, name).await.map(|gone| match gone {
+        Some(v) => DeleteOutcome::Deleted(v),
+        None => DeleteOutcome::Pending(marked),
+    })
+}
+
+/// Deletes the namespace's content; removes the namespace once nothing is left.
+/// Returns the removed namespace, or None while objects remain.
+async fn finalize(state: &AppState, name: &str) -> ApiResult<Option<Value>> {
+    let mut remaining = 0;
+    for res in state.catalogue.resources().iter().filter(|r| r.namespaced) {
+        remaining += purge(state, res, name).await?;
+    }
+    if remaining > 0 {
+        return Ok(None);
+    }
+    let res = namespaces(state)?;
+    match state.registry.delete(res, None, name, &json!({}), WriteOptions::default()).await {
+        Ok(DeleteOutcome::Deleted(v)) => Ok(Some(v)),
+        Ok(DeleteOutcome::Pending(_)) => Ok(None),
+        Err(e) if e.code == 404 => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Deletes every object of `res` in namespace `ns`; returns how many remain (held by finalizers).
+async fn purge(state: &AppState, res: &ResourceInfo, ns: &str) -> ApiResult<usize> {
+    let prefix = keys::prefix(res, Some(ns));
+    let req = RangeRequest { prefix: &prefix, start_after: None, limit: None, revision: None };
+    let page = state.storage.range(req).await.map_err(|e| crate::registry::storage_error(res, "", e))?;
+    let mut remaining = 0;
+    for kv in page.kvs {
+        let name = kv.key.strip_prefix(&prefix).unwrap_or_default().to_string();
+        match state.registry.delete(res, Some(ns), &name, &json!({}), WriteOptions::default()).await {
+            Ok(DeleteOutcome::Pending(_)) => remaining += 1,
+            Ok(DeleteOutcome::Deleted(_)) => {}
+            Err(e) if e.code == 404 => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(remaining)
+}
+
+/// Retries the removal of terminating namespaces every `every`.
+pub fn spawn_sweeper(state: Arc<AppState>, every: Duration) {
+    tokio::spawn(async move {
+        let mut ticker = tokio::time::interval(every);
+        loop {
+            ticker.tick().await;
+            if let Err(e) = sweep(&state).await {
+                tracing::warn!(error = %e, "namespace sweep failed");
+            }
+        }
+    });
+}
+
+async fn sweep(state: &AppState) -> ApiResult<()> {
+    let res = namespaces(state)?;
+    let prefix = keys::prefix(res, None);
+    let req = RangeRequest { prefix: &prefix, start_after: None, limit: None, revision: None };
+    let page = state.storage.range(req).await.map_err(|e| crate::registry::storage_error(res, "", e))?;
+    for kv in page.kvs {
+        let ns = crate::registry::decode(&kv)?;
+        if meta::is_terminating(&ns) {
+            if let Some(name) = meta::name(&ns) {
+                finalize(state, name).await?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Creates the system namespaces that are missing (safe when run concurrently).
+pub async fn bootstrap(state: &AppState) -> ApiResult<()> {
+    let res = namespaces(state)?;
+    for name in SYSTEM_NAMESPACES {
+        let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
+        match state.registry.create(res, None, obj, WriteOptions::default()).await {
+            Ok(_) => tracing::info!(namespace = name, "created system namespace"),
+            Err(e) if e.code == 409 => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,55 @@
+//! Non-resource GET paths derived from the catalogue: legacy and aggregated
+//! discovery (/api, /apis, ...) and OpenAPI v3 documents.
+
+use crate::catalogue::discovery;
+use crate::state::AppState;
+use axum::response::{IntoResponse, Response};
+use http::{HeaderValue, StatusCode};
+use serde_json::Value;
+
+fn json_response(value: &Value, content_type: &str) -> Response {
+    let mut resp = (StatusCode::OK, value.to_string()).into_response();
+    if let Ok(ct) = HeaderValue::from_str(content_type) {
+        resp.headers_mut().insert(http::header::CONTENT_TYPE, ct);
+    }
+    resp
+}
+
+/// The aggregated discovery version the client asked for first, if any.
+fn aggregated_version(accept: &str) -> Option<&'static str> {
+    for media in accept.split(',') {
+        let has = |p: &str| media.split(';').any(|x| x.trim() == p);
+        if has("g=apidiscovery.k8s.io") && has("as=APIGroupDiscoveryList") {
+            if has("v=v2") {
+                return Some("v2");
+            }
+            if has("v=v2beta1") {
+                return Some("v2beta1");
+            }
+        }
+    }
+    None
+}
+
+/// Serves a discovery or OpenAPI path; None if the path is not one.
+pub fn serve(state: &AppState, path: &str, _query: Option<&str>, accept: &str) -> Option<Response> {
+    let cat = &state.catalogue;
+    let parts: Vec<&str> = path.trim_matches('/').split('/').filter(|p| !p.is_empty()).collect();
+    let plain = |v: Value| json_response(&v, "application/json");
+    match parts.as_slice() {
+        ["api"] | ["apis"] => {
+            let legacy = parts[0] == "api";
+            if let Some(v) = aggregated_version(accept) {
+                let ct = format!("application/json;g=apidiscovery.k8s.io;v={v};as=APIGroupDiscoveryList");
+                return Some(json_response(&discovery::aggregated(cat, legacy, v), &ct));
+            }
+            Some(plain(if legacy { discovery::api_versions(cat, &state.server_address) } else { discovery::api_group_list(cat) }))
+        }
+        ["api", version] => discovery::api_resource_list(cat, "", version).map(plain),
+        ["apis", group] => discovery::api_group(cat, group).map(plain),
+        ["apis", group, version] => discovery::api_resource_list(cat, group, version).map(plain),
+        ["openapi", "v3"] => Some(plain(state.openapi.index())),
+        ["openapi", "v3", rest @ ..] => state.openapi.document(&rest.join("/")).map(|d| plain(d.clone())),
+        _ => None,
+    }
+}

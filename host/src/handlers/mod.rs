@@ -1,0 +1,94 @@
+//! Resource handlers, one per verb, generic over the catalogue: no per-kind
+//! code lives here. `handle` resolves the resource and dispatches.
+
+mod body;
+mod delete;
+mod negotiate;
+pub mod query;
+mod read;
+mod watch;
+mod write;
+
+use crate::catalogue::ResourceInfo;
+use crate::request_info::{ResourceRequest, Verb};
+use crate::state::AppState;
+use crate::status::{ApiError, ApiResult};
+use axum::body::Body;
+use axum::response::{IntoResponse, Response};
+use http::request::Parts;
+
+pub use negotiate::{negotiate, respond, Output};
+
+/// Everything a verb handler needs about the request.
+pub struct Call<'a> {
+    pub state: &'a AppState,
+    pub res: &'a ResourceInfo,
+    pub req: &'a ResourceRequest,
+    pub parts: &'a Parts,
+    pub query: query::Query,
+}
+
+impl Call<'_> {
+    pub fn namespace(&self) -> Option<&str> {
+        self.req.namespace.as_deref()
+    }
+
+    /// The object name; handlers of named verbs are only reached with one.
+    pub fn name(&self) -> &str {
+        self.req.name.as_deref().unwrap_or_default()
+    }
+
+    pub fn header(&self, name: http::header::HeaderName) -> Option<&str> {
+        self.parts.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    pub fn output(&self) -> ApiResult<Output> {
+        negotiate(self.header(http::header::ACCEPT), self.query.get("includeObject"))
+    }
+}
+
+/// Serves one resource request.
+pub async fn handle(state: &AppState, req: ResourceRequest, parts: Parts, body: Body) -> Response {
+    match dispatch(state, &req, &parts, body).await {
+        Ok(resp) => resp,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn dispatch(state: &AppState, req: &ResourceRequest, parts: &Parts, body: Body) -> ApiResult<Response> {
+    let res = resolve(state, req)?;
+    let call = Call { state, res, req, parts, query: query::Query::parse(parts.uri.query()) };
+    match req.verb {
+        Verb::Get => read::get(&call).await,
+        Verb::List => read::list(&call).await,
+        Verb::Watch => watch::watch(&call).await,
+        Verb::Create => write::create(&call, body).await,
+        Verb::Update => write::update(&call, body).await,
+        Verb::Patch => write::patch(&call, body).await,
+        Verb::Delete => delete::delete(&call, body).await,
+        Verb::DeleteCollection => delete::delete_collection(&call, body).await,
+    }
+}
+
+/// Finds the catalogue entry and checks the request's shape against it.
+fn resolve<'a>(state: &'a AppState, req: &ResourceRequest) -> ApiResult<&'a ResourceInfo> {
+    let res = state.catalogue.lookup(&req.group, &req.version, &req.resource).ok_or_else(ApiError::no_such_route)?;
+    if !res.namespaced && req.namespace.is_some() {
+        return Err(ApiError::no_such_route());
+    }
+    let named = matches!(req.verb, Verb::Get | Verb::Update | Verb::Patch | Verb::Delete);
+    if res.namespaced && req.namespace.is_none() && (named || req.verb == Verb::Create) {
+        return Err(ApiError::no_such_route());
+    }
+    if let Some(sub) = &req.subresource {
+        let allowed = matches!(req.verb, Verb::Get | Verb::Update | Verb::Patch);
+        if !res.has_subresource(sub) || !allowed {
+            return Err(ApiError::no_such_route());
+        }
+        return Ok(res);
+    }
+    if !res.verbs.iter().any(|v| v == req.verb.as_str()) {
+        return Err(ApiError::method_not_allowed("the server does not allow this method on the requested resource"));
+    }
+    Ok(res)
+}

@@ -1,0 +1,71 @@
+//! Response encoding: JSON (or YAML), and the Table and PartialObjectMetadata
+//! views kubectl and metadata clients ask for in `Accept`.
+
+use crate::status::{ApiError, ApiResult};
+use crate::table::{self, IncludeObject};
+use axum::response::{IntoResponse, Response};
+use http::{HeaderValue, StatusCode};
+use serde_json::{json, Value};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Output {
+    Json,
+    Yaml,
+    Table(IncludeObject),
+    PartialMetadata,
+}
+
+fn param<'a>(media: &'a str, key: &str) -> Option<&'a str> {
+    media.split(';').skip(1).find_map(|p| {
+        let (k, v) = p.trim().split_once('=')?;
+        (k.trim() == key).then_some(v.trim())
+    })
+}
+
+/// Picks the first acceptable media range of the Accept header.
+pub fn negotiate(accept: Option<&str>, include_object: Option<&str>) -> ApiResult<Output> {
+    let Some(accept) = accept.filter(|a| !a.trim().is_empty()) else { return Ok(Output::Json) };
+    for media in accept.split(',') {
+        let base = media.split(';').next().unwrap_or_default().trim();
+        match (base, param(media, "as"), param(media, "g")) {
+            ("application/json" | "*/*" | "application/*", Some("Table"), Some("meta.k8s.io")) => {
+                return Ok(Output::Table(table::parse_include_object(include_object)))
+            }
+            (
+                "application/json" | "*/*" | "application/*",
+                Some("PartialObjectMetadata" | "PartialObjectMetadataList"),
+                Some("meta.k8s.io"),
+            ) => return Ok(Output::PartialMetadata),
+            ("application/json" | "*/*" | "application/*", None, _) => return Ok(Output::Json),
+            ("application/yaml", None, _) => return Ok(Output::Yaml),
+            _ => continue,
+        }
+    }
+    Err(ApiError::not_acceptable("application/json, application/yaml"))
+}
+
+/// The metadata-only view of an object.
+pub fn partial_metadata(obj: &Value) -> Value {
+    json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": obj.get("metadata").cloned().unwrap_or(json!({}))})
+}
+
+/// Encodes `value` with the status code and any Warning headers.
+pub fn respond(code: StatusCode, value: &Value, output: Output, warnings: &[String]) -> Response {
+    let (body, ct) = match output {
+        Output::Yaml => (serde_yaml::to_string(value).unwrap_or_default(), "application/yaml"),
+        _ => (value.to_string(), "application/json"),
+    };
+    let mut resp = (code, body).into_response();
+    resp.headers_mut().insert(http::header::CONTENT_TYPE, HeaderValue::from_static(ct));
+    add_warnings(&mut resp, warnings);
+    resp
+}
+
+pub fn add_warnings(resp: &mut Response, warnings: &[String]) {
+    for w in warnings {
+        let text = format!("299 - {}", serde_json::Value::String(w.clone()));
+        if let Ok(v) = HeaderValue::from_str(&text) {
+            resp.headers_mut().append(http::header::WARNING, v);
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! WATCH: a chunked stream of `{"type": ..., "object": ...}` lines (ADDED,
+//! MODIFIED, DELETED, BOOKMARK, ERROR), from a resourceVersion or from the
+//! current state, filtered by selectors, ended by timeoutSeconds.
+
+use super::negotiate::Output;
+use super::read::{list_page, Filter};
+use super::Call;
+use crate::registry::{decode, keys};
+use crate::status::{ApiError, ApiResult};
+use crate::storage::{Event, EventKind, StorageError, WatchStream};
+use axum::body::Body;
+use axum::response::Response;
+use bytes::Bytes;
+use futures_util::StreamExt;
+use serde_json::{json, Value};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1800);
+const BOOKMARK_EVERY: Duration = Duration::from_secs(60);
+
+/// How events are rendered for one watcher.
+struct Encoder {
+    output: Output,
+    group: String,
+    plural: String,
+    kind: String,
+    api_version: String,
+    sent_columns: bool,
+}
+
+impl Encoder {
+    fn line(&mut self, kind: &str, obj: Value) -> Bytes {
+        let object = match self.output {
+            Output::Table(include) => {
+                let meta = json!({"resourceVersion": obj.pointer("/metadata/resourceVersion").cloned().unwrap_or(json!(""))});
+                let mut t = crate::table::build_table(&self.group, &self.plural, &[obj], include, meta, chrono::Utc::now());
+                if self.sent_columns {
+                    t["columnDefinitions"] = json!([]);
+                }
+                self.sent_columns = true;
+                t
+            }
+            Output::PartialMetadata => super::negotiate::partial_metadata(&obj),
+            _ => obj,
+        };
+        Bytes::from(format!("{}\n", json!({"type": kind, "object": object})))
+    }
+
+    fn bookmark(&mut self, revision: i64, initial_end: bool) -> Bytes {
+        let mut md = json!({"resourceVersion": revision.to_string()});
+        if initial_end {
+            md["annotations"] = json!({"k8s.io/initial-events-end": "true"});
+        }
+        let obj = json!({"kind": self.kind, "apiVersion": self.api_version, "metadata": md});
+        Bytes::from(format!("{}\n", json!({"type": "BOOKMARK", "object": obj})))
+    }
+}
+
+fn error_line(e: &ApiError) -> Bytes {
+    Bytes::from(format!("{}\n", json!({"type": "ERROR", "object": e.to_status()})))
+}
+
+pub async fn watch(call: &Call<'_>) -> ApiResult<Response> {
+    let output = call.output()?;
+    let filter = Filter::from_call(call)?;
+    let timeout = call.query.int("timeoutSeconds")?.filter(|t| *t > 0).map(|t| Duration::from_secs(t as u64));
+    let bookmarks = call.query.flag("allowWatchBookmarks");
+    let rv = call.query.get("resourceVersion").filter(|rv| *rv != "0");
+    let send_initial = call.query.get("sendInitialEvents").map(|v| v == "true");
+    let mut enc = Encoder {
+        output,
+        group: call.res.group.clone(),
+        plural: call.res.plural.clone(),
+        kind: call.res.kind.clone(),
+        api_version: call.res.api_version(),
+        sent_columns: false,
+    };
+    let (tx, rx) = mpsc::channel::<Bytes>(64);
+    let (initial, start) = match rv {
+        Some(rv) if send_initial != Some(true) => (Vec::new(), super::read::parse_rv(Some(rv))?),
+        _ => {
+            let page = list_page(call).await?;
+            (page.items, page.revision)
+        }
+    };
+    let prefix = keys::prefix(call.res, call.namespace());
+    match call.state.storage.watch(&prefix, start).await {
+        Err(StorageError::Compacted { requested, compacted }) => {
+            let e = ApiError::gone(format!("too old resource version: {requested} ({compacted})"));
+            let _ = tx.try_send(error_line(&e));
+        }
+        Err(e) => return Err(crate::registry::storage_error(call.res, "", e)),
+        Ok(stream) => {
+            let initial_end = send_initial == Some(true) && bookmarks;
+            let pump = Pump { enc, filter, bookmarks, last_revision: start };
+            tokio::spawn(pump.run(initial, initial_end, stream, tx, timeout.unwrap_or(DEFAULT_TIMEOUT)));
+        }
+    }
+    let body = Body::from_stream(tokio_stream::wrappers::ReceiverStream::new(rx).map(Ok::<_, std::convert::Infallible>));
+    let mut resp = Response::new(body);
+    resp.headers_mut().insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+    Ok(resp)
+}
+
+/// Moves storage events to one watcher until it leaves, times out or falls behind.
+struct Pump {
+    enc: Encoder,
+    filter: Filter,
+    bookmarks: bool,
+    last_revision: i64,
+}
+
+impl Pump {
+    async fn run(
+        mut self,
+        initial: Vec<Value>,
+        initial_end: bool,
+        mut stream: WatchStream,
+        tx: mpsc::Sender<Bytes>,
+        timeout: Duration,
+    ) {
+        for obj in initial {
+            if tx.send(self.enc.line("ADDED", obj)).await.is_err() {
+                return;
+            }
+        }
+        if initial_end && tx.send(self.enc.bookmark(self.last_revision, true)).await.is_err() {
+            return;
+        }
+        let deadline = tokio::time::sleep(timeout);
+        tokio::pin!(deadline);
+        let mut ticker = tokio::time::interval(BOOKMARK_EVERY);
+        ticker.tick().await;
+        loop {
+            let line = tokio::select! {
+                _ = &mut deadline => return,
+                _ = tx.closed() => return,
+                _ = ticker.tick(), if self.bookmarks => Some(self.enc.bookmark(self.last_revision, false)),
+                ev = stream.next() => match ev {
+                    None => return,
+                    Some(Ok(ev)) => self.event_line(ev),
+                    Some(Err(e)) => {
+                        let err = ApiError::gone(format!("watch ended: {e}"));
+                        let _ = tx.send(error_line(&err)).await;
+                        return;
+                    }
+                },
+            };
+            if let Some(line) = line {
+                if tx.send(line).await.is_err() {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The event as this watcher sees it through its selectors (or nothing).
+    fn event_line(&mut self, ev: Event) -> Option<Bytes> {
+        self.last_revision = ev.kv.mod_revision;
+        let obj = decode(&ev.kv).ok()?;
+        let now = self.filter.matches(&obj);
+        let before = ev.prev.as_ref().and_then(|p| decode(p).ok()).is_some_and(|p| self.filter.matches(&p));
+        let kind = match (ev.kind, ev.prev.is_some(), before, now) {
+            (EventKind::Delete, _, _, true) => "DELETED",
+            (EventKind::Put, false, _, true) => "ADDED",
+            (EventKind::Put, true, true, true) => "MODIFIED",
+            (EventKind::Put, true, false, true) => "ADDED",
+            (EventKind::Put, true, true, false) => "DELETED",
+            _ => return None,
+        };
+        Some(self.enc.line(kind, obj))
+    }
+}
+

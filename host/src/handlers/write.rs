@@ -1,0 +1,185 @@
+//! Writes: create (POST), update (PUT) and patch (PATCH), including the status
+//! and scale subresources, dry-run and server-side field validation.
+
+use super::body;
+use super::negotiate::{respond, Output};
+use super::query::FieldValidation;
+use super::read::render;
+use super::Call;
+use crate::catalogue::field_validation;
+use crate::patch::{self, PatchType};
+use crate::registry::{meta, scale, UpdateOutcome};
+use crate::status::{ApiError, ApiResult};
+use axum::body::Body;
+use axum::response::Response;
+use http::StatusCode;
+use serde_json::{json, Value};
+
+/// A decoded, checked request body and the warnings field validation produced.
+struct Decoded {
+    obj: Value,
+    warnings: Vec<String>,
+}
+
+async fn decode_object(call: &Call<'_>, raw: Body) -> ApiResult<Decoded> {
+    let bytes = body::read(raw).await?;
+    let ct = call.header(http::header::CONTENT_TYPE);
+    let mut obj = body::decode(&bytes, ct)?;
+    body::check_object(call.res, &mut obj, call.namespace())?;
+    let json_bytes = body::as_json_bytes(&bytes, ct, &obj);
+    let warnings = validate_fields(call, &json_bytes, &mut obj)?;
+    Ok(Decoded { obj, warnings })
+}
+
+/// Server-side field validation: Strict fails, Warn warns, all drop unknown fields.
+fn validate_fields(call: &Call<'_>, json_bytes: &[u8], obj: &mut Value) -> ApiResult<Vec<String>> {
+    let mode = call.query.field_validation()?;
+    let problems = field_validation::check(&call.state.catalogue, call.res, json_bytes);
+    let found = !problems.unknown.is_empty() || !problems.duplicate.is_empty();
+    if found && mode == FieldValidation::Strict {
+        return Err(ApiError::bad_request(field_validation::strict_error_message(&problems)));
+    }
+    field_validation::prune_unknown(&call.state.catalogue, call.res, obj);
+    Ok(if mode == FieldValidation::Warn { field_validation::warnings(&problems) } else { Vec::new() })
+}
+
+/// The namespace must exist and not be terminating (404 / 403 as kube-apiserver).
+async fn check_namespace(call: &Call<'_>, name: &str) -> ApiResult<()> {
+    let Some(ns) = call.namespace().filter(|_| call.res.namespaced) else { return Ok(()) };
+    let ns_res = call.state.catalogue.lookup("", "v1", "namespaces").ok_or_else(|| ApiError::internal("no namespaces"))?;
+    let namespace = call.state.registry.get(ns_res, None, ns).await?;
+    if meta::is_terminating(&namespace) {
+        return Err(ApiError::forbidden(format!(
+            "{} \"{name}\" is forbidden: unable to create new content in namespace {ns} because it is being terminated",
+            crate::status::qualified_resource(&call.res.group, &call.res.plural)
+        )));
+    }
+    Ok(())
+}
+
+pub async fn create(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
+    let output = call.output()?;
+    let opts = call.query.write_options()?;
+    call.query.check_field_manager()?;
+    let d = decode_object(call, raw).await?;
+    if meta::resource_version(&d.obj).is_some() {
+        return Err(ApiError::internal("resourceVersion should not be set on objects to be created"));
+    }
+    check_namespace(call, meta::name(&d.obj).unwrap_or_default()).await?;
+    let created = call.state.registry.create(call.res, call.namespace(), d.obj, opts).await?;
+    let body = render(call, output, vec![created], json!({}), true);
+    Ok(respond(StatusCode::CREATED, &body, output, &d.warnings))
+}
+
+pub async fn update(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
+    let output = call.output()?;
+    let opts = call.query.write_options()?;
+    call.query.check_field_manager()?;
+    if call.req.subresource.as_deref() == Some("scale") {
+        let bytes = body::read(raw).await?;
+        let scale_obj = body::decode(&bytes, call.header(http::header::CONTENT_TYPE))?;
+        return write_scale(call, opts, move |_| Ok(scale_obj.clone())).await;
+    }
+    let d = decode_object(call, raw).await?;
+    let out = call.state.registry.update(call.res, call.namespace(), call.name(), call.req.subresource.as_deref(), d.obj, opts).await?;
+    Ok(updated_response(call, output, out, &d.warnings))
+}
+
+fn updated_response(call: &Call<'_>, output: Output, out: UpdateOutcome, warnings: &[String]) -> Response {
+    let obj = out.object().clone();
+    let body = render(call, output, vec![obj], json!({}), true);
+    respond(StatusCode::OK, &body, output, warnings)
+}
+
+/// Applies a change to the Scale view and writes the replicas back.
+async fn write_scale(
+    call: &Call<'_>,
+    opts: crate::registry::WriteOptions,
+    change: impl Fn(Value) -> ApiResult<Value> + Send + Sync,
+) -> ApiResult<Response> {
+    let res = call.res;
+    let mutate = |current: Value| -> ApiResult<Value> {
+        let new_scale = change(scale::to_scale(&current))?;
+        scale::apply_scale(current, &new_scale).map_err(|m| {
+            ApiError::invalid("autoscaling", "Scale", call.name(), vec![crate::status::Cause::invalid("spec.replicas", &m, &m)])
+        })
+    };
+    let out = call.state.registry.guaranteed_update(res, call.namespace(), call.name(), opts, &mutate).await?;
+    Ok(respond(StatusCode::OK, &scale::to_scale(out.object()), Output::Json, &[]))
+}
+
+pub async fn patch(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
+    let output = call.output()?;
+    let opts = call.query.write_options()?;
+    call.query.check_field_manager()?;
+    let ct = body::media_type(call.header(http::header::CONTENT_TYPE));
+    let kind = PatchType::from_content_type(&ct).ok_or_else(|| ApiError::unsupported_media_type(&ct))?;
+    let patch_body = body::read(raw).await?;
+    let schemas = call.state.catalogue.schemas();
+    if call.req.subresource.as_deref() == Some("scale") {
+        let scale_schema = Some("io.k8s.api.autoscaling.v1.Scale");
+        return write_scale(call, opts, |s: Value| {
+            patch::apply_patch(kind, &s, &patch_body, scale_schema, schemas).map_err(patch_error)
+        })
+        .await;
+    }
+    let warnings = std::sync::Mutex::new(Vec::new());
+    let status_only = call.req.subresource.as_deref() == Some("status");
+    let mutate = |current: Value| -> ApiResult<Value> {
+        let mut patched = patch::apply_patch(kind, &current, &patch_body, Some(&call.res.schema_name), schemas)
+            .map_err(patch_error)?;
+        body::check_object(call.res, &mut patched, call.namespace())?;
+        if meta::name(&patched) != Some(call.name()) {
+            return Err(ApiError::bad_request("metadata.name: Invalid value: the name of the patched object does not match the name on the URL"));
+        }
+        let bytes = patched.to_string();
+        let w = validate_fields(call, bytes.as_bytes(), &mut patched)?;
+        if let Ok(mut guard) = warnings.lock() {
+            *guard = w;
+        }
+        Ok(patch_result(call, &current, patched, status_only))
+    };
+    let out = call.state.registry.guaranteed_update(call.res, call.namespace(), call.name(), opts, &mutate).await?;
+    let warnings = warnings.into_inner().unwrap_or_default();
+    Ok(updated_response(call, output, out, &warnings))
+}
+
+/// A patch of the main resource leaves status alone; a status patch changes only status.
+fn patch_result(call: &Call<'_>, current: &Value, mut patched: Value, status_only: bool) -> Value {
+    let keep_rv = |obj: &mut Value, from: &Value| match meta::resource_version(from) {
+        Some(rv) if meta::resource_version(current) != Some(rv) => {
+            meta::metadata_mut(obj).insert("resourceVersion".into(), json!(rv));
+        }
+        _ => {
+            meta::metadata_mut(obj).remove("resourceVersion");
+        }
+    };
+    if status_only {
+        let mut out = current.clone();
+        out["status"] = patched.get("status").cloned().unwrap_or(Value::Null);
+        keep_rv(&mut out, &patched);
+        return out;
+    }
+    if call.res.has_subresource("status") {
+        match current.get("status") {
+            Some(s) => patched["status"] = s.clone(),
+            None => {
+                if let Some(o) = patched.as_object_mut() {
+                    o.remove("status");
+                }
+            }
+        }
+    }
+    let p = patched.clone();
+    keep_rv(&mut patched, &p);
+    patched
+}
+
+fn patch_error(e: patch::PatchError) -> ApiError {
+    match e {
+        patch::PatchError::BadRequest(m) => ApiError::bad_request(m),
+        patch::PatchError::Invalid(m) => ApiError::new(422, "Invalid", m),
+        #[allow(unreachable_patterns)]
+        other => ApiError::internal(other.to_string()),
+    }
+}

@@ -1,0 +1,22 @@
+//! Capstan: a Kubernetes-compatible API server. The modules follow the path
+//! of a request: server (TLS, routing) → request_info → handlers (per verb) →
+//! registry (generic store) → storage; the catalogue describes every resource.
+
+pub mod catalogue;
+pub mod cli;
+pub mod controllers;
+pub mod discovery_routes;
+pub mod handlers;
+pub mod health;
+pub mod kubeconfig;
+pub mod patch;
+pub mod pki;
+pub mod registry;
+pub mod request_info;
+pub mod selectors;
+pub mod server;
+pub mod serve;
+pub mod state;
+pub mod status;
+pub mod storage;
+pub mod table;

@@ -1,0 +1,85 @@
+//! ObjectMeta handling shared by every resource: system fields set on create,
+//! fields a client may not change on update, and small accessors.
+
+use serde_json::{json, Map, Value};
+
+/// Now, as Kubernetes writes timestamps (RFC 3339, seconds, UTC).
+pub fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+pub fn metadata(obj: &Value) -> Option<&Map<String, Value>> {
+    obj.get("metadata").and_then(Value::as_object)
+}
+
+/// The metadata map, created if absent (callers have checked `obj` is an object).
+pub fn metadata_mut(obj: &mut Value) -> &mut Map<String, Value> {
+    if !obj.get("metadata").is_some_and(Value::is_object) {
+        obj["metadata"] = json!({});
+    }
+    match obj.get_mut("metadata").and_then(Value::as_object_mut) {
+        Some(m) => m,
+        None => unreachable!("metadata was just made an object"),
+    }
+}
+
+pub fn meta_str<'a>(obj: &'a Value, field: &str) -> Option<&'a str> {
+    metadata(obj).and_then(|m| m.get(field)).and_then(Value::as_str).filter(|s| !s.is_empty())
+}
+
+pub fn name(obj: &Value) -> Option<&str> {
+    meta_str(obj, "name")
+}
+
+pub fn resource_version(obj: &Value) -> Option<&str> {
+    meta_str(obj, "resourceVersion")
+}
+
+pub fn finalizers(obj: &Value) -> Vec<String> {
+    metadata(obj)
+        .and_then(|m| m.get("finalizers"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+        .unwrap_or_default()
+}
+
+pub fn is_terminating(obj: &Value) -> bool {
+    meta_str(obj, "deletionTimestamp").is_some()
+}
+
+/// Fields the server owns on create: identity, timestamps, resourceVersion.
+pub fn set_create_fields(obj: &mut Value, namespace: Option<&str>) {
+    let m = metadata_mut(obj);
+    m.insert("uid".into(), json!(uuid::Uuid::new_v4().to_string()));
+    m.insert("creationTimestamp".into(), json!(now()));
+    for f in ["resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] {
+        m.remove(f);
+    }
+    match namespace {
+        Some(ns) => m.insert("namespace".into(), json!(ns)),
+        None => m.remove("namespace"),
+    };
+}
+
+/// Carries over what a client may not change on update: uid, creation and
+/// deletion timestamps, generation (recomputed later).
+pub fn keep_system_fields(new: &mut Value, old: &Value) {
+    let old_meta = metadata(old).cloned().unwrap_or_default();
+    let m = metadata_mut(new);
+    for f in ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation", "namespace"] {
+        match old_meta.get(f) {
+            Some(v) => m.insert(f.into(), v.clone()),
+            None => m.remove(f),
+        };
+    }
+    m.remove("selfLink");
+}
+
+/// Everything but metadata and status: a change here bumps `generation`.
+pub fn spec_of(obj: &Value) -> Map<String, Value> {
+    let mut m = obj.as_object().cloned().unwrap_or_default();
+    for f in ["metadata", "status", "apiVersion", "kind"] {
+        m.remove(f);
+    }
+    m
+}

@@ -1,0 +1,282 @@
+//! The generic registry: one store for every resource, parameterised by the
+//! catalogue entry (and, for the per-kind rules, the strategy). It turns API
+//! verbs into guarded storage operations, as k8s.io/apiserver's
+//! `genericregistry.Store` does.
+
+pub mod keys;
+pub mod meta;
+pub mod names;
+pub mod scale;
+pub mod strategy;
+mod update;
+
+use crate::catalogue::ResourceInfo;
+use crate::status::{ApiError, ApiResult, Cause};
+use crate::storage::{KeyValue, RangeRequest, Storage, StorageError};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+pub use update::UpdateOutcome;
+
+/// Options shared by every write.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WriteOptions {
+    pub dry_run: bool,
+}
+
+/// What a paged, filtered list asks for.
+#[derive(Default)]
+pub struct ListQuery<'a> {
+    pub limit: Option<usize>,
+    pub continue_token: Option<&'a str>,
+    /// A revision to read at exactly (resourceVersionMatch=Exact).
+    pub exact_revision: Option<i64>,
+    pub filter: Option<&'a (dyn Fn(&Value) -> bool + Send + Sync)>,
+}
+
+/// A page of objects read at one revision.
+pub struct ListPage {
+    pub items: Vec<Value>,
+    pub revision: i64,
+    pub continue_token: Option<String>,
+    pub remaining: Option<i64>,
+}
+
+/// The result of a delete.
+pub enum DeleteOutcome {
+    /// Gone from storage; the last state of the object.
+    Deleted(Value),
+    /// Kept until its finalizers are removed; the object with deletionTimestamp set.
+    Pending(Value),
+}
+
+#[derive(Clone)]
+pub struct Registry {
+    pub storage: Arc<dyn Storage>,
+}
+
+/// Maps a storage failure to the API error a client sees.
+pub fn storage_error(res: &ResourceInfo, name: &str, e: StorageError) -> ApiError {
+    match e {
+        StorageError::NotFound { .. } => ApiError::not_found(&res.group, &res.plural, name),
+        StorageError::AlreadyExists { .. } => ApiError::already_exists(&res.group, &res.plural, name),
+        StorageError::Conflict { .. } => ApiError::stale(&res.group, &res.plural, name),
+        StorageError::Compacted { requested, compacted } => {
+            ApiError::gone(format!("too old resource version: {requested} ({compacted})"))
+        }
+        StorageError::FutureRevision { requested, current } => ApiError::timeout(format!(
+            "Too large resource version: {requested}, current: {current}"
+        )),
+        StorageError::Unavailable(msg) => ApiError::unavailable(format!("storage is unavailable: {msg}")),
+        StorageError::Internal(msg) => ApiError::internal(msg),
+    }
+}
+
+/// Decodes a stored value into the served object, with resourceVersion set.
+pub fn decode(kv: &KeyValue) -> ApiResult<Value> {
+    let mut obj: Value = serde_json::from_slice(&kv.value)
+        .map_err(|e| ApiError::internal(format!("stored object at {} is not valid JSON: {e}", kv.key)))?;
+    if !obj.is_object() {
+        return Err(ApiError::internal(format!("stored object at {} is not an object", kv.key)));
+    }
+    meta::metadata_mut(&mut obj).insert("resourceVersion".into(), json!(kv.mod_revision.to_string()));
+    Ok(obj)
+}
+
+/// Encodes an object for storage (resourceVersion is the store's, not the value's).
+pub fn encode(obj: &Value) -> bytes::Bytes {
+    let mut o = obj.clone();
+    if let Some(m) = o.get_mut("metadata").and_then(Value::as_object_mut) {
+        m.remove("resourceVersion");
+    }
+    bytes::Bytes::from(o.to_string())
+}
+
+impl Registry {
+    pub fn new(storage: Arc<dyn Storage>) -> Self {
+        Registry { storage }
+    }
+
+    pub async fn get(&self, res: &ResourceInfo, ns: Option<&str>, name: &str) -> ApiResult<Value> {
+        let key = keys::key(res, ns, name);
+        match self.storage.get(&key).await.map_err(|e| storage_error(res, name, e))? {
+            Some(kv) => decode(&kv),
+            None => Err(ApiError::not_found(&res.group, &res.plural, name)),
+        }
+    }
+
+    /// One page of objects, filtered; `limit` counts matching objects, as kube does.
+    pub async fn list(&self, res: &ResourceInfo, ns: Option<&str>, q: &ListQuery<'_>) -> ApiResult<ListPage> {
+        let prefix = keys::prefix(res, ns);
+        let (mut revision, mut start) = match q.continue_token {
+            Some(t) => {
+                let (rv, start) = keys::decode_continue(t, &prefix)?;
+                (Some(rv), Some(start))
+            }
+            None => (q.exact_revision, None),
+        };
+        let limit = q.limit.filter(|l| *l > 0);
+        let mut items = Vec::new();
+        loop {
+            let want = limit.map(|l| l - items.len());
+            let req = RangeRequest { prefix: &prefix, start_after: start.as_deref(), limit: want, revision };
+            let page = self.storage.range(req).await.map_err(|e| list_error(res, e, q.continue_token.is_some()))?;
+            revision = Some(page.revision);
+            let last_key = page.kvs.last().map(|kv| kv.key.clone());
+            for kv in &page.kvs {
+                let obj = decode(kv)?;
+                if q.filter.is_none_or(|f| f(&obj)) {
+                    items.push(obj);
+                }
+            }
+            let full = limit.is_some_and(|l| items.len() >= l);
+            if !page.more || last_key.is_none() {
+                return Ok(ListPage { items, revision: page.revision, continue_token: None, remaining: None });
+            }
+            if full {
+                let token = last_key.as_deref().map(|k| keys::encode_continue(page.revision, k, &prefix));
+                let remaining = self.remaining(q, &prefix, last_key.as_deref(), page.revision).await;
+                return Ok(ListPage { items, revision: page.revision, continue_token: token, remaining });
+            }
+            start = last_key;
+        }
+    }
+
+    async fn remaining(&self, q: &ListQuery<'_>, prefix: &str, after: Option<&str>, revision: i64) -> Option<i64> {
+        if q.filter.is_some() {
+            return None;
+        }
+        let req = RangeRequest { prefix, start_after: after, limit: None, revision: Some(revision) };
+        self.storage.range(req).await.ok().map(|r| r.kvs.len() as i64)
+    }
+
+    pub async fn create(&self, res: &ResourceInfo, ns: Option<&str>, mut obj: Value, opts: WriteOptions) -> ApiResult<Value> {
+        meta::set_create_fields(&mut obj, ns);
+        strategy::prepare_for_create(res, &mut obj);
+        let generate = meta::name(&obj).is_none();
+        for _attempt in 0..8 {
+            if generate {
+                let prefix = meta::meta_str(&obj, "generateName").unwrap_or_default().to_string();
+                meta::metadata_mut(&mut obj).insert("name".into(), json!(names::generate(&prefix)));
+            }
+            validate_name(res, &obj)?;
+            let name = meta::name(&obj).unwrap_or_default().to_string();
+            let key = keys::key(res, ns, &name);
+            if opts.dry_run {
+                return self.dry_run_create(res, &key, &name, obj).await;
+            }
+            match self.storage.create(&key, encode(&obj)).await {
+                Ok(kv) => return decode(&kv),
+                Err(StorageError::AlreadyExists { .. }) if generate => continue,
+                Err(e) => return Err(storage_error(res, &name, e)),
+            }
+        }
+        Err(ApiError::already_exists(&res.group, &res.plural, meta::name(&obj).unwrap_or_default()))
+    }
+
+    async fn dry_run_create(&self, res: &ResourceInfo, key: &str, name: &str, obj: Value) -> ApiResult<Value> {
+        if self.storage.get(key).await.map_err(|e| storage_error(res, name, e))?.is_some() {
+            return Err(ApiError::already_exists(&res.group, &res.plural, name));
+        }
+        Ok(obj)
+    }
+
+    /// Deletes one object, honouring preconditions and finalizers.
+    pub async fn delete(
+        &self,
+        res: &ResourceInfo,
+        ns: Option<&str>,
+        name: &str,
+        preconditions: &Value,
+        opts: WriteOptions,
+    ) -> ApiResult<DeleteOutcome> {
+        let key = keys::key(res, ns, name);
+        loop {
+            let kv = self.storage.get(&key).await.map_err(|e| storage_error(res, name, e))?;
+            let kv = kv.ok_or_else(|| ApiError::not_found(&res.group, &res.plural, name))?;
+            let current = decode(&kv)?;
+            check_preconditions(res, name, &current, preconditions)?;
+            if !meta::finalizers(&current).is_empty() {
+                return self.mark_deleting(res, ns, name, current, opts).await;
+            }
+            if opts.dry_run {
+                return Ok(DeleteOutcome::Deleted(current));
+            }
+            match self.storage.delete(&key, Some(kv.mod_revision)).await {
+                Ok(gone) => {
+                    let mut last = current;
+                    meta::metadata_mut(&mut last).insert("resourceVersion".into(), json!(gone.mod_revision.to_string()));
+                    return Ok(DeleteOutcome::Deleted(last));
+                }
+                Err(StorageError::Conflict { .. }) => continue,
+                Err(e) => return Err(storage_error(res, name, e)),
+            }
+        }
+    }
+
+    async fn mark_deleting(
+        &self,
+        res: &ResourceInfo,
+        ns: Option<&str>,
+        name: &str,
+        current: Value,
+        opts: WriteOptions,
+    ) -> ApiResult<DeleteOutcome> {
+        if meta::is_terminating(&current) {
+            return Ok(DeleteOutcome::Pending(current));
+        }
+        let out = self
+            .guaranteed_update(res, ns, name, opts, &|mut obj: Value| {
+                let m = meta::metadata_mut(&mut obj);
+                m.entry("deletionTimestamp").or_insert_with(|| json!(meta::now()));
+                m.entry("deletionGracePeriodSeconds").or_insert(json!(0));
+                if res.group.is_empty() && res.plural == "namespaces" {
+                    obj["status"]["phase"] = json!("Terminating");
+                }
+                Ok(obj)
+            })
+            .await?;
+        Ok(match out {
+            UpdateOutcome::Deleted(v) => DeleteOutcome::Deleted(v),
+            UpdateOutcome::Updated(v) | UpdateOutcome::Unchanged(v) => DeleteOutcome::Pending(v),
+        })
+    }
+}
+
+fn list_error(res: &ResourceInfo, e: StorageError, continuing: bool) -> ApiError {
+    match e {
+        StorageError::Compacted { .. } if continuing => ApiError::gone(
+            "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
+        ),
+        other => storage_error(res, "", other),
+    }
+}
+
+/// Checks `metadata.name` against the resource's naming rule.
+pub fn validate_name(res: &ResourceInfo, obj: &Value) -> ApiResult<()> {
+    let name = meta::name(obj).unwrap_or_default();
+    let causes = if name.is_empty() {
+        vec![Cause::required("metadata.name", "name or generateName is required")]
+    } else {
+        names::validate(names::rule_for(&res.group, &res.plural), name, "metadata.name")
+    };
+    if causes.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiError::invalid(&res.group, &res.kind, name, causes))
+    }
+}
+
+/// DeleteOptions.preconditions: uid and resourceVersion must match.
+pub fn check_preconditions(res: &ResourceInfo, name: &str, current: &Value, pre: &Value) -> ApiResult<()> {
+    for (field, label) in [("uid", "UID"), ("resourceVersion", "ResourceVersion")] {
+        if let Some(want) = pre.get(field).and_then(Value::as_str) {
+            let have = meta::meta_str(current, field).unwrap_or_default();
+            if want != have {
+                let why = format!("Precondition failed: {label} in precondition: {want}, {label} in object meta: {have}");
+                return Err(ApiError::conflict(&res.group, &res.plural, name, &why));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,154 @@
+//! Updates: read, change, write guarded by the read's mod_revision (the
+//! `GuaranteedUpdate` loop), and PUT semantics for an object and its status.
+
+use super::{decode, encode, keys, meta, storage_error, strategy, Registry, WriteOptions};
+use crate::catalogue::ResourceInfo;
+use crate::status::{ApiError, ApiResult};
+use crate::storage::StorageError;
+use serde_json::{json, Value};
+
+/// What an update did.
+pub enum UpdateOutcome {
+    Updated(Value),
+    /// Nothing changed; no revision was consumed.
+    Unchanged(Value),
+    /// The last finalizer was removed from a terminating object, which is now gone.
+    Deleted(Value),
+}
+
+impl UpdateOutcome {
+    pub fn object(&self) -> &Value {
+        match self {
+            UpdateOutcome::Updated(v) | UpdateOutcome::Unchanged(v) | UpdateOutcome::Deleted(v) => v,
+        }
+    }
+}
+
+pub type Mutation<'a> = dyn Fn(Value) -> ApiResult<Value> + Send + Sync + 'a;
+
+impl Registry {
+    /// Applies `change` to the current object and stores the result. A
+    /// resourceVersion in the changed object is a precondition (409 when stale);
+    /// without one, a concurrent write makes the loop read again and retry.
+    pub async fn guaranteed_update(
+        &self,
+        res: &ResourceInfo,
+        ns: Option<&str>,
+        name: &str,
+        opts: WriteOptions,
+        change: &Mutation<'_>,
+    ) -> ApiResult<UpdateOutcome> {
+        let key = keys::key(res, ns, name);
+        loop {
+            let kv = self.storage.get(&key).await.map_err(|e| storage_error(res, name, e))?;
+            let kv = kv.ok_or_else(|| ApiError::not_found(&res.group, &res.plural, name))?;
+            let current = decode(&kv)?;
+            let mut desired = change(current.clone())?;
+            let precondition = meta::resource_version(&desired).map(String::from);
+            if precondition.as_deref().is_some_and(|rv| Some(rv) != meta::resource_version(&current)) {
+                return Err(ApiError::stale(&res.group, &res.plural, name));
+            }
+            finish_update(res, &current, &mut desired);
+            if meta::is_terminating(&desired) && meta::finalizers(&desired).is_empty() {
+                if opts.dry_run {
+                    return Ok(UpdateOutcome::Deleted(desired));
+                }
+                match self.storage.delete(&key, Some(kv.mod_revision)).await {
+                    Ok(gone) => return Ok(UpdateOutcome::Deleted(with_rv(desired, gone.mod_revision))),
+                    Err(StorageError::Conflict { .. }) if precondition.is_none() => continue,
+                    Err(e) => return Err(storage_error(res, name, e)),
+                }
+            }
+            let bytes = encode(&desired);
+            if bytes == kv.value {
+                return Ok(UpdateOutcome::Unchanged(current));
+            }
+            if opts.dry_run {
+                return Ok(UpdateOutcome::Updated(desired));
+            }
+            match self.storage.update(&key, bytes, kv.mod_revision).await {
+                Ok(stored) => return Ok(UpdateOutcome::Updated(decode(&stored)?)),
+                Err(StorageError::Conflict { .. }) if precondition.is_none() => continue,
+                Err(e) => return Err(storage_error(res, name, e)),
+            }
+        }
+    }
+
+    /// PUT of an object (`subresource` None) or of its status.
+    pub async fn update(
+        &self,
+        res: &ResourceInfo,
+        ns: Option<&str>,
+        name: &str,
+        subresource: Option<&str>,
+        body: Value,
+        opts: WriteOptions,
+    ) -> ApiResult<UpdateOutcome> {
+        let body_name = meta::name(&body).unwrap_or_default();
+        if body_name != name {
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({body_name}) does not match the name on the URL ({name})"
+            )));
+        }
+        let status_only = subresource == Some("status");
+        self.guaranteed_update(res, ns, name, opts, &|current: Value| {
+            Ok(if status_only { with_status_of(current, &body) } else { keep_status(res, &current, body.clone()) })
+        })
+        .await
+    }
+}
+
+fn with_rv(mut obj: Value, rv: i64) -> Value {
+    meta::metadata_mut(&mut obj).insert("resourceVersion".into(), json!(rv.to_string()));
+    obj
+}
+
+/// A status write changes only status (the precondition comes from the body).
+fn with_status_of(mut current: Value, body: &Value) -> Value {
+    match body.get("status") {
+        Some(s) => current["status"] = s.clone(),
+        None => {
+            if let Some(o) = current.as_object_mut() {
+                o.remove("status");
+            }
+        }
+    }
+    let rv = meta::resource_version(body).map(String::from);
+    let m = meta::metadata_mut(&mut current);
+    match rv {
+        Some(rv) => m.insert("resourceVersion".into(), json!(rv)),
+        None => m.remove("resourceVersion"),
+    };
+    current
+}
+
+/// A write to the main resource leaves status as it was (when status is a subresource).
+fn keep_status(res: &ResourceInfo, current: &Value, mut body: Value) -> Value {
+    if res.has_subresource("status") {
+        match current.get("status") {
+            Some(s) => body["status"] = s.clone(),
+            None => {
+                if let Some(o) = body.as_object_mut() {
+                    o.remove("status");
+                }
+            }
+        }
+    }
+    body
+}
+
+/// System fields the client cannot change, defaults, and the generation bump.
+fn finish_update(res: &ResourceInfo, current: &Value, desired: &mut Value) {
+    meta::keep_system_fields(desired, current);
+    strategy::apply_defaults(res, desired);
+    if let Some(m) = desired.get_mut("metadata").and_then(Value::as_object_mut) {
+        m.remove("resourceVersion");
+    }
+    if strategy::tracks_generation(res) && meta::spec_of(current) != meta::spec_of(desired) {
+        let generation = meta::metadata(current).and_then(|m| m.get("generation")).and_then(Value::as_i64);
+        meta::metadata_mut(desired).insert("generation".into(), json!(generation.unwrap_or(0) + 1));
+    }
+    if let (Some(rv), Some(m)) = (meta::resource_version(current), desired.get_mut("metadata").and_then(Value::as_object_mut)) {
+        m.insert("resourceVersion".into(), json!(rv));
+    }
+}

@@ -1,0 +1,49 @@
+//! `capstan serve`: certificates, store, catalogue, bootstrap, then HTTPS.
+
+use crate::catalogue::Catalogue;
+use crate::cli::ServeArgs;
+use crate::state::AppState;
+use crate::storage::sqlite::SqliteStorage;
+use crate::{controllers, kubeconfig, pki, server};
+use anyhow::{Context, Result};
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The host clients should use to reach a server bound to `bind`.
+fn client_host(bind: IpAddr) -> String {
+    match bind {
+        IpAddr::V4(v4) if v4.is_unspecified() => "127.0.0.1".to_string(),
+        IpAddr::V6(v6) if v6.is_unspecified() => "127.0.0.1".to_string(),
+        IpAddr::V6(v6) => format!("[{v6}]"),
+        IpAddr::V4(v4) => v4.to_string(),
+    }
+}
+
+pub async fn run(args: ServeArgs) -> Result<()> {
+    let started = std::time::Instant::now();
+    server::ensure_dir(&args.data_dir)?;
+    let extra = if args.bind_address.is_unspecified() { vec![] } else { vec![args.bind_address.to_string()] };
+    let pki = pki::ensure(&args.data_dir, &extra).context("preparing certificates")?;
+    let storage = Arc::new(SqliteStorage::open(&args.data_dir.join("capstan.db")).context("opening the store")?);
+    storage.start_compactor(Duration::from_secs(args.compaction_interval_secs.max(1)), args.history_revisions);
+    let listener = tokio::net::TcpListener::bind(SocketAddr::new(args.bind_address, args.secure_port))
+        .await
+        .with_context(|| format!("binding {}:{}", args.bind_address, args.secure_port))?;
+    let port = listener.local_addr()?.port();
+    let address = format!("{}:{port}", client_host(args.bind_address));
+    let state = Arc::new(AppState::new(Arc::new(Catalogue::builtin()), storage, address.clone()));
+    controllers::namespace::bootstrap(&state).await.map_err(|e| anyhow::anyhow!("bootstrap: {e}"))?;
+    controllers::namespace::spawn_sweeper(state.clone(), Duration::from_secs(2));
+    let kubeconfig_path = args.data_dir.join("admin.kubeconfig");
+    kubeconfig::write_admin(&kubeconfig_path, &format!("https://{address}"), &pki)?;
+    let kubeconfig_path = std::fs::canonicalize(&kubeconfig_path).unwrap_or(kubeconfig_path);
+    let tls = server::tls_config(&pki)?;
+    tracing::info!(
+        address = %format!("https://{address}"),
+        kubeconfig = %kubeconfig_path.display(),
+        startup_ms = started.elapsed().as_millis() as u64,
+        "capstan is serving; use: kubectl --kubeconfig {}", kubeconfig_path.display()
+    );
+    server::serve(listener, tls, server::router(state)).await
+}

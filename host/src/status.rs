@@ -1,0 +1,230 @@
+//! Every failure a client sees is a `metav1.Status`: this is the one error type
+//! the request path returns, with the reason and code kube-apiserver uses and
+//! its wording where kubectl shows it.
+
+use axum::response::{IntoResponse, Response};
+use http::StatusCode;
+use serde_json::{json, Value};
+
+/// A failed request, rendered as a `metav1.Status`.
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    pub code: u16,
+    pub reason: &'static str,
+    pub message: String,
+    pub details: Option<Value>,
+}
+
+/// One field-level problem inside an Invalid (422) error.
+#[derive(Debug, Clone)]
+pub struct Cause {
+    pub reason: &'static str,
+    pub field: String,
+    pub message: String,
+}
+
+impl Cause {
+    pub fn invalid(field: &str, value: &str, detail: &str) -> Self {
+        Cause {
+            reason: "FieldValueInvalid",
+            field: field.to_string(),
+            message: format!("Invalid value: {}: {detail}", json!(value)),
+        }
+    }
+
+    pub fn required(field: &str, detail: &str) -> Self {
+        let message = if detail.is_empty() {
+            "Required value".to_string()
+        } else {
+            format!("Required value: {detail}")
+        };
+        Cause { reason: "FieldValueRequired", field: field.to_string(), message }
+    }
+
+    pub fn not_supported(field: &str, value: &str, supported: &[&str]) -> Self {
+        let list: Vec<String> = supported.iter().map(|s| json!(s).to_string()).collect();
+        Cause {
+            reason: "FieldValueNotSupported",
+            field: field.to_string(),
+            message: format!("Unsupported value: {}: supported values: {}", json!(value), list.join(", ")),
+        }
+    }
+
+    pub fn forbidden(field: &str, detail: &str) -> Self {
+        Cause { reason: "FieldValueForbidden", field: field.to_string(), message: format!("Forbidden: {detail}") }
+    }
+}
+
+/// The `group/resource` a message names: `configmaps` or `deployments.apps`.
+pub fn qualified_resource(group: &str, resource: &str) -> String {
+    if group.is_empty() {
+        resource.to_string()
+    } else {
+        format!("{resource}.{group}")
+    }
+}
+
+fn name_details(group: &str, kind: &str, name: &str) -> Value {
+    let mut d = json!({ "name": name, "kind": kind });
+    if !group.is_empty() {
+        d["group"] = json!(group);
+    }
+    d
+}
+
+impl ApiError {
+    pub fn new(code: u16, reason: &'static str, message: impl Into<String>) -> Self {
+        ApiError { code, reason, message: message.into(), details: None }
+    }
+
+    pub fn not_found(group: &str, resource: &str, name: &str) -> Self {
+        let message = format!("{} \"{name}\" not found", qualified_resource(group, resource));
+        ApiError { details: Some(name_details(group, resource, name)), ..Self::new(404, "NotFound", message) }
+    }
+
+    pub fn no_such_route() -> Self {
+        ApiError { details: Some(json!({})), ..Self::new(404, "NotFound", "the server could not find the requested resource") }
+    }
+
+    pub fn already_exists(group: &str, resource: &str, name: &str) -> Self {
+        let message = format!("{} \"{name}\" already exists", qualified_resource(group, resource));
+        ApiError { details: Some(name_details(group, resource, name)), ..Self::new(409, "AlreadyExists", message) }
+    }
+
+    pub fn conflict(group: &str, resource: &str, name: &str, why: &str) -> Self {
+        let message = format!("Operation cannot be fulfilled on {} \"{name}\": {why}", qualified_resource(group, resource));
+        ApiError { details: Some(name_details(group, resource, name)), ..Self::new(409, "Conflict", message) }
+    }
+
+    pub fn stale(group: &str, resource: &str, name: &str) -> Self {
+        Self::conflict(
+            group,
+            resource,
+            name,
+            "the object has been modified; please apply your changes to the latest version and try again",
+        )
+    }
+
+    /// 422 Invalid: `Kind "name" is invalid: field: message, ...`.
+    pub fn invalid(group: &str, kind: &str, name: &str, causes: Vec<Cause>) -> Self {
+        let parts: Vec<String> = causes.iter().map(|c| format!("{}: {}", c.field, c.message)).collect();
+        let summary = if parts.len() == 1 { parts[0].clone() } else { format!("[{}]", parts.join(", ")) };
+        let message = format!("{} \"{name}\" is invalid: {summary}", qualified_resource(group, kind));
+        let mut details = name_details(group, kind, name);
+        details["causes"] = Value::Array(
+            causes.iter().map(|c| json!({"reason": c.reason, "message": c.message, "field": c.field})).collect(),
+        );
+        ApiError { details: Some(details), ..Self::new(422, "Invalid", message) }
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(400, "BadRequest", message)
+    }
+
+    pub fn method_not_allowed(message: impl Into<String>) -> Self {
+        Self::new(405, "MethodNotAllowed", message)
+    }
+
+    pub fn unsupported_media_type(content_type: &str) -> Self {
+        Self::new(415, "UnsupportedMediaType", format!("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf (got {content_type:?})"))
+    }
+
+    pub fn not_acceptable(accepted: &str) -> Self {
+        Self::new(406, "NotAcceptable", format!("only the following media types are accepted: {accepted}"))
+    }
+
+    pub fn too_large(limit: usize) -> Self {
+        Self::new(413, "RequestEntityTooLarge", format!("Request entity too large: limit is {limit}"))
+    }
+
+    pub fn gone(message: impl Into<String>) -> Self {
+        Self::new(410, "Expired", message)
+    }
+
+    pub fn unauthorized() -> Self {
+        Self::new(401, "Unauthorized", "Unauthorized")
+    }
+
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::new(403, "Forbidden", message)
+    }
+
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(500, "InternalError", format!("Internal error occurred: {}", message.into()))
+    }
+
+    pub fn unavailable(message: impl Into<String>) -> Self {
+        Self::new(503, "ServiceUnavailable", message)
+    }
+
+    pub fn timeout(message: impl Into<String>) -> Self {
+        Self::new(504, "Timeout", message)
+    }
+
+    /// The `metav1.Status` object for this error.
+    pub fn to_status(&self) -> Value {
+        let mut s = json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+            "reason": self.reason,
+            "code": self.code,
+        });
+        if let Some(d) = &self.details {
+            s["details"] = d.clone();
+        }
+        s
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({}): {}", self.code, self.reason, self.message)
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+/// A successful-deletion Status, as kube-apiserver returns for immediate deletes.
+pub fn success_status(group: &str, resource: &str, name: &str, uid: &str) -> Value {
+    let mut details = name_details(group, resource, name);
+    details["uid"] = json!(uid);
+    json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details})
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let code = StatusCode::from_u16(self.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let body = self.to_status().to_string();
+        let mut resp = (code, body).into_response();
+        resp.headers_mut()
+            .insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+        resp
+    }
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn not_found_reads_like_kube() {
+        let e = ApiError::not_found("apps", "deployments", "web");
+        assert_eq!(e.message, "deployments.apps \"web\" not found");
+        let s = e.to_status();
+        assert_eq!(s["code"], 404);
+        assert_eq!(s["details"]["group"], "apps");
+    }
+
+    #[test]
+    fn invalid_lists_causes() {
+        let e = ApiError::invalid("", "ConfigMap", "Bad", vec![Cause::invalid("metadata.name", "Bad", "must be lowercase")]);
+        assert_eq!(e.code, 422);
+        assert_eq!(e.message, "ConfigMap \"Bad\" is invalid: metadata.name: Invalid value: \"Bad\": must be lowercase");
+        assert_eq!(e.to_status()["details"]["causes"][0]["field"], "metadata.name");
+    }
+}

@@ -1,0 +1,232 @@
+//! Storage layer: the etcd-shaped key-value interface the API server persists
+//! objects through (revisions, guarded writes, ranges at past revisions,
+//! watches and compaction), its value and error types, and the embedded
+//! SQLite backend. An etcd backend implements the same [`Storage`] trait.
+
+#[cfg(test)]
+pub mod conformance;
+pub mod sqlite;
+
+use std::pin::Pin;
+
+use bytes::Bytes;
+use futures_util::future::BoxFuture;
+use futures_util::Stream;
+
+pub use sqlite::{SqliteOptions, SqliteStorage};
+
+/// A store-wide revision. 0 means "nothing written yet"; every successful
+/// create, update or delete consumes exactly one revision.
+pub type Revision = i64;
+
+/// One key's value at some revision.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeyValue {
+    pub key: String,
+    /// Opaque bytes (the object's JSON without resourceVersion).
+    pub value: Bytes,
+    /// Revision of the create that started this key's current life.
+    pub create_revision: Revision,
+    /// Revision of the last write to this key (the object's resourceVersion).
+    pub mod_revision: Revision,
+}
+
+/// Whether a watch event wrote or removed a key.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EventKind {
+    Put,
+    Delete,
+}
+
+/// One committed change, as delivered by [`Storage::watch`].
+#[derive(Clone, Debug)]
+pub struct Event {
+    pub kind: EventKind,
+    /// For `Put`: the new value. For `Delete`: the deleted key with its last
+    /// value, and `mod_revision` set to the revision of the delete.
+    pub kv: KeyValue,
+    /// The live value just before this change (`None` for a create).
+    pub prev: Option<KeyValue>,
+}
+
+impl Event {
+    /// The revision at which this change was committed.
+    pub fn revision(&self) -> Revision {
+        self.kv.mod_revision
+    }
+}
+
+/// The answer to a [`Storage::range`] call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RangeResult {
+    /// Live keys, sorted bytewise ascending.
+    pub kvs: Vec<KeyValue>,
+    /// More keys exist after the last returned one.
+    pub more: bool,
+    /// The revision the read was served at (the requested one, or the
+    /// current revision for a latest read).
+    pub revision: Revision,
+}
+
+/// Errors of the storage layer; each maps to one Kubernetes API status.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum StorageError {
+    #[error("key not found: {key}")]
+    NotFound { key: String },
+    #[error("key already exists: {key}")]
+    AlreadyExists { key: String },
+    /// The mod_revision guard failed; `current` is the live value, if any.
+    #[error("mod revision guard failed for key {key}")]
+    Conflict {
+        key: String,
+        current: Option<KeyValue>,
+    },
+    #[error("required revision {requested} has been compacted (compacted revision {compacted})")]
+    Compacted {
+        requested: Revision,
+        compacted: Revision,
+    },
+    #[error("required revision {requested} is a future revision (current revision {current})")]
+    FutureRevision {
+        requested: Revision,
+        current: Revision,
+    },
+    #[error("storage unavailable: {0}")]
+    Unavailable(String),
+    #[error("storage internal error: {0}")]
+    Internal(String),
+}
+
+pub type StorageResult<T> = Result<T, StorageError>;
+
+/// Parameters of a [`Storage::range`] read.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RangeRequest<'a> {
+    /// Only keys starting with this string are returned.
+    pub prefix: &'a str,
+    /// Exclusive lower bound (the last key of the previous page).
+    pub start_after: Option<&'a str>,
+    /// Maximum number of keys; `None` or `Some(0)` means no limit.
+    pub limit: Option<usize>,
+    /// Read at this revision; `None` (or a value <= 0) means latest.
+    pub revision: Option<Revision>,
+}
+
+impl<'a> RangeRequest<'a> {
+    /// A latest, unpaged read of every key under `prefix`.
+    pub fn prefix(prefix: &'a str) -> Self {
+        RangeRequest {
+            prefix,
+            ..RangeRequest::default()
+        }
+    }
+}
+
+/// Events with revision > the watch's start, in order; ends after an error item.
+pub type WatchStream = Pin<Box<dyn Stream<Item = StorageResult<Event>> + Send>>;
+
+/// A revisioned key-value store with etcd's semantics.
+///
+/// Methods return boxed futures (no `async-trait` dependency), so the trait
+/// is object safe: use it as `Arc<dyn Storage>` and simply `.await` calls.
+pub trait Storage: Send + Sync + 'static {
+    /// The live value of `key`, if any.
+    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, StorageResult<Option<KeyValue>>>;
+
+    /// Live keys under `req.prefix`, sorted bytewise ascending, at the latest or
+    /// a past revision. `Compacted` / `FutureRevision` for unusable revisions.
+    fn range<'a>(&'a self, req: RangeRequest<'a>) -> BoxFuture<'a, StorageResult<RangeResult>>;
+
+    /// Number of live keys under `prefix` at the latest revision.
+    fn count<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, StorageResult<i64>>;
+
+    /// Creates `key`; `AlreadyExists` if it is live.
+    fn create<'a>(&'a self, key: &'a str, value: Bytes) -> BoxFuture<'a, StorageResult<KeyValue>>;
+
+    /// Replaces `key` if its mod_revision equals `expected_mod_revision`;
+    /// `NotFound` if absent, `Conflict { current }` otherwise.
+    fn update<'a>(
+        &'a self,
+        key: &'a str,
+        value: Bytes,
+        expected_mod_revision: Revision,
+    ) -> BoxFuture<'a, StorageResult<KeyValue>>;
+
+    /// Deletes `key` (guarded when `expected_mod_revision` is given) and returns
+    /// the deleted value with mod_revision = the delete's revision.
+    fn delete<'a>(
+        &'a self,
+        key: &'a str,
+        expected_mod_revision: Option<Revision>,
+    ) -> BoxFuture<'a, StorageResult<KeyValue>>;
+
+    /// The revision of the last committed write (0 for an empty store).
+    fn current_revision(&self) -> BoxFuture<'_, StorageResult<Revision>>;
+
+    /// Every event under `prefix` with revision > `after_revision`, in order,
+    /// none missing or doubled. `Compacted` if `after_revision` is older than
+    /// the compaction point.
+    fn watch<'a>(
+        &'a self,
+        prefix: &'a str,
+        after_revision: Revision,
+    ) -> BoxFuture<'a, StorageResult<WatchStream>>;
+
+    /// Drops history at or below `revision`, keeping each live key's latest
+    /// value. `FutureRevision` above the current revision, `Compacted` at or
+    /// below the current compaction point (as etcd).
+    fn compact(&self, revision: Revision) -> BoxFuture<'_, StorageResult<()>>;
+
+    /// The revision of the last compaction (0 if never compacted).
+    fn compacted_revision(&self) -> BoxFuture<'_, StorageResult<Revision>>;
+
+    /// Ok when the backend can serve requests (used by /readyz).
+    fn is_ready(&self) -> BoxFuture<'_, StorageResult<()>>;
+}
+
+/// The smallest byte string greater than every string starting with
+/// `prefix`, or `None` when no such bound exists (empty or all-0xff prefix).
+pub fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
+    let mut end = prefix.to_vec();
+    while let Some(last) = end.pop() {
+        if last < 0xff {
+            end.push(last + 1);
+            return Some(end);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_end_excludes_longer_sibling_names() {
+        let end = prefix_end(b"/registry/pods/a/").unwrap();
+        assert_eq!(end, b"/registry/pods/a0".to_vec());
+        assert!(b"/registry/pods/a/zzz".as_slice() < end.as_slice());
+        assert!(b"/registry/pods/ab".as_slice() > end.as_slice());
+    }
+
+    #[test]
+    fn prefix_end_carries_over_0xff_and_has_no_bound_for_empty_prefix() {
+        assert_eq!(prefix_end(&[b'a', 0xff]), Some(vec![b'b']));
+        assert_eq!(prefix_end(&[0xff, 0xff]), None);
+        assert_eq!(prefix_end(b""), None);
+    }
+
+    #[test]
+    fn errors_read_like_etcd_and_kubernetes_messages() {
+        let e = StorageError::Compacted {
+            requested: 3,
+            compacted: 10,
+        };
+        assert!(e.to_string().contains("has been compacted"));
+        let e = StorageError::FutureRevision {
+            requested: 30,
+            current: 10,
+        };
+        assert!(e.to_string().contains("future revision"));
+    }
+}

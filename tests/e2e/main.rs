@@ -1,0 +1,11 @@
+//! End-to-end tests: the real `capstan` binary driven by the real kubectl
+//! (a fixed version) and by raw HTTPS requests (curl with the admin certificate).
+
+mod support;
+
+mod api_discovery;
+mod errors;
+mod lifecycle;
+mod objects;
+mod patching;
+mod watching;

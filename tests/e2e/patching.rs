@@ -1,0 +1,86 @@
+//! kubectl's patching commands: label, annotate, set image, patch (three types), edit.
+
+use crate::support::Server;
+
+const POD: &str = r#"
+apiVersion: v1
+kind: Pod
+metadata:
+  name: app
+  labels: {tier: web}
+spec:
+  containers:
+  - name: main
+    image: nginx:1.27
+    ports: [{containerPort: 80}]
+  - name: logger
+    image: busybox:1.36
+"#;
+
+#[test]
+fn label_and_annotate_add_and_remove() {
+    let s = Server::start();
+    s.ok_stdin(&["create", "-f", "-"], POD);
+    s.ok(&["label", "pod", "app", "env=prod"]);
+    s.ok(&["annotate", "pod", "app", "owner=team-a"]);
+    let p = s.json(&["get", "pod", "app"]);
+    assert_eq!((p["metadata"]["labels"]["env"].as_str(), p["metadata"]["labels"]["tier"].as_str()), (Some("prod"), Some("web")));
+    assert_eq!(p["metadata"]["annotations"]["owner"], "team-a");
+    s.ok(&["label", "pod", "app", "env-"]);
+    assert!(s.json(&["get", "pod", "app"])["metadata"]["labels"].get("env").is_none());
+    let err = s.fails(&["label", "pod", "app", "tier=db"]);
+    assert!(err.contains("already has a value"), "{err}");
+}
+
+#[test]
+fn set_image_changes_one_container_and_keeps_the_other() {
+    let s = Server::start();
+    s.ok_stdin(&["create", "-f", "-"], POD);
+    s.ok(&["set", "image", "pod/app", "main=nginx:1.28"]);
+    let p = s.json(&["get", "pod", "app"]);
+    let containers = p["spec"]["containers"].as_array().unwrap();
+    assert_eq!(containers.len(), 2);
+    assert_eq!(containers[0]["image"], "nginx:1.28");
+    assert_eq!(containers[1]["image"], "busybox:1.36");
+    assert_eq!(containers[0]["ports"][0]["containerPort"], 80);
+}
+
+#[test]
+fn strategic_patch_merges_containers_by_name() {
+    let s = Server::start();
+    s.ok_stdin(&["create", "-f", "-"], POD);
+    let patch = r#"{"spec":{"containers":[{"name":"logger","image":"busybox:1.37"}]}}"#;
+    s.ok(&["patch", "pod", "app", "-p", patch]);
+    let p = s.json(&["get", "pod", "app"]);
+    assert_eq!(p["spec"]["containers"].as_array().unwrap().len(), 2);
+    assert_eq!(p["spec"]["containers"][1]["image"], "busybox:1.37");
+}
+
+#[test]
+fn merge_and_json_patches_apply() {
+    let s = Server::start();
+    s.ok(&["create", "configmap", "c", "--from-literal=a=1", "--from-literal=b=2"]);
+    s.ok(&["patch", "cm", "c", "--type=merge", "-p", r#"{"data":{"a":null,"c":"3"}}"#]);
+    let cm = s.json(&["get", "cm", "c"]);
+    assert_eq!(cm["data"], serde_json::json!({"b": "2", "c": "3"}));
+    s.ok(&["patch", "cm", "c", "--type=json", "-p", r#"[{"op":"replace","path":"/data/b","value":"20"}]"#]);
+    assert_eq!(s.json(&["get", "cm", "c"])["data"]["b"], "20");
+    let err = s.fails(&["patch", "cm", "c", "--type=json", "-p", r#"[{"op":"test","path":"/data/b","value":"nope"}]"#]);
+    assert!(err.contains("Error from server"), "{err}");
+    assert_eq!(s.json(&["get", "cm", "c"])["data"]["b"], "20");
+}
+
+#[test]
+fn edit_with_an_editor_updates_the_object() {
+    let s = Server::start();
+    s.ok(&["create", "configmap", "editme", "--from-literal=color=blue"]);
+    let out = std::process::Command::new(crate::support::kubectl_path())
+        .arg("--kubeconfig")
+        .arg(s.kubeconfig())
+        .args(["edit", "configmap", "editme"])
+        .env("KUBE_EDITOR", "sed -i s/blue/green/")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
+    assert_eq!(s.json(&["get", "cm", "editme"])["data"]["color"], "green");
+}

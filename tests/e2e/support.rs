@@ -1,0 +1,229 @@
+//! Starting a server in a fresh data directory and talking to it.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The kubectl the tests use: fixed, so results do not depend on the dispatcher.
+pub fn kubectl_path() -> String {
+    std::env::var("CAPSTAN_KUBECTL").unwrap_or_else(|_| "/usr/lib/google-cloud-sdk/bin/kubectl.1.33".to_string())
+}
+
+pub struct Server {
+    child: Option<Child>,
+    pub dir: tempfile::TempDir,
+    pub port: u16,
+    extra_args: Vec<String>,
+}
+
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a free port");
+    l.local_addr().expect("local addr").port()
+}
+
+impl Server {
+    /// Starts `capstan serve` on a free port in a new data directory and waits until it serves.
+    pub fn start() -> Server {
+        Self::start_with(&[])
+    }
+
+    /// Starts with extra `capstan serve` flags.
+    pub fn start_with(extra: &[&str]) -> Server {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let extra_args = extra.iter().map(|s| s.to_string()).collect();
+        let mut s = Server { child: None, dir, port: free_port(), extra_args };
+        s.spawn();
+        s
+    }
+
+    fn spawn(&mut self) {
+        let _ = std::fs::remove_file(self.kubeconfig());
+        let log = std::fs::File::create(self.dir.path().join("server.log")).expect("log file");
+        let child = Command::new(env!("CARGO_BIN_EXE_capstan"))
+            .args(["serve", "--data-dir"])
+            .arg(self.dir.path())
+            .args(["--secure-port", &self.port.to_string()])
+            .args(&self.extra_args)
+            .env("RUST_LOG", "capstan=debug")
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("start capstan");
+        self.child = Some(child);
+        self.wait_ready();
+    }
+
+    fn wait_ready(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if self.kubeconfig().exists() {
+                let out = self.curl(&["-o", "/dev/null", "-w", "%{http_code}", &self.url("/readyz")]);
+                if String::from_utf8_lossy(&out.stdout) == "200" {
+                    return;
+                }
+            }
+            if let Some(Ok(Some(status))) = self.child.as_mut().map(|c| c.try_wait()) {
+                panic!("capstan exited with {status}: {}", self.log());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("capstan did not become ready: {}", self.log());
+    }
+
+    /// Stops the server (SIGKILL when `hard`) and starts it again on the same data directory.
+    pub fn restart(&mut self, hard: bool) {
+        self.stop(hard);
+        self.spawn();
+    }
+
+    pub fn stop(&mut self, hard: bool) {
+        if let Some(mut c) = self.child.take() {
+            if !hard {
+                let _ = Command::new("kill").arg(c.id().to_string()).status();
+            }
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default()
+    }
+
+    pub fn kubeconfig(&self) -> PathBuf {
+        self.dir.path().join("admin.kubeconfig")
+    }
+
+    pub fn pki(&self, file: &str) -> PathBuf {
+        self.dir.path().join("pki").join(file)
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("https://127.0.0.1:{}{path}", self.port)
+    }
+
+    /// Runs kubectl against this server.
+    pub fn kubectl(&self, args: &[&str]) -> Output {
+        self.kubectl_stdin(args, None)
+    }
+
+    pub fn kubectl_stdin(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        run_with_stdin(
+            Command::new(kubectl_path()).arg("--kubeconfig").arg(self.kubeconfig()).args(args),
+            stdin,
+        )
+    }
+
+    /// kubectl that must succeed; returns its stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.kubectl(args);
+        assert!(out.status.success(), "kubectl {args:?} failed: {}\n{}", stderr(&out), self.log_tail());
+        stdout(&out)
+    }
+
+    /// kubectl that must succeed, with a manifest on stdin.
+    pub fn ok_stdin(&self, args: &[&str], input: &str) -> String {
+        let out = self.kubectl_stdin(args, Some(input));
+        assert!(out.status.success(), "kubectl {args:?} failed: {}\n{}", stderr(&out), self.log_tail());
+        stdout(&out)
+    }
+
+    /// kubectl that must fail; returns its stderr.
+    pub fn fails(&self, args: &[&str]) -> String {
+        let out = self.kubectl(args);
+        assert!(!out.status.success(), "kubectl {args:?} unexpectedly succeeded: {}", stdout(&out));
+        stderr(&out)
+    }
+
+    pub fn json(&self, args: &[&str]) -> Value {
+        let mut a = args.to_vec();
+        a.extend(["-o", "json"]);
+        serde_json::from_str(&self.ok(&a)).expect("kubectl printed JSON")
+    }
+
+    fn log_tail(&self) -> String {
+        let log = self.log();
+        let lines: Vec<&str> = log.lines().collect();
+        lines[lines.len().saturating_sub(15)..].join("\n")
+    }
+
+    /// curl with the admin client certificate; extra args first.
+    pub fn curl(&self, args: &[&str]) -> Output {
+        let mut cmd = Command::new("curl");
+        cmd.args(["-sS", "--cacert"]).arg(self.pki("ca.crt"));
+        cmd.arg("--cert").arg(self.pki("admin.crt")).arg("--key").arg(self.pki("admin.key"));
+        cmd.args(args);
+        run_with_stdin(&mut cmd, None)
+    }
+
+    /// An HTTP request with a JSON or other body; returns (status code, parsed body, headers text).
+    pub fn request(&self, method: &str, path: &str, content_type: &str, body: Option<&str>) -> (u16, Value, String) {
+        let headers = self.dir.path().join(format!("headers-{}", rand_suffix()));
+        let mut args: Vec<String> = vec!["-X".into(), method.into(), "-D".into(), headers.display().to_string()];
+        args.extend(["-H".into(), format!("Content-Type: {content_type}")]);
+        args.extend(["-w".into(), "\n%{http_code}".into()]);
+        let body_file = self.dir.path().join(format!("body-{}", rand_suffix()));
+        if let Some(b) = body {
+            std::fs::write(&body_file, b).expect("write body");
+            args.extend(["--data-binary".into(), format!("@{}", body_file.display())]);
+        }
+        args.push(self.url(path));
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = self.curl(&argv);
+        let text = stdout(&out);
+        let (body_text, code) = text.rsplit_once('\n').unwrap_or(("", "0"));
+        let value = serde_json::from_str(body_text).unwrap_or(Value::String(body_text.to_string()));
+        let header_text = std::fs::read_to_string(&headers).unwrap_or_default();
+        (code.trim().parse().unwrap_or(0), value, header_text)
+    }
+
+    pub fn get_json(&self, path: &str) -> (u16, Value) {
+        let (code, v, _) = self.request("GET", path, "application/json", None);
+        (code, v)
+    }
+}
+
+fn rand_suffix() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed).to_string()
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop(true);
+    }
+}
+
+fn run_with_stdin(cmd: &mut Command, stdin: Option<&str>) -> Output {
+    use std::io::Write;
+    cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn command");
+    if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        pipe.write_all(input.as_bytes()).expect("write stdin");
+    }
+    child.wait_with_output().expect("command output")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+/// Polls `check` until it returns true or the timeout passes.
+pub fn eventually(timeout: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + timeout;
+    while Instant::now() < deadline {
+        if check() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    false
+}
+
