@@ -5,7 +5,11 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
-#[command(name = "capstan", version, about = "A Kubernetes-compatible API server with WebAssembly policy plugins")]
+#[command(
+    name = "capstan",
+    version,
+    about = "A Kubernetes-compatible API server with WebAssembly policy plugins"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

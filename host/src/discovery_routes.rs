@@ -34,22 +34,39 @@ fn aggregated_version(accept: &str) -> Option<&'static str> {
 /// Serves a discovery or OpenAPI path; None if the path is not one.
 pub fn serve(state: &AppState, path: &str, _query: Option<&str>, accept: &str) -> Option<Response> {
     let cat = &state.catalogue;
-    let parts: Vec<&str> = path.trim_matches('/').split('/').filter(|p| !p.is_empty()).collect();
+    let parts: Vec<&str> = path
+        .trim_matches('/')
+        .split('/')
+        .filter(|p| !p.is_empty())
+        .collect();
     let plain = |v: Value| json_response(&v, "application/json");
     match parts.as_slice() {
         ["api"] | ["apis"] => {
             let legacy = parts[0] == "api";
             if let Some(v) = aggregated_version(accept) {
-                let ct = format!("application/json;g=apidiscovery.k8s.io;v={v};as=APIGroupDiscoveryList");
+                let ct = format!(
+                    "application/json;g=apidiscovery.k8s.io;v={v};as=APIGroupDiscoveryList"
+                );
                 return Some(json_response(&discovery::aggregated(cat, legacy, v), &ct));
             }
-            Some(plain(if legacy { discovery::api_versions(cat, &state.server_address) } else { discovery::api_group_list(cat) }))
+            Some(plain(if legacy {
+                discovery::api_versions(cat, &state.server_address)
+            } else {
+                discovery::api_group_list(cat)
+            }))
         }
         ["api", version] => discovery::api_resource_list(cat, "", version).map(plain),
         ["apis", group] => discovery::api_group(cat, group).map(plain),
         ["apis", group, version] => discovery::api_resource_list(cat, group, version).map(plain),
-        ["openapi", "v3"] => Some(plain(state.openapi.index())),
-        ["openapi", "v3", rest @ ..] => state.openapi.document(&rest.join("/")).map(|d| plain(d.clone())),
+        ["openapi", "v3"] => Some(plain(state.openapi.index().clone())),
+        ["openapi", "v3", rest @ ..] => state.openapi.document_json(&rest.join("/")).map(|d| {
+            let mut resp = (StatusCode::OK, d.to_vec()).into_response();
+            resp.headers_mut().insert(
+                http::header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            resp
+        }),
         _ => None,
     }
 }

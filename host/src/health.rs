@@ -45,16 +45,25 @@ pub async fn probe(state: &AppState, path: &str, verbose: bool) -> Option<Respon
     }
     let only = parts.next();
     let storage = state.storage.is_ready().await.map_err(|e| e.to_string());
-    let checks: Vec<(&str, Result<(), String>)> = vec![("ping", Ok(())), ("log", Ok(())), ("etcd", storage)];
+    let checks: Vec<(&str, Result<(), String>)> =
+        vec![("ping", Ok(())), ("log", Ok(())), ("etcd", storage)];
     if let Some(name) = only {
         let (_, r) = checks.iter().find(|(n, _)| *n == name)?;
         return Some(match r {
             Ok(()) => (StatusCode::OK, "ok").into_response(),
-            Err(_) => (StatusCode::INTERNAL_SERVER_ERROR, format!("internal server error: {name} failed")).into_response(),
+            Err(_) => (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("internal server error: {name} failed"),
+            )
+                .into_response(),
         });
     }
     let healthy = checks.iter().all(|(_, r)| r.is_ok());
-    let code = if healthy { StatusCode::OK } else { StatusCode::INTERNAL_SERVER_ERROR };
+    let code = if healthy {
+        StatusCode::OK
+    } else {
+        StatusCode::INTERNAL_SERVER_ERROR
+    };
     if !verbose && healthy {
         return Some((code, "ok").into_response());
     }

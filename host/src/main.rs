@@ -1,17 +1,20 @@
 //! The `capstan` binary.
 
-use clap::Parser;
 use capstan::cli::{Cli, Command};
+use clap::Parser;
 
 fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "capstan=info".into()),
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "capstan=info".into()),
         )
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     match cli.command {
         Command::Serve(args) => runtime.block_on(capstan::serve::run(args)),
     }

@@ -4,8 +4,8 @@
 
 use anyhow::{Context, Result};
 use rcgen::{
-    BasicConstraints, Certificate, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
-    KeyPair, KeyUsagePurpose, SanType,
+    BasicConstraints, Certificate, CertificateParams, DistinguishedName, DnType,
+    ExtendedKeyUsagePurpose, IsCa, KeyPair, KeyUsagePurpose, SanType,
 };
 use std::path::{Path, PathBuf};
 
@@ -38,7 +38,6 @@ impl PkiPaths {
 
 /// The CA, able to sign further certificates.
 pub struct Authority {
-    params: CertificateParams,
     key: KeyPair,
     cert: Certificate,
 }
@@ -49,7 +48,11 @@ fn ca_params() -> Result<CertificateParams> {
     dn.push(DnType::CommonName, CA_COMMON_NAME);
     params.distinguished_name = dn;
     params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign, KeyUsagePurpose::DigitalSignature];
+    params.key_usages = vec![
+        KeyUsagePurpose::KeyCertSign,
+        KeyUsagePurpose::CrlSign,
+        KeyUsagePurpose::DigitalSignature,
+    ];
     Ok(params)
 }
 
@@ -63,13 +66,13 @@ impl Authority {
             // Re-deriving the certificate from the same name and key gives an issuer
             // that signs exactly as the stored CA certificate verifies.
             let cert = params.self_signed(&key)?;
-            return Ok(Authority { params, key, cert });
+            return Ok(Authority { key, cert });
         }
         let key = KeyPair::generate()?;
         let cert = params.self_signed(&key)?;
         write_private(&paths.ca_key, &key.serialize_pem())?;
         std::fs::write(&paths.ca_cert, cert.pem())?;
-        Ok(Authority { params, key, cert })
+        Ok(Authority { key, cert })
     }
 
     /// Signs a client certificate for `user` in `groups`; returns (cert PEM, key PEM).
@@ -81,7 +84,10 @@ impl Authority {
         }
         dn.push(DnType::CommonName, user);
         params.distinguished_name = dn;
-        params.key_usages = vec![KeyUsagePurpose::DigitalSignature, KeyUsagePurpose::KeyEncipherment];
+        params.key_usages = vec![
+            KeyUsagePurpose::DigitalSignature,
+            KeyUsagePurpose::KeyEncipherment,
+        ];
         params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
         let key = KeyPair::generate()?;
         let cert = params.signed_by(&key, &self.cert, &self.key)?;
@@ -95,15 +101,14 @@ impl Authority {
         dn.push(DnType::CommonName, "capstan");
         params.distinguished_name = dn;
         params.subject_alt_names = hosts.iter().map(|h| san(h)).collect::<Result<_>>()?;
-        params.key_usages = vec![KeyUsagePurpose::DigitalSignature, KeyUsagePurpose::KeyEncipherment];
+        params.key_usages = vec![
+            KeyUsagePurpose::DigitalSignature,
+            KeyUsagePurpose::KeyEncipherment,
+        ];
         params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
         let key = KeyPair::generate()?;
         let cert = params.signed_by(&key, &self.cert, &self.key)?;
         Ok((cert.pem(), key.serialize_pem()))
-    }
-
-    pub fn name(&self) -> &DistinguishedName {
-        &self.params.distinguished_name
     }
 }
 
@@ -137,7 +142,11 @@ pub fn ensure(dir: &Path, extra_hosts: &[String]) -> Result<PkiPaths> {
     }
     let ca = Authority::load_or_create(&paths)?;
     if !paths.serving_cert.exists() || !paths.serving_key.exists() {
-        let mut hosts = vec!["127.0.0.1".to_string(), "::1".to_string(), "localhost".to_string()];
+        let mut hosts = vec![
+            "127.0.0.1".to_string(),
+            "::1".to_string(),
+            "localhost".to_string(),
+        ];
         for h in extra_hosts {
             if !hosts.contains(h) {
                 hosts.push(h.clone());

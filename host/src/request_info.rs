@@ -48,12 +48,17 @@ const NAMESPACE_SUBRESOURCES: [&str; 2] = ["status", "finalize"];
 
 fn is_watch_query(query: Option<&str>) -> bool {
     let Some(q) = query else { return false };
-    url::form_urlencoded::parse(q.as_bytes()).any(|(k, v)| k == "watch" && (v == "true" || v == "1"))
+    url::form_urlencoded::parse(q.as_bytes())
+        .any(|(k, v)| k == "watch" && (v == "true" || v == "1"))
 }
 
 /// Parses a resource path; `None` for non-resource paths (discovery, health, ...).
 pub fn parse(method: &Method, path: &str, query: Option<&str>) -> Option<ResourceRequest> {
-    let parts: Vec<&str> = path.trim_matches('/').split('/').filter(|p| !p.is_empty()).collect();
+    let parts: Vec<&str> = path
+        .trim_matches('/')
+        .split('/')
+        .filter(|p| !p.is_empty())
+        .collect();
     let (group, version, rest) = match parts.as_slice() {
         ["api", version, rest @ ..] => (String::new(), version.to_string(), rest),
         ["apis", group, version, rest @ ..] => (group.to_string(), version.to_string(), rest),
@@ -89,7 +94,15 @@ pub fn parse(method: &Method, path: &str, query: Option<&str>) -> Option<Resourc
         name = namespace.take();
     }
     let verb = verb_for(method, name.is_some(), watch)?;
-    Some(ResourceRequest { verb, group, version, namespace, resource, name, subresource })
+    Some(ResourceRequest {
+        verb,
+        group,
+        version,
+        namespace,
+        resource,
+        name,
+        subresource,
+    })
 }
 
 fn verb_for(method: &Method, has_name: bool, watch: bool) -> Option<Verb> {
@@ -117,25 +130,49 @@ mod tests {
     #[test]
     fn namespaced_item_and_subresource() {
         let r = get("/apis/apps/v1/namespaces/ns1/deployments/web/scale", None);
-        assert_eq!((r.group.as_str(), r.namespace.as_deref(), r.resource.as_str()), ("apps", Some("ns1"), "deployments"));
-        assert_eq!((r.name.as_deref(), r.subresource.as_deref(), r.verb), (Some("web"), Some("scale"), Verb::Get));
+        assert_eq!(
+            (
+                r.group.as_str(),
+                r.namespace.as_deref(),
+                r.resource.as_str()
+            ),
+            ("apps", Some("ns1"), "deployments")
+        );
+        assert_eq!(
+            (r.name.as_deref(), r.subresource.as_deref(), r.verb),
+            (Some("web"), Some("scale"), Verb::Get)
+        );
     }
 
     #[test]
     fn namespace_object_and_its_status() {
         let r = get("/api/v1/namespaces/foo", None);
-        assert_eq!((r.resource.as_str(), r.name.as_deref(), r.namespace), ("namespaces", Some("foo"), None));
+        assert_eq!(
+            (r.resource.as_str(), r.name.as_deref(), r.namespace),
+            ("namespaces", Some("foo"), None)
+        );
         let r = get("/api/v1/namespaces/foo/status", None);
-        assert_eq!((r.name.as_deref(), r.subresource.as_deref()), (Some("foo"), Some("status")));
+        assert_eq!(
+            (r.name.as_deref(), r.subresource.as_deref()),
+            (Some("foo"), Some("status"))
+        );
     }
 
     #[test]
     fn list_and_watch_forms() {
         assert_eq!(get("/api/v1/pods", None).verb, Verb::List);
-        assert_eq!(get("/api/v1/namespaces/a/pods", Some("watch=true")).verb, Verb::Watch);
+        assert_eq!(
+            get("/api/v1/namespaces/a/pods", Some("watch=true")).verb,
+            Verb::Watch
+        );
         let w = get("/api/v1/watch/namespaces/a/pods", None);
         assert_eq!((w.verb, w.namespace.as_deref()), (Verb::Watch, Some("a")));
         assert!(parse(&Method::GET, "/apis/apps", None).is_none());
-        assert_eq!(parse(&Method::DELETE, "/api/v1/namespaces/a/pods", None).unwrap().verb, Verb::DeleteCollection);
+        assert_eq!(
+            parse(&Method::DELETE, "/api/v1/namespaces/a/pods", None)
+                .unwrap()
+                .verb,
+            Verb::DeleteCollection
+        );
     }
 }

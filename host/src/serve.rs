@@ -23,17 +23,33 @@ fn client_host(bind: IpAddr) -> String {
 pub async fn run(args: ServeArgs) -> Result<()> {
     let started = std::time::Instant::now();
     server::ensure_dir(&args.data_dir)?;
-    let extra = if args.bind_address.is_unspecified() { vec![] } else { vec![args.bind_address.to_string()] };
+    let extra = if args.bind_address.is_unspecified() {
+        vec![]
+    } else {
+        vec![args.bind_address.to_string()]
+    };
     let pki = pki::ensure(&args.data_dir, &extra).context("preparing certificates")?;
-    let storage = Arc::new(SqliteStorage::open(&args.data_dir.join("capstan.db")).context("opening the store")?);
-    storage.start_compactor(Duration::from_secs(args.compaction_interval_secs.max(1)), args.history_revisions);
-    let listener = tokio::net::TcpListener::bind(SocketAddr::new(args.bind_address, args.secure_port))
-        .await
-        .with_context(|| format!("binding {}:{}", args.bind_address, args.secure_port))?;
+    let storage = Arc::new(
+        SqliteStorage::open(&args.data_dir.join("capstan.db")).context("opening the store")?,
+    );
+    storage.start_compactor(
+        Duration::from_secs(args.compaction_interval_secs.max(1)),
+        args.history_revisions,
+    );
+    let listener =
+        tokio::net::TcpListener::bind(SocketAddr::new(args.bind_address, args.secure_port))
+            .await
+            .with_context(|| format!("binding {}:{}", args.bind_address, args.secure_port))?;
     let port = listener.local_addr()?.port();
     let address = format!("{}:{port}", client_host(args.bind_address));
-    let state = Arc::new(AppState::new(Arc::new(Catalogue::builtin()), storage, address.clone()));
-    controllers::namespace::bootstrap(&state).await.map_err(|e| anyhow::anyhow!("bootstrap: {e}"))?;
+    let state = Arc::new(AppState::new(
+        Arc::new(Catalogue::builtin()),
+        storage,
+        address.clone(),
+    ));
+    controllers::namespace::bootstrap(&state)
+        .await
+        .map_err(|e| anyhow::anyhow!("bootstrap: {e}"))?;
     controllers::namespace::spawn_sweeper(state.clone(), Duration::from_secs(2));
     let kubeconfig_path = args.data_dir.join("admin.kubeconfig");
     kubeconfig::write_admin(&kubeconfig_path, &format!("https://{address}"), &pki)?;

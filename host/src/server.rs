@@ -35,8 +35,12 @@ pub fn tls_config(pki: &crate::pki::PkiPaths) -> Result<rustls::ServerConfig> {
     for ca in CertificateDer::pem_file_iter(&pki.ca_cert)? {
         roots.add(ca?)?;
     }
-    let verifier = WebPkiClientVerifier::builder(Arc::new(roots)).allow_unauthenticated().build()?;
-    let mut config = rustls::ServerConfig::builder().with_client_cert_verifier(verifier).with_single_cert(certs, key)?;
+    let verifier = WebPkiClientVerifier::builder(Arc::new(roots))
+        .allow_unauthenticated()
+        .build()?;
+    let mut config = rustls::ServerConfig::builder()
+        .with_client_cert_verifier(verifier)
+        .with_single_cert(certs, key)?;
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     Ok(config)
 }
@@ -46,7 +50,11 @@ pub fn router(state: Arc<AppState>) -> axum::Router {
 }
 
 /// Accepts connections forever.
-pub async fn serve(listener: TcpListener, tls: rustls::ServerConfig, app: axum::Router) -> Result<()> {
+pub async fn serve(
+    listener: TcpListener,
+    tls: rustls::ServerConfig,
+    app: axum::Router,
+) -> Result<()> {
     let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(tls));
     loop {
         let (tcp, peer) = match listener.accept().await {
@@ -63,14 +71,23 @@ pub async fn serve(listener: TcpListener, tls: rustls::ServerConfig, app: axum::
                 Ok(s) => s,
                 Err(e) => return tracing::debug!(%peer, error = %e, "TLS handshake failed"),
             };
-            let certificate = tls.get_ref().1.peer_certificates().and_then(|c| c.first()).map(|c| c.to_vec());
+            let certificate = tls
+                .get_ref()
+                .1
+                .peer_certificates()
+                .and_then(|c| c.first())
+                .map(|c| c.to_vec());
             let identity = PeerIdentity { certificate };
-            let svc = hyper::service::service_fn(move |mut req: http::Request<hyper::body::Incoming>| {
-                req.extensions_mut().insert(identity.clone());
-                app.clone().oneshot(req.map(Body::new))
-            });
+            let svc =
+                hyper::service::service_fn(move |mut req: http::Request<hyper::body::Incoming>| {
+                    req.extensions_mut().insert(identity.clone());
+                    app.clone().oneshot(req.map(Body::new))
+                });
             let builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
-            if let Err(e) = builder.serve_connection_with_upgrades(TokioIo::new(tls), svc).await {
+            if let Err(e) = builder
+                .serve_connection_with_upgrades(TokioIo::new(tls), svc)
+                .await
+            {
                 tracing::debug!(%peer, error = %e, "connection ended with an error");
             }
         });
@@ -79,7 +96,11 @@ pub async fn serve(listener: TcpListener, tls: rustls::ServerConfig, app: axum::
 
 /// Paths anyone may read, as system:public-info-viewer allows on a real cluster.
 fn is_public(path: &str) -> bool {
-    let first = path.trim_start_matches('/').split('/').next().unwrap_or_default();
+    let first = path
+        .trim_start_matches('/')
+        .split('/')
+        .next()
+        .unwrap_or_default();
     matches!(first, "healthz" | "livez" | "readyz" | "version")
 }
 
@@ -94,31 +115,51 @@ async fn entry(State(state): State<Arc<AppState>>, req: Request) -> Response {
 
 async fn route(state: &AppState, req: Request) -> Response {
     let path = req.uri().path().to_string();
-    let authenticated = req.extensions().get::<PeerIdentity>().is_some_and(|p| p.certificate.is_some());
+    let authenticated = req
+        .extensions()
+        .get::<PeerIdentity>()
+        .is_some_and(|p| p.certificate.is_some());
     if !authenticated && !is_public(&path) {
         return ApiError::unauthorized().into_response();
     }
     let query = req.uri().query().map(String::from);
-    let verbose = query.as_deref().is_some_and(|q| q.split('&').any(|p| p == "verbose" || p.starts_with("verbose=")));
+    let verbose = query.as_deref().is_some_and(|q| {
+        q.split('&')
+            .any(|p| p == "verbose" || p.starts_with("verbose="))
+    });
     if let Some(resp) = health::probe(state, &path, verbose).await {
         return resp;
     }
     if path == "/version" || path == "/version/" {
-        return axum::Json(health::version()).into_response();
+        let mut resp = health::version().to_string().into_response();
+        resp.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static("application/json"),
+        );
+        return resp;
     }
     if let Some(ri) = request_info::parse(req.method(), &path, query.as_deref()) {
         let (parts, body) = req.into_parts();
         return handlers::handle(state, ri, parts, body).await;
     }
     if req.method() != http::Method::GET && req.method() != http::Method::HEAD {
-        return ApiError::method_not_allowed("the server does not allow this method on the requested resource").into_response();
+        return ApiError::method_not_allowed(
+            "the server does not allow this method on the requested resource",
+        )
+        .into_response();
     }
-    let accept = req.headers().get(http::header::ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
+    let accept = req
+        .headers()
+        .get(http::header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
     discovery_routes::serve(state, &path, query.as_deref(), &accept)
         .unwrap_or_else(|| ApiError::no_such_route().into_response())
 }
 
 /// Creates the data directory (and its parents) if needed.
 pub fn ensure_dir(dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating data directory {}", dir.display()))
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("creating data directory {}", dir.display()))
 }

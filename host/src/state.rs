@@ -1,6 +1,6 @@
 //! The server's shared state: catalogue, storage and the registry over it.
 
-use crate::catalogue::openapi::OpenApi;
+use crate::catalogue::openapi::OpenApiCache;
 use crate::catalogue::Catalogue;
 use crate::registry::Registry;
 use crate::storage::Storage;
@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 pub struct AppState {
     pub catalogue: Arc<Catalogue>,
-    pub openapi: OpenApi,
+    pub openapi: OpenApiCache,
     pub storage: Arc<dyn Storage>,
     pub registry: Registry,
     /// `host:port` clients reach this server at (for /api's serverAddressByClientCIDRs).
@@ -16,9 +16,19 @@ pub struct AppState {
 }
 
 impl AppState {
-    pub fn new(catalogue: Arc<Catalogue>, storage: Arc<dyn Storage>, server_address: String) -> Self {
-        let openapi = OpenApi::new(&catalogue);
+    pub fn new(
+        catalogue: Arc<Catalogue>,
+        storage: Arc<dyn Storage>,
+        server_address: String,
+    ) -> Self {
+        let openapi = OpenApiCache::new(&catalogue);
         let registry = Registry::new(storage.clone());
-        AppState { catalogue, openapi, storage, registry, server_address }
+        AppState {
+            catalogue,
+            openapi,
+            storage,
+            registry,
+            server_address,
+        }
     }
 }

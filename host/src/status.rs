@@ -38,7 +38,11 @@ impl Cause {
         } else {
             format!("Required value: {detail}")
         };
-        Cause { reason: "FieldValueRequired", field: field.to_string(), message }
+        Cause {
+            reason: "FieldValueRequired",
+            field: field.to_string(),
+            message,
+        }
     }
 
     pub fn not_supported(field: &str, value: &str, supported: &[&str]) -> Self {
@@ -46,12 +50,20 @@ impl Cause {
         Cause {
             reason: "FieldValueNotSupported",
             field: field.to_string(),
-            message: format!("Unsupported value: {}: supported values: {}", json!(value), list.join(", ")),
+            message: format!(
+                "Unsupported value: {}: supported values: {}",
+                json!(value),
+                list.join(", ")
+            ),
         }
     }
 
     pub fn forbidden(field: &str, detail: &str) -> Self {
-        Cause { reason: "FieldValueForbidden", field: field.to_string(), message: format!("Forbidden: {detail}") }
+        Cause {
+            reason: "FieldValueForbidden",
+            field: field.to_string(),
+            message: format!("Forbidden: {detail}"),
+        }
     }
 }
 
@@ -74,26 +86,56 @@ fn name_details(group: &str, kind: &str, name: &str) -> Value {
 
 impl ApiError {
     pub fn new(code: u16, reason: &'static str, message: impl Into<String>) -> Self {
-        ApiError { code, reason, message: message.into(), details: None }
+        ApiError {
+            code,
+            reason,
+            message: message.into(),
+            details: None,
+        }
     }
 
     pub fn not_found(group: &str, resource: &str, name: &str) -> Self {
-        let message = format!("{} \"{name}\" not found", qualified_resource(group, resource));
-        ApiError { details: Some(name_details(group, resource, name)), ..Self::new(404, "NotFound", message) }
+        let message = format!(
+            "{} \"{name}\" not found",
+            qualified_resource(group, resource)
+        );
+        ApiError {
+            details: Some(name_details(group, resource, name)),
+            ..Self::new(404, "NotFound", message)
+        }
     }
 
     pub fn no_such_route() -> Self {
-        ApiError { details: Some(json!({})), ..Self::new(404, "NotFound", "the server could not find the requested resource") }
+        ApiError {
+            details: Some(json!({})),
+            ..Self::new(
+                404,
+                "NotFound",
+                "the server could not find the requested resource",
+            )
+        }
     }
 
     pub fn already_exists(group: &str, resource: &str, name: &str) -> Self {
-        let message = format!("{} \"{name}\" already exists", qualified_resource(group, resource));
-        ApiError { details: Some(name_details(group, resource, name)), ..Self::new(409, "AlreadyExists", message) }
+        let message = format!(
+            "{} \"{name}\" already exists",
+            qualified_resource(group, resource)
+        );
+        ApiError {
+            details: Some(name_details(group, resource, name)),
+            ..Self::new(409, "AlreadyExists", message)
+        }
     }
 
     pub fn conflict(group: &str, resource: &str, name: &str, why: &str) -> Self {
-        let message = format!("Operation cannot be fulfilled on {} \"{name}\": {why}", qualified_resource(group, resource));
-        ApiError { details: Some(name_details(group, resource, name)), ..Self::new(409, "Conflict", message) }
+        let message = format!(
+            "Operation cannot be fulfilled on {} \"{name}\": {why}",
+            qualified_resource(group, resource)
+        );
+        ApiError {
+            details: Some(name_details(group, resource, name)),
+            ..Self::new(409, "Conflict", message)
+        }
     }
 
     pub fn stale(group: &str, resource: &str, name: &str) -> Self {
@@ -107,14 +149,30 @@ impl ApiError {
 
     /// 422 Invalid: `Kind "name" is invalid: field: message, ...`.
     pub fn invalid(group: &str, kind: &str, name: &str, causes: Vec<Cause>) -> Self {
-        let parts: Vec<String> = causes.iter().map(|c| format!("{}: {}", c.field, c.message)).collect();
-        let summary = if parts.len() == 1 { parts[0].clone() } else { format!("[{}]", parts.join(", ")) };
-        let message = format!("{} \"{name}\" is invalid: {summary}", qualified_resource(group, kind));
+        let parts: Vec<String> = causes
+            .iter()
+            .map(|c| format!("{}: {}", c.field, c.message))
+            .collect();
+        let summary = if parts.len() == 1 {
+            parts[0].clone()
+        } else {
+            format!("[{}]", parts.join(", "))
+        };
+        let message = format!(
+            "{} \"{name}\" is invalid: {summary}",
+            qualified_resource(group, kind)
+        );
         let mut details = name_details(group, kind, name);
         details["causes"] = Value::Array(
-            causes.iter().map(|c| json!({"reason": c.reason, "message": c.message, "field": c.field})).collect(),
+            causes
+                .iter()
+                .map(|c| json!({"reason": c.reason, "message": c.message, "field": c.field}))
+                .collect(),
         );
-        ApiError { details: Some(details), ..Self::new(422, "Invalid", message) }
+        ApiError {
+            details: Some(details),
+            ..Self::new(422, "Invalid", message)
+        }
     }
 
     pub fn bad_request(message: impl Into<String>) -> Self {
@@ -130,11 +188,19 @@ impl ApiError {
     }
 
     pub fn not_acceptable(accepted: &str) -> Self {
-        Self::new(406, "NotAcceptable", format!("only the following media types are accepted: {accepted}"))
+        Self::new(
+            406,
+            "NotAcceptable",
+            format!("only the following media types are accepted: {accepted}"),
+        )
     }
 
     pub fn too_large(limit: usize) -> Self {
-        Self::new(413, "RequestEntityTooLarge", format!("Request entity too large: limit is {limit}"))
+        Self::new(
+            413,
+            "RequestEntityTooLarge",
+            format!("Request entity too large: limit is {limit}"),
+        )
     }
 
     pub fn gone(message: impl Into<String>) -> Self {
@@ -150,7 +216,11 @@ impl ApiError {
     }
 
     pub fn internal(message: impl Into<String>) -> Self {
-        Self::new(500, "InternalError", format!("Internal error occurred: {}", message.into()))
+        Self::new(
+            500,
+            "InternalError",
+            format!("Internal error occurred: {}", message.into()),
+        )
     }
 
     pub fn unavailable(message: impl Into<String>) -> Self {
@@ -174,6 +244,11 @@ impl ApiError {
         });
         if let Some(d) = &self.details {
             s["details"] = d.clone();
+        }
+        if self.reason.is_empty() {
+            if let Some(o) = s.as_object_mut() {
+                o.remove("reason");
+            }
         }
         s
     }
@@ -199,8 +274,10 @@ impl IntoResponse for ApiError {
         let code = StatusCode::from_u16(self.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let body = self.to_status().to_string();
         let mut resp = (code, body).into_response();
-        resp.headers_mut()
-            .insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+        resp.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static("application/json"),
+        );
         resp
     }
 }
@@ -222,9 +299,17 @@ mod tests {
 
     #[test]
     fn invalid_lists_causes() {
-        let e = ApiError::invalid("", "ConfigMap", "Bad", vec![Cause::invalid("metadata.name", "Bad", "must be lowercase")]);
+        let e = ApiError::invalid(
+            "",
+            "ConfigMap",
+            "Bad",
+            vec![Cause::invalid("metadata.name", "Bad", "must be lowercase")],
+        );
         assert_eq!(e.code, 422);
         assert_eq!(e.message, "ConfigMap \"Bad\" is invalid: metadata.name: Invalid value: \"Bad\": must be lowercase");
-        assert_eq!(e.to_status()["details"]["causes"][0]["field"], "metadata.name");
+        assert_eq!(
+            e.to_status()["details"]["causes"][0]["field"],
+            "metadata.name"
+        );
     }
 }

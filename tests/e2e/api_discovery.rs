@@ -7,7 +7,11 @@ fn fresh_server_has_the_system_namespaces() {
     let s = Server::start();
     let out = s.ok(&["get", "ns"]);
     for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
-        assert!(out.lines().any(|l| l.starts_with(ns) && l.contains("Active")), "{ns} missing in:\n{out}");
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with(ns) && l.contains("Active")),
+            "{ns} missing in:\n{out}"
+        );
     }
     assert!(out.starts_with("NAME"), "table header expected:\n{out}");
 }
@@ -16,14 +20,42 @@ fn fresh_server_has_the_system_namespaces() {
 fn api_resources_lists_builtins_with_scope_and_short_names() {
     let s = Server::start();
     let out = s.ok(&["api-resources"]);
-    let row = |name: &str| out.lines().find(|l| l.split_whitespace().next() == Some(name)).map(|l| l.split_whitespace().collect::<Vec<_>>());
-    assert_eq!(row("deployments").unwrap(), ["deployments", "deploy", "apps/v1", "true", "Deployment"]);
+    let row = |name: &str| {
+        out.lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+    };
+    assert_eq!(
+        row("deployments").unwrap(),
+        ["deployments", "deploy", "apps/v1", "true", "Deployment"]
+    );
     assert_eq!(row("pods").unwrap(), ["pods", "po", "v1", "true", "Pod"]);
-    assert_eq!(row("namespaces").unwrap(), ["namespaces", "ns", "v1", "false", "Namespace"]);
-    assert_eq!(row("clusterroles").unwrap(), ["clusterroles", "rbac.authorization.k8s.io/v1", "false", "ClusterRole"]);
+    assert_eq!(
+        row("namespaces").unwrap(),
+        ["namespaces", "ns", "v1", "false", "Namespace"]
+    );
+    assert_eq!(
+        row("clusterroles").unwrap(),
+        [
+            "clusterroles",
+            "rbac.authorization.k8s.io/v1",
+            "false",
+            "ClusterRole"
+        ]
+    );
     let versions = s.ok(&["api-versions"]);
-    for gv in ["v1", "apps/v1", "batch/v1", "rbac.authorization.k8s.io/v1", "networking.k8s.io/v1", "admissionregistration.k8s.io/v1"] {
-        assert!(versions.lines().any(|l| l == gv), "{gv} missing in:\n{versions}");
+    for gv in [
+        "v1",
+        "apps/v1",
+        "batch/v1",
+        "rbac.authorization.k8s.io/v1",
+        "networking.k8s.io/v1",
+        "admissionregistration.k8s.io/v1",
+    ] {
+        assert!(
+            versions.lines().any(|l| l == gv),
+            "{gv} missing in:\n{versions}"
+        );
     }
 }
 
@@ -32,10 +64,22 @@ fn version_reports_kubernetes_level_and_capstan_build() {
     let s = Server::start();
     let (code, v) = s.get_json("/version");
     assert_eq!(code, 200);
-    assert_eq!((v["major"].as_str(), v["minor"].as_str()), (Some("1"), Some("33")));
-    assert!(v["gitVersion"].as_str().unwrap().starts_with("v1.33.0+capstan"), "{v}");
+    assert_eq!(
+        (v["major"].as_str(), v["minor"].as_str()),
+        (Some("1"), Some("33"))
+    );
+    assert!(
+        v["gitVersion"]
+            .as_str()
+            .unwrap()
+            .starts_with("v1.33.0+capstan"),
+        "{v}"
+    );
     let out = s.ok(&["version", "-o", "json"]);
-    assert!(out.contains("serverVersion") && out.contains("capstan"), "{out}");
+    assert!(
+        out.contains("serverVersion") && out.contains("capstan"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -46,18 +90,31 @@ fn health_endpoints_answer_with_verbose_checks() {
         assert_eq!(crate::support::stdout(&out), "ok");
     }
     let verbose = crate::support::stdout(&s.curl(&[&s.url("/readyz?verbose")]));
-    assert!(verbose.contains("[+]etcd ok") && verbose.contains("readyz check passed"), "{verbose}");
+    assert!(
+        verbose.contains("[+]etcd ok") && verbose.contains("readyz check passed"),
+        "{verbose}"
+    );
 }
 
 #[test]
 fn requests_without_a_client_certificate_are_unauthorized() {
     let s = Server::start();
     let mut cmd = std::process::Command::new("curl");
-    cmd.args(["-sS", "--cacert"]).arg(s.pki("ca.crt")).args(["-w", "\n%{http_code}", &s.url("/api/v1/namespaces")]);
+    cmd.args(["-sS", "--cacert"]).arg(s.pki("ca.crt")).args([
+        "-w",
+        "\n%{http_code}",
+        &s.url("/api/v1/namespaces"),
+    ]);
     let out = crate::support::stdout(&cmd.output().unwrap());
-    assert!(out.ends_with("401") && out.contains("\"reason\":\"Unauthorized\""), "{out}");
+    assert!(
+        out.ends_with("401") && out.contains("\"reason\":\"Unauthorized\""),
+        "{out}"
+    );
     let mut health = std::process::Command::new("curl");
-    health.args(["-sS", "--cacert"]).arg(s.pki("ca.crt")).arg(s.url("/healthz"));
+    health
+        .args(["-sS", "--cacert"])
+        .arg(s.pki("ca.crt"))
+        .arg(s.url("/healthz"));
     assert_eq!(crate::support::stdout(&health.output().unwrap()), "ok");
 }
 
@@ -66,7 +123,10 @@ fn explain_prints_field_descriptions_from_openapi_v3() {
     let s = Server::start();
     let out = s.ok(&["explain", "deployment.spec.replicas"]);
     assert!(out.contains("KIND:") && out.contains("Deployment"), "{out}");
-    assert!(out.to_lowercase().contains("number of desired pods"), "{out}");
+    assert!(
+        out.to_lowercase().contains("number of desired pods"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -74,11 +134,30 @@ fn aggregated_discovery_is_served_when_asked_for() {
     let s = Server::start();
     let accept = "Accept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
     let out = crate::support::stdout(&s.curl(&["-i", "-H", accept, &s.url("/apis")]));
-    assert!(out.to_lowercase().contains("content-type: application/json;g=apidiscovery.k8s.io;v=v2;as=apigroupdiscoverylist"), "{out}");
+    assert!(
+        out.to_lowercase().contains(
+            "content-type: application/json;g=apidiscovery.k8s.io;v=v2;as=apigroupdiscoverylist"
+        ),
+        "{out}"
+    );
     let body = out.split("\r\n\r\n").nth(1).unwrap();
     let v: serde_json::Value = serde_json::from_str(body).unwrap();
     assert_eq!(v["kind"], "APIGroupDiscoveryList");
-    let apps = v["items"].as_array().unwrap().iter().find(|g| g["metadata"]["name"] == "apps").unwrap();
-    let deploy = apps["versions"][0]["resources"].as_array().unwrap().iter().find(|r| r["resource"] == "deployments").unwrap();
-    assert!(deploy["subresources"].as_array().unwrap().iter().any(|s| s["subresource"] == "scale"));
+    let apps = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["metadata"]["name"] == "apps")
+        .unwrap();
+    let deploy = apps["versions"][0]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["resource"] == "deployments")
+        .unwrap();
+    assert!(deploy["subresources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s["subresource"] == "scale"));
 }

@@ -24,10 +24,18 @@ fn label_and_annotate_add_and_remove() {
     s.ok(&["label", "pod", "app", "env=prod"]);
     s.ok(&["annotate", "pod", "app", "owner=team-a"]);
     let p = s.json(&["get", "pod", "app"]);
-    assert_eq!((p["metadata"]["labels"]["env"].as_str(), p["metadata"]["labels"]["tier"].as_str()), (Some("prod"), Some("web")));
+    assert_eq!(
+        (
+            p["metadata"]["labels"]["env"].as_str(),
+            p["metadata"]["labels"]["tier"].as_str()
+        ),
+        (Some("prod"), Some("web"))
+    );
     assert_eq!(p["metadata"]["annotations"]["owner"], "team-a");
     s.ok(&["label", "pod", "app", "env-"]);
-    assert!(s.json(&["get", "pod", "app"])["metadata"]["labels"].get("env").is_none());
+    assert!(s.json(&["get", "pod", "app"])["metadata"]["labels"]
+        .get("env")
+        .is_none());
     let err = s.fails(&["label", "pod", "app", "tier=db"]);
     assert!(err.contains("already has a value"), "{err}");
 }
@@ -59,13 +67,40 @@ fn strategic_patch_merges_containers_by_name() {
 #[test]
 fn merge_and_json_patches_apply() {
     let s = Server::start();
-    s.ok(&["create", "configmap", "c", "--from-literal=a=1", "--from-literal=b=2"]);
-    s.ok(&["patch", "cm", "c", "--type=merge", "-p", r#"{"data":{"a":null,"c":"3"}}"#]);
+    s.ok(&[
+        "create",
+        "configmap",
+        "c",
+        "--from-literal=a=1",
+        "--from-literal=b=2",
+    ]);
+    s.ok(&[
+        "patch",
+        "cm",
+        "c",
+        "--type=merge",
+        "-p",
+        r#"{"data":{"a":null,"c":"3"}}"#,
+    ]);
     let cm = s.json(&["get", "cm", "c"]);
     assert_eq!(cm["data"], serde_json::json!({"b": "2", "c": "3"}));
-    s.ok(&["patch", "cm", "c", "--type=json", "-p", r#"[{"op":"replace","path":"/data/b","value":"20"}]"#]);
+    s.ok(&[
+        "patch",
+        "cm",
+        "c",
+        "--type=json",
+        "-p",
+        r#"[{"op":"replace","path":"/data/b","value":"20"}]"#,
+    ]);
     assert_eq!(s.json(&["get", "cm", "c"])["data"]["b"], "20");
-    let err = s.fails(&["patch", "cm", "c", "--type=json", "-p", r#"[{"op":"test","path":"/data/b","value":"nope"}]"#]);
+    let err = s.fails(&[
+        "patch",
+        "cm",
+        "c",
+        "--type=json",
+        "-p",
+        r#"[{"op":"test","path":"/data/b","value":"nope"}]"#,
+    ]);
     assert!(err.contains("Error from server"), "{err}");
     assert_eq!(s.json(&["get", "cm", "c"])["data"]["b"], "20");
 }

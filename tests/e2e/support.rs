@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 /// The kubectl the tests use: fixed, so results do not depend on the dispatcher.
 pub fn kubectl_path() -> String {
-    std::env::var("CAPSTAN_KUBECTL").unwrap_or_else(|_| "/usr/lib/google-cloud-sdk/bin/kubectl.1.33".to_string())
+    std::env::var("CAPSTAN_KUBECTL")
+        .unwrap_or_else(|_| "/usr/lib/google-cloud-sdk/bin/kubectl.1.33".to_string())
 }
 
 pub struct Server {
@@ -32,7 +33,12 @@ impl Server {
     pub fn start_with(extra: &[&str]) -> Server {
         let dir = tempfile::tempdir().expect("temp dir");
         let extra_args = extra.iter().map(|s| s.to_string()).collect();
-        let mut s = Server { child: None, dir, port: free_port(), extra_args };
+        let mut s = Server {
+            child: None,
+            dir,
+            port: free_port(),
+            extra_args,
+        };
         s.spawn();
         s
     }
@@ -58,7 +64,13 @@ impl Server {
         let deadline = Instant::now() + Duration::from_secs(30);
         while Instant::now() < deadline {
             if self.kubeconfig().exists() {
-                let out = self.curl(&["-o", "/dev/null", "-w", "%{http_code}", &self.url("/readyz")]);
+                let out = self.curl(&[
+                    "-o",
+                    "/dev/null",
+                    "-w",
+                    "%{http_code}",
+                    &self.url("/readyz"),
+                ]);
                 if String::from_utf8_lossy(&out.stdout) == "200" {
                     return;
                 }
@@ -110,7 +122,10 @@ impl Server {
 
     pub fn kubectl_stdin(&self, args: &[&str], stdin: Option<&str>) -> Output {
         run_with_stdin(
-            Command::new(kubectl_path()).arg("--kubeconfig").arg(self.kubeconfig()).args(args),
+            Command::new(kubectl_path())
+                .arg("--kubeconfig")
+                .arg(self.kubeconfig())
+                .args(args),
             stdin,
         )
     }
@@ -118,21 +133,35 @@ impl Server {
     /// kubectl that must succeed; returns its stdout.
     pub fn ok(&self, args: &[&str]) -> String {
         let out = self.kubectl(args);
-        assert!(out.status.success(), "kubectl {args:?} failed: {}\n{}", stderr(&out), self.log_tail());
+        assert!(
+            out.status.success(),
+            "kubectl {args:?} failed: {}\n{}",
+            stderr(&out),
+            self.log_tail()
+        );
         stdout(&out)
     }
 
     /// kubectl that must succeed, with a manifest on stdin.
     pub fn ok_stdin(&self, args: &[&str], input: &str) -> String {
         let out = self.kubectl_stdin(args, Some(input));
-        assert!(out.status.success(), "kubectl {args:?} failed: {}\n{}", stderr(&out), self.log_tail());
+        assert!(
+            out.status.success(),
+            "kubectl {args:?} failed: {}\n{}",
+            stderr(&out),
+            self.log_tail()
+        );
         stdout(&out)
     }
 
     /// kubectl that must fail; returns its stderr.
     pub fn fails(&self, args: &[&str]) -> String {
         let out = self.kubectl(args);
-        assert!(!out.status.success(), "kubectl {args:?} unexpectedly succeeded: {}", stdout(&out));
+        assert!(
+            !out.status.success(),
+            "kubectl {args:?} unexpectedly succeeded: {}",
+            stdout(&out)
+        );
         stderr(&out)
     }
 
@@ -152,15 +181,29 @@ impl Server {
     pub fn curl(&self, args: &[&str]) -> Output {
         let mut cmd = Command::new("curl");
         cmd.args(["-sS", "--cacert"]).arg(self.pki("ca.crt"));
-        cmd.arg("--cert").arg(self.pki("admin.crt")).arg("--key").arg(self.pki("admin.key"));
+        cmd.arg("--cert")
+            .arg(self.pki("admin.crt"))
+            .arg("--key")
+            .arg(self.pki("admin.key"));
         cmd.args(args);
         run_with_stdin(&mut cmd, None)
     }
 
     /// An HTTP request with a JSON or other body; returns (status code, parsed body, headers text).
-    pub fn request(&self, method: &str, path: &str, content_type: &str, body: Option<&str>) -> (u16, Value, String) {
+    pub fn request(
+        &self,
+        method: &str,
+        path: &str,
+        content_type: &str,
+        body: Option<&str>,
+    ) -> (u16, Value, String) {
         let headers = self.dir.path().join(format!("headers-{}", rand_suffix()));
-        let mut args: Vec<String> = vec!["-X".into(), method.into(), "-D".into(), headers.display().to_string()];
+        let mut args: Vec<String> = vec![
+            "-X".into(),
+            method.into(),
+            "-D".into(),
+            headers.display().to_string(),
+        ];
         args.extend(["-H".into(), format!("Content-Type: {content_type}")]);
         args.extend(["-w".into(), "\n%{http_code}".into()]);
         let body_file = self.dir.path().join(format!("body-{}", rand_suffix()));
@@ -198,7 +241,11 @@ impl Drop for Server {
 
 fn run_with_stdin(cmd: &mut Command, stdin: Option<&str>) -> Output {
     use std::io::Write;
-    cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+    cmd.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    });
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("spawn command");
     if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
@@ -226,4 +273,3 @@ pub fn eventually(timeout: Duration, mut check: impl FnMut() -> bool) -> bool {
     }
     false
 }
-

@@ -22,31 +22,58 @@ fn kubectl_get_watch_sees_new_objects() {
     std::thread::sleep(Duration::from_millis(800));
     let _ = child.kill();
     let mut out = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
     let _ = child.wait();
     assert!(out.contains("first") && out.contains("second"), "{out}");
 }
 
 fn events(s: &Server, path: &str) -> Vec<serde_json::Value> {
     let out = crate::support::stdout(&s.curl(&["-N", &s.url(path)]));
-    out.lines().filter(|l| !l.is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect()
+    out.lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 #[test]
 fn watch_from_a_revision_replays_in_order() {
     let s = Server::start();
-    let rv = s.json(&["get", "cm"])["metadata"]["resourceVersion"].as_str().unwrap().to_string();
+    let rv = s.json(&["get", "cm"])["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_string();
     s.ok(&["create", "configmap", "w"]);
     s.ok(&["label", "cm", "w", "x=y"]);
     s.ok(&["delete", "cm", "w"]);
     let evs = events(&s, &format!("/api/v1/namespaces/default/configmaps?watch=true&resourceVersion={rv}&timeoutSeconds=2"));
     let types: Vec<&str> = evs.iter().map(|e| e["type"].as_str().unwrap()).collect();
     assert_eq!(types, ["ADDED", "MODIFIED", "DELETED"]);
-    let rvs: Vec<i64> = evs.iter().map(|e| e["object"]["metadata"]["resourceVersion"].as_str().unwrap().parse().unwrap()).collect();
+    let rvs: Vec<i64> = evs
+        .iter()
+        .map(|e| {
+            e["object"]["metadata"]["resourceVersion"]
+                .as_str()
+                .unwrap()
+                .parse()
+                .unwrap()
+        })
+        .collect();
     assert!(rvs.windows(2).all(|w| w[0] < w[1]), "{rvs:?}");
     let filtered = events(&s, &format!("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={rv}&timeoutSeconds=1&labelSelector=x%3Dy"));
-    let types: Vec<&str> = filtered.iter().map(|e| e["type"].as_str().unwrap()).collect();
-    assert_eq!(types, ["ADDED", "DELETED"], "a label change into the selector is an ADDED for this watcher");
+    let types: Vec<&str> = filtered
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        types,
+        ["ADDED", "DELETED"],
+        "a label change into the selector is an ADDED for this watcher"
+    );
 }
 
 #[test]
@@ -57,7 +84,10 @@ fn watch_without_revision_starts_with_current_state_and_bookmarks() {
     assert_eq!(evs[0]["type"], "ADDED");
     assert_eq!(evs[0]["object"]["metadata"]["name"], "present");
     assert_eq!(evs[1]["type"], "BOOKMARK");
-    assert_eq!(evs[1]["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"], "true");
+    assert_eq!(
+        evs[1]["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"],
+        "true"
+    );
 }
 
 #[test]
@@ -67,8 +97,16 @@ fn watch_from_a_compacted_revision_gets_410() {
         s.ok(&["create", "configmap", &format!("c{i}")]);
     }
     let gone = eventually(Duration::from_secs(10), || {
-        let evs = events(&s, "/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=2&timeoutSeconds=1");
-        evs.first().is_some_and(|e| e["type"] == "ERROR" && e["object"]["code"] == 410 && e["object"]["reason"] == "Expired")
+        let evs = events(
+            &s,
+            "/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=2&timeoutSeconds=1",
+        );
+        evs.first().is_some_and(|e| {
+            e["type"] == "ERROR" && e["object"]["code"] == 410 && e["object"]["reason"] == "Expired"
+        })
     });
-    assert!(gone, "watching from a compacted revision must end with a 410 ERROR event");
+    assert!(
+        gone,
+        "watching from a compacted revision must end with a 410 ERROR event"
+    );
 }

@@ -1,1 +1,141 @@
-fn main() {}
+//! `capstan-bench`: load benchmark for any Kubernetes API server reachable through a
+//! kubeconfig (Capstan or kube-apiserver, for side-by-side comparison), plus optional
+//! startup-time measurement of a Capstan binary. Prints a table, or JSON with --json.
+
+#[path = "capstan_bench/mod.rs"]
+mod bench;
+
+use clap::Parser;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "capstan-bench",
+    about = "Benchmark a Kubernetes API server through a kubeconfig"
+)]
+struct Args {
+    /// Kubeconfig of the server to benchmark (its current context is used).
+    #[arg(long)]
+    kubeconfig: Option<PathBuf>,
+    /// Kubeconfig context to use instead of current-context.
+    #[arg(long)]
+    context: Option<String>,
+    /// Namespace to work in (created if missing); default: a fresh bench-<random>
+    /// namespace, deleted at the end.
+    #[arg(long)]
+    namespace: Option<String>,
+    /// Operations per phase (create, get, update, delete).
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..))]
+    ops: u64,
+    /// List requests per level (default: ops/20).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    list_ops: Option<u64>,
+    /// Watch-delivery creates per level (default: ops/4).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    watch_ops: Option<u64>,
+    /// Concurrency levels, comma-separated; every phase runs at each.
+    #[arg(long, value_delimiter = ',', default_value = "1,32", value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    concurrency: Vec<u64>,
+    /// Offer only HTTP/1.1 (default: HTTP/2 when the server supports it).
+    #[arg(long)]
+    http1: bool,
+    /// Also measure startup of this binary (`<PATH> serve --data-dir .. --secure-port ..`).
+    #[arg(long)]
+    startup_binary: Option<PathBuf>,
+    /// Number of startup measurements.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
+    startup_runs: u64,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+impl Args {
+    fn options(&self) -> bench::Options {
+        let size = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
+        bench::Options {
+            kubeconfig: self.kubeconfig.clone(),
+            context: self.context.clone(),
+            namespace: self.namespace.clone(),
+            ops: size(self.ops),
+            list_ops: self.list_ops.map(size),
+            watch_ops: self.watch_ops.map(size),
+            concurrency: self.concurrency.iter().copied().map(size).collect(),
+            http1: self.http1,
+            startup_binary: self.startup_binary.clone(),
+            startup_runs: size(self.startup_runs),
+        }
+    }
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    init_logging();
+    let args = Args::parse();
+    if args.kubeconfig.is_none() && args.startup_binary.is_none() {
+        eprintln!(
+            "capstan-bench: pass --kubeconfig FILE and/or --startup-binary PATH (see --help)"
+        );
+        return ExitCode::from(2);
+    }
+    match bench::run(&args.options()).await {
+        Ok(report) if args.json => println!("{}", report.to_json()),
+        Ok(report) => print!("{}", report.to_table()),
+        Err(e) => {
+            eprintln!("capstan-bench: {e:#}");
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// Progress goes to stderr through tracing (RUST_LOG overrides the `info` default), so
+/// stdout carries only the table or the JSON.
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_match_the_documented_command_line() {
+        let args = Args::try_parse_from(["capstan-bench", "--kubeconfig", "k"]).unwrap();
+        let o = args.options();
+        assert_eq!(
+            (o.ops, o.concurrency.clone(), o.startup_runs),
+            (2000, vec![1, 32], 5)
+        );
+        assert!(!args.json && !o.http1 && o.namespace.is_none());
+    }
+
+    #[test]
+    fn parses_concurrency_list_and_rejects_zero() {
+        let args = Args::try_parse_from([
+            "capstan-bench",
+            "--kubeconfig",
+            "k",
+            "--concurrency",
+            "1,8,64",
+            "--ops",
+            "50",
+            "--namespace",
+            "perf",
+            "--json",
+        ])
+        .unwrap();
+        let o = args.options();
+        assert_eq!((o.ops, o.concurrency), (50, vec![1, 8, 64]));
+        assert_eq!(o.namespace.as_deref(), Some("perf"));
+        assert!(args.json);
+        assert!(Args::try_parse_from(["capstan-bench", "--concurrency", "0"]).is_err());
+        assert!(Args::try_parse_from(["capstan-bench", "--ops", "0"]).is_err());
+    }
+}

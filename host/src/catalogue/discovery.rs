@@ -142,8 +142,15 @@ fn response_kind(r: &ResourceInfo, group: &str, version: &str, kind: &str) -> Va
 fn aggregated_resource(r: &ResourceInfo) -> Value {
     let mut e = Map::new();
     e.insert("resource".into(), json!(r.plural));
-    e.insert("responseKind".into(), response_kind(r, &r.group, &r.version, &r.kind));
-    let scope = if r.namespaced { "Namespaced" } else { "Cluster" };
+    e.insert(
+        "responseKind".into(),
+        response_kind(r, &r.group, &r.version, &r.kind),
+    );
+    let scope = if r.namespaced {
+        "Namespaced"
+    } else {
+        "Cluster"
+    };
     e.insert("scope".into(), json!(scope));
     e.insert("singularResource".into(), json!(r.singular));
     e.insert("verbs".into(), json!(r.verbs));
@@ -266,7 +273,10 @@ mod tests {
         let cat = Catalogue::builtin();
         let api = api_versions(&cat, "10.0.0.1:6443");
         assert_eq!(api["versions"], json!(["v1"]));
-        assert_eq!(api["serverAddressByClientCIDRs"][0]["serverAddress"], "10.0.0.1:6443");
+        assert_eq!(
+            api["serverAddressByClientCIDRs"][0]["serverAddress"],
+            "10.0.0.1:6443"
+        );
         let groups = api_group_list(&cat);
         let names: Vec<&str> = groups["groups"]
             .as_array()
@@ -315,7 +325,10 @@ mod tests {
             .iter()
             .find(|s| s["subresource"] == "scale")
             .unwrap();
-        assert_eq!(scale["responseKind"], json!({"group": "autoscaling", "kind": "Scale", "version": "v1"}));
+        assert_eq!(
+            scale["responseKind"],
+            json!({"group": "autoscaling", "kind": "Scale", "version": "v1"})
+        );
         let ns = &core["items"][0]["versions"][0]["resources"]
             .as_array()
             .unwrap()

@@ -278,6 +278,9 @@ mod tests {
     fn version_priority_matches_kube() {
         let mut v = vec!["v1alpha1", "foo", "v2", "v1beta2", "v1", "v1beta1", "v10"];
         v.sort_by(|a, b| compare_versions(a, b));
-        assert_eq!(v, ["v10", "v2", "v1", "v1beta2", "v1beta1", "v1alpha1", "foo"]);
+        assert_eq!(
+            v,
+            ["v10", "v2", "v1", "v1beta2", "v1beta1", "v1alpha1", "foo"]
+        );
     }
 }

@@ -71,7 +71,12 @@ pub fn v3_document(cat: &Catalogue, gv: &str) -> Option<Value> {
         return None;
     }
     let paths = openapi_paths::gv_paths(cat, group, version);
-    let mut roots = vec![STATUS.into(), DELETE_OPTIONS.into(), WATCH_EVENT.into(), PATCH.into()];
+    let mut roots = vec![
+        STATUS.into(),
+        DELETE_OPTIONS.into(),
+        WATCH_EVENT.into(),
+        PATCH.into(),
+    ];
     for r in &resources {
         roots.push(r.schema_name.clone());
         roots.push(format!("{}List", r.schema_name));
@@ -158,7 +163,9 @@ impl OpenApiCache {
 
     /// The document already serialized as compact JSON.
     pub fn document_json(&self, gv: &str) -> Option<&[u8]> {
-        self.docs.get(gv.trim_matches('/')).map(|p| p.bytes.as_slice())
+        self.docs
+            .get(gv.trim_matches('/'))
+            .map(|p| p.bytes.as_slice())
     }
 
     /// The hash the index advertises for that document.
@@ -184,7 +191,9 @@ mod tests {
         let cat = Catalogue::builtin();
         let cache = OpenApiCache::new(&cat);
         let index = cache.index();
-        let core = index["paths"]["api/v1"]["serverRelativeURL"].as_str().unwrap();
+        let core = index["paths"]["api/v1"]["serverRelativeURL"]
+            .as_str()
+            .unwrap();
         let hash = cache.hash("api/v1").unwrap();
         assert_eq!(core, format!("/openapi/v3/api/v1?hash={hash}"));
         assert!(index["paths"]["apis/apps/v1"].is_object());
@@ -204,7 +213,10 @@ mod tests {
         let doc = v3_document(&cat, "apis/apps/v1").unwrap();
         let path = &doc["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments"];
         let gvk = &path["get"]["x-kubernetes-group-version-kind"];
-        assert_eq!(*gvk, json!({"group": "apps", "kind": "Deployment", "version": "v1"}));
+        assert_eq!(
+            *gvk,
+            json!({"group": "apps", "kind": "Deployment", "version": "v1"})
+        );
         let schemas = doc["components"]["schemas"].as_object().unwrap();
         let (_, deployment) = schemas
             .iter()
@@ -214,10 +226,15 @@ mod tests {
                     .is_some_and(|l| l.contains(gvk))
             })
             .unwrap();
-        let spec_ref = deployment["properties"]["spec"]["allOf"][0]["$ref"].as_str().unwrap();
+        let spec_ref = deployment["properties"]["spec"]["allOf"][0]["$ref"]
+            .as_str()
+            .unwrap();
         let spec = &schemas[spec_ref.trim_start_matches("#/components/schemas/")];
         let replicas = &spec["properties"]["replicas"];
-        assert!(replicas["description"].as_str().unwrap().starts_with("Number of desired pods"));
+        assert!(replicas["description"]
+            .as_str()
+            .unwrap()
+            .starts_with("Number of desired pods"));
     }
 
     #[test]

@@ -149,7 +149,8 @@ fn responses(codes: &[&str], schema: &str, types: &[&str]) -> Value {
             "202" => "Accepted",
             _ => "OK",
         };
-        let body = json!({ "content": content(schema_ref(schema), types), "description": description });
+        let body =
+            json!({ "content": content(schema_ref(schema), types), "description": description });
         out.insert(code.to_string(), body);
     }
     out.insert("401".into(), json!({ "description": "Unauthorized" }));
@@ -262,7 +263,11 @@ fn collection_ops(r: &ResourceInfo, t: &Target) -> Vec<(&'static str, Value)> {
     }
     if r.has_verb("deletecollection") {
         let mut names = DELETE_PARAMS.to_vec();
-        names.extend(LIST_PARAMS.iter().filter(|p| !["allowWatchBookmarks", "watch"].contains(p)));
+        names.extend(
+            LIST_PARAMS
+                .iter()
+                .filter(|p| !["allowWatchBookmarks", "watch"].contains(p)),
+        );
         names.sort_unstable();
         let op = Op {
             action: "deletecollection",
@@ -366,10 +371,17 @@ fn with_list_params(mut base: Vec<Value>) -> Vec<Value> {
 }
 
 fn add_watch_paths(paths: &mut Map<String, Value>, prefix: &str, r: &ResourceInfo, t: &Target) {
-    let scope = if r.namespaced { "/namespaces/{namespace}" } else { "" };
+    let scope = if r.namespaced {
+        "/namespaces/{namespace}"
+    } else {
+        ""
+    };
     let base = format!("{prefix}/watch{scope}/{}", r.plural);
     let list_params = with_list_params(path_params(r.namespaced, false, t.kind));
-    paths.insert(base.clone(), path_item(vec![("get", watch_op(t, true, false))], list_params));
+    paths.insert(
+        base.clone(),
+        path_item(vec![("get", watch_op(t, true, false))], list_params),
+    );
     let item_params = with_list_params(path_params(r.namespaced, true, t.kind));
     let item = path_item(vec![("get", watch_op(t, false, false))], item_params);
     paths.insert(format!("{base}/{{name}}"), item);
@@ -380,7 +392,12 @@ fn add_watch_paths(paths: &mut Map<String, Value>, prefix: &str, r: &ResourceInf
     }
 }
 
-fn add_all_namespaces_list(paths: &mut Map<String, Value>, prefix: &str, r: &ResourceInfo, t: &Target) {
+fn add_all_namespaces_list(
+    paths: &mut Map<String, Value>,
+    prefix: &str,
+    r: &ResourceInfo,
+    t: &Target,
+) {
     let op = Op {
         action: "list",
         op_id: format!("list{}{}ForAllNamespaces", t.gv_camel, t.kind),
@@ -396,15 +413,25 @@ fn add_all_namespaces_list(paths: &mut Map<String, Value>, prefix: &str, r: &Res
 
 fn add_resource(paths: &mut Map<String, Value>, prefix: &str, r: &ResourceInfo) {
     let t = target(r, None);
-    let scope = if r.namespaced { "/namespaces/{namespace}" } else { "" };
+    let scope = if r.namespaced {
+        "/namespaces/{namespace}"
+    } else {
+        ""
+    };
     let collection = format!("{prefix}{scope}/{}", r.plural);
     let ops = collection_ops(r, &t);
     if !ops.is_empty() {
-        paths.insert(collection.clone(), path_item(ops, path_params(r.namespaced, false, &r.kind)));
+        paths.insert(
+            collection.clone(),
+            path_item(ops, path_params(r.namespaced, false, &r.kind)),
+        );
     }
     let item = format!("{collection}/{{name}}");
     let ops = item_ops(&r.verbs, &t);
-    paths.insert(item.clone(), path_item(ops, path_params(r.namespaced, true, &r.kind)));
+    paths.insert(
+        item.clone(),
+        path_item(ops, path_params(r.namespaced, true, &r.kind)),
+    );
     for s in &r.subresources {
         let st = target(r, Some(&s.name));
         let ops = item_ops(&s.verbs, &st);
@@ -441,17 +468,32 @@ mod tests {
         let paths = gv_paths(&cat, "apps", "v1");
         let coll = &paths["/apis/apps/v1/namespaces/{namespace}/deployments"];
         assert_eq!(coll["get"]["operationId"], "listAppsV1NamespacedDeployment");
-        assert_eq!(coll["delete"]["operationId"], "deleteAppsV1CollectionNamespacedDeployment");
+        assert_eq!(
+            coll["delete"]["operationId"],
+            "deleteAppsV1CollectionNamespacedDeployment"
+        );
         let scale = &paths["/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale"];
-        assert_eq!(scale["patch"]["operationId"], "patchAppsV1NamespacedDeploymentScale");
-        assert_eq!(scale["patch"]["x-kubernetes-group-version-kind"]["kind"], "Scale");
+        assert_eq!(
+            scale["patch"]["operationId"],
+            "patchAppsV1NamespacedDeploymentScale"
+        );
+        assert_eq!(
+            scale["patch"]["x-kubernetes-group-version-kind"]["kind"],
+            "Scale"
+        );
         let all = &paths["/apis/apps/v1/deployments"];
-        assert_eq!(all["get"]["operationId"], "listAppsV1DeploymentForAllNamespaces");
+        assert_eq!(
+            all["get"]["operationId"],
+            "listAppsV1DeploymentForAllNamespaces"
+        );
         let w = &paths["/apis/apps/v1/watch/namespaces/{namespace}/deployments/{name}"];
         assert_eq!(w["get"]["x-kubernetes-action"], "watch");
         let rbac = gv_paths(&cat, "rbac.authorization.k8s.io", "v1");
         let roles = &rbac["/apis/rbac.authorization.k8s.io/v1/clusterroles"];
-        assert_eq!(roles["get"]["operationId"], "listRbacAuthorizationV1ClusterRole");
+        assert_eq!(
+            roles["get"]["operationId"],
+            "listRbacAuthorizationV1ClusterRole"
+        );
         assert_eq!(roles["get"]["tags"], json!(["rbacAuthorization_v1"]));
     }
 
@@ -461,7 +503,9 @@ mod tests {
         for (g, versions) in cat.groups() {
             for v in versions {
                 for (path, item) in gv_paths(&cat, &g, &v) {
-                    let Some(patch) = item.get("patch") else { continue };
+                    let Some(patch) = item.get("patch") else {
+                        continue;
+                    };
                     let names: Vec<&str> = patch["parameters"]
                         .as_array()
                         .unwrap()

@@ -97,11 +97,17 @@ fn fix_scalars(schemas: &mut Map<String, Value>) {
     if let Some(Value::Object(s)) = schemas.get_mut(INT_OR_STRING) {
         s.remove("x-kubernetes-int-or-string");
         s.insert("format".into(), json!("int-or-string"));
-        s.insert("oneOf".into(), json!([{"type": "integer"}, {"type": "string"}]));
+        s.insert(
+            "oneOf".into(),
+            json!([{"type": "integer"}, {"type": "string"}]),
+        );
     }
     if let Some(Value::Object(s)) = schemas.get_mut(QUANTITY) {
         s.remove("type");
-        s.insert("oneOf".into(), json!([{"type": "string"}, {"type": "number"}]));
+        s.insert(
+            "oneOf".into(),
+            json!([{"type": "string"}, {"type": "number"}]),
+        );
     }
 }
 
@@ -143,7 +149,11 @@ pub(super) fn list_schema(kind_schema: &Value, r: &ResourceInfo) -> Value {
 fn add_kinds(schemas: &mut Map<String, Value>, resources: &[ResourceInfo]) {
     let mut gvs: Vec<(String, String)> = Vec::new();
     for r in resources {
-        set_gvks(schemas, &r.schema_name, vec![gvk(&r.group, &r.version, &r.kind)]);
+        set_gvks(
+            schemas,
+            &r.schema_name,
+            vec![gvk(&r.group, &r.version, &r.kind)],
+        );
         if let Some(kind_schema) = schemas.get(&r.schema_name) {
             let list = list_schema(kind_schema, r);
             schemas.insert(format!("{}List", r.schema_name), list);
@@ -154,7 +164,10 @@ fn add_kinds(schemas: &mut Map<String, Value>, resources: &[ResourceInfo]) {
     }
     set_gvks(schemas, STATUS, vec![gvk("", "v1", "Status")]);
     set_gvks(schemas, SCALE, vec![gvk("autoscaling", "v1", "Scale")]);
-    for (name, kind) in [(DELETE_OPTIONS, "DeleteOptions"), (WATCH_EVENT, "WatchEvent")] {
+    for (name, kind) in [
+        (DELETE_OPTIONS, "DeleteOptions"),
+        (WATCH_EVENT, "WatchEvent"),
+    ] {
         let all = gvs.iter().map(|(g, v)| gvk(g, v, kind)).collect();
         set_gvks(schemas, name, all);
     }
@@ -215,11 +228,23 @@ mod tests {
             json!([{"group": "apps", "kind": "Deployment", "version": "v1"}])
         );
         let spec = &d["properties"]["spec"];
-        assert_eq!(spec["allOf"][0]["$ref"], "#/components/schemas/io.k8s.api.apps.v1.DeploymentSpec");
-        assert!(spec["description"].as_str().unwrap().contains("desired behavior"));
-        assert!(d.get("required").is_none(), "metadata is not required in kube");
+        assert_eq!(
+            spec["allOf"][0]["$ref"],
+            "#/components/schemas/io.k8s.api.apps.v1.DeploymentSpec"
+        );
+        assert!(spec["description"]
+            .as_str()
+            .unwrap()
+            .contains("desired behavior"));
+        assert!(
+            d.get("required").is_none(),
+            "metadata is not required in kube"
+        );
         let list = schema(&cat, "io.k8s.api.apps.v1.DeploymentList");
-        assert_eq!(list["x-kubernetes-group-version-kind"][0]["kind"], "DeploymentList");
+        assert_eq!(
+            list["x-kubernetes-group-version-kind"][0]["kind"],
+            "DeploymentList"
+        );
     }
 
     #[test]
@@ -229,7 +254,10 @@ mod tests {
         let replicas = &spec["properties"]["replicas"];
         assert_eq!(replicas["type"], "integer");
         assert_eq!(replicas["format"], "int32");
-        assert!(replicas["description"].as_str().unwrap().contains("Number of desired pods"));
+        assert!(replicas["description"]
+            .as_str()
+            .unwrap()
+            .contains("Number of desired pods"));
     }
 
     #[test]
@@ -249,18 +277,55 @@ mod tests {
         let cat = Catalogue::builtin();
         let ios = schema(&cat, INT_OR_STRING);
         assert_eq!(ios["format"], "int-or-string");
-        assert_eq!(ios["oneOf"], json!([{"type": "integer"}, {"type": "string"}]));
+        assert_eq!(
+            ios["oneOf"],
+            json!([{"type": "integer"}, {"type": "string"}])
+        );
         assert!(schema(&cat, QUANTITY)["oneOf"].is_array());
         let time = schema(&cat, "io.k8s.apimachinery.pkg.apis.meta.v1.Time");
-        assert_eq!((time["type"].as_str(), time["format"].as_str()), (Some("string"), Some("date-time")));
+        assert_eq!(
+            (time["type"].as_str(), time["format"].as_str()),
+            (Some("string"), Some("date-time"))
+        );
         let meta = &schema(&cat, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")["properties"];
-        for p in ["name", "namespace", "labels", "annotations", "ownerReferences", "managedFields"] {
+        for p in [
+            "name",
+            "namespace",
+            "labels",
+            "annotations",
+            "ownerReferences",
+            "managedFields",
+        ] {
             assert!(meta.get(p).is_some(), "{p}");
         }
-        assert_eq!(schema(&cat, SCALE)["x-kubernetes-group-version-kind"][0]["group"], "autoscaling");
+        assert_eq!(
+            schema(&cat, SCALE)["x-kubernetes-group-version-kind"][0]["group"],
+            "autoscaling"
+        );
         for name in [STATUS, DELETE_OPTIONS, WATCH_EVENT, PATCH] {
             assert!(cat.schemas().contains_key(name), "{name}");
         }
+    }
+
+    #[test]
+    fn patch_meta_rows_name_real_properties() {
+        let cat = Catalogue::builtin();
+        for m in patch_meta::table() {
+            if let Some(s) = cat.schemas().get(m.schema) {
+                let prop = &s["properties"][m.property];
+                assert!(prop.is_object(), "{}.{}", m.schema, m.property);
+                if !m.list_type.is_empty() {
+                    assert_eq!(prop["x-kubernetes-list-type"], m.list_type);
+                }
+            }
+        }
+        let ports = &schema(&cat, "io.k8s.api.core.v1.ServiceSpec")["properties"]["ports"];
+        assert_eq!(
+            ports["x-kubernetes-list-map-keys"],
+            json!(["port", "protocol"])
+        );
+        let volumes = &schema(&cat, "io.k8s.api.core.v1.PodSpec")["properties"]["volumes"];
+        assert_eq!(volumes["x-kubernetes-patch-strategy"], "merge,retainKeys");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! finalizers keep it Terminating until they go; a sweeper retries).
 
 use crate::catalogue::ResourceInfo;
-use crate::registry::{check_preconditions, keys, meta, DeleteOutcome, UpdateOutcome, WriteOptions};
+use crate::registry::{check_preconditions, keys, meta, DeleteOutcome, WriteOptions};
 use crate::state::AppState;
 use crate::status::{ApiError, ApiResult};
 use crate::storage::RangeRequest;
@@ -12,15 +12,24 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Namespaces that exist from the first start and may not be deleted.
-pub const SYSTEM_NAMESPACES: [&str; 4] = ["default", "kube-system", "kube-public", "kube-node-lease"];
+pub const SYSTEM_NAMESPACES: [&str; 4] =
+    ["default", "kube-system", "kube-public", "kube-node-lease"];
 const UNDELETABLE: [&str; 3] = ["default", "kube-system", "kube-public"];
 
 fn namespaces(state: &AppState) -> ApiResult<&ResourceInfo> {
-    state.catalogue.lookup("", "v1", "namespaces").ok_or_else(|| ApiError::internal("namespaces are not served"))
+    state
+        .catalogue
+        .lookup("", "v1", "namespaces")
+        .ok_or_else(|| ApiError::internal("namespaces are not served"))
 }
 
 /// DELETE of a namespace.
-pub async fn delete(state: &AppState, name: &str, pre: &Value, opts: WriteOptions) -> ApiResult<DeleteOutcome> {
+pub async fn delete(
+    state: &AppState,
+    name: &str,
+    pre: &Value,
+    opts: WriteOptions,
+) -> ApiResult<DeleteOutcome> {
     if UNDELETABLE.contains(&name) {
         return Err(ApiError::forbidden(format!(
             "namespaces \"{name}\" is forbidden: this namespace may not be deleted"
@@ -31,15 +40,12 @@ pub async fn delete(state: &AppState, name: &str, pre: &Value, opts: WriteOption
     check_preconditions(res, name, &current, pre)?;
     let marked = state
         .registry
-        .guaranteed_update(res, None, name, opts, &|mut ns: Value| {
-            meta::metadata_mut(&mut ns).entry("deletionTimestamp").or_insert_with(|| json!(meta::now()));
-            ns["status"]["phase"] = json!("Terminating");
-            Ok(ns)
-        })
+        .mark_deleting(res, None, name, current, opts)
         .await?;
+    // A namespace without metadata finalizers stays Terminating until its content is gone.
     let marked = match marked {
-        UpdateOutcome::Deleted(v) => return Ok(DeleteOutcome::Deleted(v)),
-        UpdateOutcome::Updated(v) | UpdateOutcome::Unchanged(v) => v,
+        DeleteOutcome::Deleted(v) => return Ok(DeleteOutcome::Deleted(v)),
+        DeleteOutcome::Pending(v) => v,
     };
     if opts.dry_run {
         return Ok(DeleteOutcome::Pending(marked));
@@ -61,7 +67,11 @@ async fn finalize(state: &AppState, name: &str) -> ApiResult<Option<Value>> {
         return Ok(None);
     }
     let res = namespaces(state)?;
-    match state.registry.delete(res, None, name, &json!({}), WriteOptions::default()).await {
+    match state
+        .registry
+        .delete(res, None, name, &json!({}), WriteOptions::default())
+        .await
+    {
         Ok(DeleteOutcome::Deleted(v)) => Ok(Some(v)),
         Ok(DeleteOutcome::Pending(_)) => Ok(None),
         Err(e) if e.code == 404 => Ok(None),
@@ -72,12 +82,25 @@ async fn finalize(state: &AppState, name: &str) -> ApiResult<Option<Value>> {
 /// Deletes every object of `res` in namespace `ns`; returns how many remain (held by finalizers).
 async fn purge(state: &AppState, res: &ResourceInfo, ns: &str) -> ApiResult<usize> {
     let prefix = keys::prefix(res, Some(ns));
-    let req = RangeRequest { prefix: &prefix, start_after: None, limit: None, revision: None };
-    let page = state.storage.range(req).await.map_err(|e| crate::registry::storage_error(res, "", e))?;
+    let req = RangeRequest {
+        prefix: &prefix,
+        start_after: None,
+        limit: None,
+        revision: None,
+    };
+    let page = state
+        .storage
+        .range(req)
+        .await
+        .map_err(|e| crate::registry::storage_error(res, "", e))?;
     let mut remaining = 0;
     for kv in page.kvs {
         let name = kv.key.strip_prefix(&prefix).unwrap_or_default().to_string();
-        match state.registry.delete(res, Some(ns), &name, &json!({}), WriteOptions::default()).await {
+        match state
+            .registry
+            .delete(res, Some(ns), &name, &json!({}), WriteOptions::default())
+            .await
+        {
             Ok(DeleteOutcome::Pending(_)) => remaining += 1,
             Ok(DeleteOutcome::Deleted(_)) => {}
             Err(e) if e.code == 404 => {}
@@ -103,8 +126,17 @@ pub fn spawn_sweeper(state: Arc<AppState>, every: Duration) {
 async fn sweep(state: &AppState) -> ApiResult<()> {
     let res = namespaces(state)?;
     let prefix = keys::prefix(res, None);
-    let req = RangeRequest { prefix: &prefix, start_after: None, limit: None, revision: None };
-    let page = state.storage.range(req).await.map_err(|e| crate::registry::storage_error(res, "", e))?;
+    let req = RangeRequest {
+        prefix: &prefix,
+        start_after: None,
+        limit: None,
+        revision: None,
+    };
+    let page = state
+        .storage
+        .range(req)
+        .await
+        .map_err(|e| crate::registry::storage_error(res, "", e))?;
     for kv in page.kvs {
         let ns = crate::registry::decode(&kv)?;
         if meta::is_terminating(&ns) {
@@ -121,7 +153,11 @@ pub async fn bootstrap(state: &AppState) -> ApiResult<()> {
     let res = namespaces(state)?;
     for name in SYSTEM_NAMESPACES {
         let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
-        match state.registry.create(res, None, obj, WriteOptions::default()).await {
+        match state
+            .registry
+            .create(res, None, obj, WriteOptions::default())
+            .await
+        {
             Ok(_) => tracing::info!(namespace = name, "created system namespace"),
             Err(e) if e.code == 409 => {}
             Err(e) => return Err(e),

@@ -15,14 +15,24 @@ pub async fn read(body: Body) -> ApiResult<bytes::Bytes> {
     let limited = http_body_util::Limited::new(body, MAX_BODY_BYTES);
     match limited.collect().await {
         Ok(c) => Ok(c.to_bytes()),
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(ApiError::too_large(MAX_BODY_BYTES)),
-        Err(e) => Err(ApiError::bad_request(format!("unable to read the request body: {e}"))),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+            Err(ApiError::too_large(MAX_BODY_BYTES))
+        }
+        Err(e) => Err(ApiError::bad_request(format!(
+            "unable to read the request body: {e}"
+        ))),
     }
 }
 
 /// The media type of a Content-Type header, without parameters.
 pub fn media_type(content_type: Option<&str>) -> String {
-    content_type.unwrap_or("application/json").split(';').next().unwrap_or_default().trim().to_ascii_lowercase()
+    content_type
+        .unwrap_or("application/json")
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase()
 }
 
 /// Decodes a JSON or YAML document into a JSON value.
@@ -39,7 +49,11 @@ pub fn decode(bytes: &[u8], content_type: Option<&str>) -> ApiResult<Value> {
 }
 
 /// The JSON bytes of a body for field validation (YAML is converted first).
-pub fn as_json_bytes(bytes: &bytes::Bytes, content_type: Option<&str>, decoded: &Value) -> bytes::Bytes {
+pub fn as_json_bytes(
+    bytes: &bytes::Bytes,
+    content_type: Option<&str>,
+    decoded: &Value,
+) -> bytes::Bytes {
     if media_type(content_type).contains("yaml") {
         bytes::Bytes::from(decoded.to_string())
     } else {
@@ -50,17 +64,27 @@ pub fn as_json_bytes(bytes: &bytes::Bytes, content_type: Option<&str>, decoded: 
 /// Checks and fills apiVersion and kind, and the namespace against the URL's.
 pub fn check_object(res: &ResourceInfo, obj: &mut Value, namespace: Option<&str>) -> ApiResult<()> {
     let Some(map) = obj.as_object_mut() else {
-        return Err(ApiError::bad_request("the request body must be a JSON object"));
+        return Err(ApiError::bad_request(
+            "the request body must be a JSON object",
+        ));
     };
     let expected = res.api_version();
-    if let Some(av) = map.get("apiVersion").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+    if let Some(av) = map
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+    {
         if av != expected {
             return Err(ApiError::bad_request(format!(
                 "the API version in the data ({av}) does not match the expected API version ({expected})"
             )));
         }
     }
-    if let Some(kind) = map.get("kind").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+    if let Some(kind) = map
+        .get("kind")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+    {
         if kind != res.kind {
             return Err(ApiError::bad_request(format!(
                 "the kind in the data ({kind}) does not match the expected kind ({})",
@@ -79,7 +103,10 @@ pub fn check_object(res: &ResourceInfo, obj: &mut Value, namespace: Option<&str>
 }
 
 fn check_namespace(res: &ResourceInfo, obj: &Value, namespace: Option<&str>) -> ApiResult<()> {
-    let in_body = obj.pointer("/metadata/namespace").and_then(Value::as_str).filter(|s| !s.is_empty());
+    let in_body = obj
+        .pointer("/metadata/namespace")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty());
     match (res.namespaced, in_body, namespace) {
         (true, Some(b), Some(url)) if b != url => Err(ApiError::bad_request(
             "the namespace of the provided object does not match the namespace sent on the request",

@@ -26,17 +26,40 @@ async fn delete_options(call: &Call<'_>, raw: Body) -> ApiResult<(Value, WriteOp
     if let Some(dry) = opts.get("dryRun").and_then(Value::as_array) {
         write.dry_run |= dry.iter().any(|d| d == "All");
     }
-    let policy = opts.get("propagationPolicy").and_then(Value::as_str).or(call.query.get("propagationPolicy"));
+    let policy = opts
+        .get("propagationPolicy")
+        .and_then(Value::as_str)
+        .or(call.query.get("propagationPolicy"));
     if let Some(p) = policy.filter(|p| !POLICIES.contains(p)) {
         let cause = Cause::not_supported("propagationPolicy", p, &POLICIES);
-        return Err(ApiError::invalid("meta.k8s.io", "DeleteOptions", "", vec![cause]));
+        return Err(ApiError::invalid(
+            "meta.k8s.io",
+            "DeleteOptions",
+            "",
+            vec![cause],
+        ));
     }
-    let grace = opts.get("gracePeriodSeconds").and_then(Value::as_i64).or(call.query.int("gracePeriodSeconds")?);
+    let grace = opts
+        .get("gracePeriodSeconds")
+        .and_then(Value::as_i64)
+        .or(call.query.int("gracePeriodSeconds")?);
     if grace.is_some_and(|g| g < 0) {
-        let cause = Cause::invalid("gracePeriodSeconds", &grace.unwrap_or_default().to_string(), "must be greater than or equal to 0");
-        return Err(ApiError::invalid("meta.k8s.io", "DeleteOptions", "", vec![cause]));
+        let cause = Cause::invalid(
+            "gracePeriodSeconds",
+            &grace.unwrap_or_default().to_string(),
+            "must be greater than or equal to 0",
+        );
+        return Err(ApiError::invalid(
+            "meta.k8s.io",
+            "DeleteOptions",
+            "",
+            vec![cause],
+        ));
     }
-    Ok((opts.get("preconditions").cloned().unwrap_or(json!({})), write))
+    Ok((
+        opts.get("preconditions").cloned().unwrap_or(json!({})),
+        write,
+    ))
 }
 
 pub async fn delete(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
@@ -45,13 +68,27 @@ pub async fn delete(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     let outcome = if call.res.group.is_empty() && call.res.plural == "namespaces" {
         crate::controllers::namespace::delete(call.state, call.name(), &preconditions, opts).await?
     } else {
-        call.state.registry.delete(call.res, call.namespace(), call.name(), &preconditions, opts).await?
+        call.state
+            .registry
+            .delete(
+                call.res,
+                call.namespace(),
+                call.name(),
+                &preconditions,
+                opts,
+            )
+            .await?
     };
     let body = match outcome {
         DeleteOutcome::Pending(obj) => render(call, output, vec![obj], json!({}), true),
-        DeleteOutcome::Deleted(obj) if returns_deleted_object(call) => render(call, output, vec![obj], json!({}), true),
+        DeleteOutcome::Deleted(obj) if returns_deleted_object(call) => {
+            render(call, output, vec![obj], json!({}), true)
+        }
         DeleteOutcome::Deleted(obj) => {
-            let uid = obj.pointer("/metadata/uid").and_then(Value::as_str).unwrap_or_default();
+            let uid = obj
+                .pointer("/metadata/uid")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             success_status(&call.res.group, &call.res.plural, call.name(), uid)
         }
     };
@@ -69,14 +106,32 @@ pub async fn delete_collection(call: &Call<'_>, raw: Body) -> ApiResult<Response
     let page = list_page(call).await?;
     let mut deleted = Vec::new();
     for obj in page.items {
-        let name = obj.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default().to_string();
-        let ns = obj.pointer("/metadata/namespace").and_then(Value::as_str).map(String::from);
-        match call.state.registry.delete(call.res, ns.as_deref(), &name, &preconditions, opts).await {
+        let name = obj
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let ns = obj
+            .pointer("/metadata/namespace")
+            .and_then(Value::as_str)
+            .map(String::from);
+        match call
+            .state
+            .registry
+            .delete(call.res, ns.as_deref(), &name, &preconditions, opts)
+            .await
+        {
             Ok(DeleteOutcome::Deleted(o)) | Ok(DeleteOutcome::Pending(o)) => deleted.push(o),
             Err(e) if e.code == 404 => {}
             Err(e) => return Err(e),
         }
     }
-    let body = render(call, output, deleted, json!({"resourceVersion": page.revision.to_string()}), false);
+    let body = render(
+        call,
+        output,
+        deleted,
+        json!({"resourceVersion": page.revision.to_string()}),
+        false,
+    );
     Ok(respond(StatusCode::OK, &body, output, &[]))
 }

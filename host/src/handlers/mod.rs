@@ -43,7 +43,10 @@ impl Call<'_> {
     }
 
     pub fn output(&self) -> ApiResult<Output> {
-        negotiate(self.header(http::header::ACCEPT), self.query.get("includeObject"))
+        negotiate(
+            self.header(http::header::ACCEPT),
+            self.query.get("includeObject"),
+        )
     }
 }
 
@@ -55,9 +58,20 @@ pub async fn handle(state: &AppState, req: ResourceRequest, parts: Parts, body: 
     }
 }
 
-async fn dispatch(state: &AppState, req: &ResourceRequest, parts: &Parts, body: Body) -> ApiResult<Response> {
+async fn dispatch(
+    state: &AppState,
+    req: &ResourceRequest,
+    parts: &Parts,
+    body: Body,
+) -> ApiResult<Response> {
     let res = resolve(state, req)?;
-    let call = Call { state, res, req, parts, query: query::Query::parse(parts.uri.query()) };
+    let call = Call {
+        state,
+        res,
+        req,
+        parts,
+        query: query::Query::parse(parts.uri.query()),
+    };
     match req.verb {
         Verb::Get => read::get(&call).await,
         Verb::List => read::list(&call).await,
@@ -72,11 +86,17 @@ async fn dispatch(state: &AppState, req: &ResourceRequest, parts: &Parts, body: 
 
 /// Finds the catalogue entry and checks the request's shape against it.
 fn resolve<'a>(state: &'a AppState, req: &ResourceRequest) -> ApiResult<&'a ResourceInfo> {
-    let res = state.catalogue.lookup(&req.group, &req.version, &req.resource).ok_or_else(ApiError::no_such_route)?;
+    let res = state
+        .catalogue
+        .lookup(&req.group, &req.version, &req.resource)
+        .ok_or_else(ApiError::no_such_route)?;
     if !res.namespaced && req.namespace.is_some() {
         return Err(ApiError::no_such_route());
     }
-    let named = matches!(req.verb, Verb::Get | Verb::Update | Verb::Patch | Verb::Delete);
+    let named = matches!(
+        req.verb,
+        Verb::Get | Verb::Update | Verb::Patch | Verb::Delete
+    );
     if res.namespaced && req.namespace.is_none() && (named || req.verb == Verb::Create) {
         return Err(ApiError::no_such_route());
     }
@@ -88,7 +108,9 @@ fn resolve<'a>(state: &'a AppState, req: &ResourceRequest) -> ApiResult<&'a Reso
         return Ok(res);
     }
     if !res.verbs.iter().any(|v| v == req.verb.as_str()) {
-        return Err(ApiError::method_not_allowed("the server does not allow this method on the requested resource"));
+        return Err(ApiError::method_not_allowed(
+            "the server does not allow this method on the requested resource",
+        ));
     }
     Ok(res)
 }

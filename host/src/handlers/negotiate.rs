@@ -24,7 +24,9 @@ fn param<'a>(media: &'a str, key: &str) -> Option<&'a str> {
 
 /// Picks the first acceptable media range of the Accept header.
 pub fn negotiate(accept: Option<&str>, include_object: Option<&str>) -> ApiResult<Output> {
-    let Some(accept) = accept.filter(|a| !a.trim().is_empty()) else { return Ok(Output::Json) };
+    let Some(accept) = accept.filter(|a| !a.trim().is_empty()) else {
+        return Ok(Output::Json);
+    };
     for media in accept.split(',') {
         let base = media.split(';').next().unwrap_or_default().trim();
         match (base, param(media, "as"), param(media, "g")) {
@@ -41,7 +43,9 @@ pub fn negotiate(accept: Option<&str>, include_object: Option<&str>) -> ApiResul
             _ => continue,
         }
     }
-    Err(ApiError::not_acceptable("application/json, application/yaml"))
+    Err(ApiError::not_acceptable(
+        "application/json, application/yaml",
+    ))
 }
 
 /// The metadata-only view of an object.
@@ -52,11 +56,15 @@ pub fn partial_metadata(obj: &Value) -> Value {
 /// Encodes `value` with the status code and any Warning headers.
 pub fn respond(code: StatusCode, value: &Value, output: Output, warnings: &[String]) -> Response {
     let (body, ct) = match output {
-        Output::Yaml => (serde_yaml::to_string(value).unwrap_or_default(), "application/yaml"),
+        Output::Yaml => (
+            serde_yaml::to_string(value).unwrap_or_default(),
+            "application/yaml",
+        ),
         _ => (value.to_string(), "application/json"),
     };
     let mut resp = (code, body).into_response();
-    resp.headers_mut().insert(http::header::CONTENT_TYPE, HeaderValue::from_static(ct));
+    resp.headers_mut()
+        .insert(http::header::CONTENT_TYPE, HeaderValue::from_static(ct));
     add_warnings(&mut resp, warnings);
     resp
 }

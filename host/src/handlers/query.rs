@@ -19,7 +19,10 @@ impl Query {
     }
 
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.0.get(key).map(String::as_str).filter(|s| !s.is_empty())
+        self.0
+            .get(key)
+            .map(String::as_str)
+            .filter(|s| !s.is_empty())
     }
 
     pub fn flag(&self, key: &str) -> bool {
@@ -29,10 +32,9 @@ impl Query {
     pub fn int(&self, key: &str) -> ApiResult<Option<i64>> {
         match self.get(key) {
             None => Ok(None),
-            Some(v) => v
-                .parse::<i64>()
-                .map(Some)
-                .map_err(|_| ApiError::bad_request(format!("invalid value for {key}: {v:?} is not an integer"))),
+            Some(v) => v.parse::<i64>().map(Some).map_err(|_| {
+                ApiError::bad_request(format!("invalid value for {key}: {v:?} is not an integer"))
+            }),
         }
     }
 

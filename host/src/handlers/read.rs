@@ -12,12 +12,30 @@ use serde_json::{json, Value};
 
 pub async fn get(call: &Call<'_>) -> ApiResult<Response> {
     let output = call.output()?;
-    let obj = call.state.registry.get(call.res, call.namespace(), call.name()).await?;
+    let obj = call
+        .state
+        .registry
+        .get(call.res, call.namespace(), call.name())
+        .await?;
     if call.req.subresource.as_deref() == Some("scale") {
-        return Ok(respond(StatusCode::OK, &scale::to_scale(&obj), Output::Json, &[]));
+        return Ok(respond(
+            StatusCode::OK,
+            &scale::to_scale(&obj),
+            Output::Json,
+            &[],
+        ));
     }
-    let rv = obj.pointer("/metadata/resourceVersion").cloned().unwrap_or(json!(""));
-    let body = render(call, output, vec![obj], json!({"resourceVersion": rv}), true);
+    let rv = obj
+        .pointer("/metadata/resourceVersion")
+        .cloned()
+        .unwrap_or(json!(""));
+    let body = render(
+        call,
+        output,
+        vec![obj],
+        json!({"resourceVersion": rv}),
+        true,
+    );
     Ok(respond(StatusCode::OK, &body, output, &[]))
 }
 
@@ -32,19 +50,27 @@ pub struct Filter {
 impl Filter {
     pub fn from_call(call: &Call<'_>) -> ApiResult<Filter> {
         let labels = match call.query.get("labelSelector") {
-            Some(s) => Some(selectors::parse_label_selector(s).map_err(|e| ApiError::bad_request(e))?),
+            Some(s) => {
+                Some(selectors::parse_label_selector(s).map_err(|e| ApiError::bad_request(e))?)
+            }
             None => None,
         };
         let fields = match call.query.get("fieldSelector") {
             Some(s) => {
-                let sel = selectors::parse_field_selector(s).map_err(|e| ApiError::bad_request(e))?;
+                let sel =
+                    selectors::parse_field_selector(s).map_err(|e| ApiError::bad_request(e))?;
                 selectors::check_fields_supported(&sel, &call.res.group, &call.res.plural)
                     .map_err(|e| ApiError::bad_request(e))?;
                 Some(sel)
             }
             None => None,
         };
-        Ok(Filter { labels, fields, group: call.res.group.clone(), resource: call.res.plural.clone() })
+        Ok(Filter {
+            labels,
+            fields,
+            group: call.res.group.clone(),
+            resource: call.res.plural.clone(),
+        })
     }
 
     pub fn is_empty(&self) -> bool {
@@ -53,9 +79,15 @@ impl Filter {
 
     pub fn matches(&self, obj: &Value) -> bool {
         let empty = serde_json::Map::new();
-        let labels = obj.pointer("/metadata/labels").and_then(Value::as_object).unwrap_or(&empty);
+        let labels = obj
+            .pointer("/metadata/labels")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
         self.labels.as_ref().is_none_or(|l| l.matches(labels))
-            && self.fields.as_ref().is_none_or(|f| f.matches(&self.group, &self.resource, obj))
+            && self
+                .fields
+                .as_ref()
+                .is_none_or(|f| f.matches(&self.group, &self.resource, obj))
     }
 }
 
@@ -76,7 +108,11 @@ pub async fn list(call: &Call<'_>) -> ApiResult<Response> {
 /// Reads the page a list call asks for.
 pub async fn list_page(call: &Call<'_>) -> ApiResult<ListPage> {
     let filter = Filter::from_call(call)?;
-    let limit = call.query.int("limit")?.filter(|l| *l > 0).map(|l| l as usize);
+    let limit = call
+        .query
+        .int("limit")?
+        .filter(|l| *l > 0)
+        .map(|l| l as usize);
     let exact = match call.query.get("resourceVersionMatch") {
         Some("Exact") => Some(parse_rv(call.query.get("resourceVersion"))?),
         Some("NotOlderThan") | None => None,
@@ -91,24 +127,49 @@ pub async fn list_page(call: &Call<'_>) -> ApiResult<ListPage> {
         limit,
         continue_token: call.query.get("continue"),
         exact_revision: exact,
-        filter: if filter.is_empty() { None } else { Some(&matcher) },
+        filter: if filter.is_empty() {
+            None
+        } else {
+            Some(&matcher)
+        },
     };
-    call.state.registry.list(call.res, call.namespace(), &q).await
+    call.state
+        .registry
+        .list(call.res, call.namespace(), &q)
+        .await
 }
 
 /// Parses a resourceVersion parameter that must name a revision.
 pub fn parse_rv(rv: Option<&str>) -> ApiResult<i64> {
-    let rv = rv.ok_or_else(|| ApiError::bad_request("resourceVersionMatch is forbidden unless resourceVersion is provided"))?;
-    rv.parse::<i64>().map_err(|_| ApiError::bad_request(format!("invalid resource version: {rv:?}")))
+    let rv = rv.ok_or_else(|| {
+        ApiError::bad_request(
+            "resourceVersionMatch is forbidden unless resourceVersion is provided",
+        )
+    })?;
+    rv.parse::<i64>()
+        .map_err(|_| ApiError::bad_request(format!("invalid resource version: {rv:?}")))
 }
 
 /// A list (or one object, when `single`) in the negotiated form.
-pub fn render(call: &Call<'_>, output: Output, items: Vec<Value>, meta: Value, single: bool) -> Value {
+pub fn render(
+    call: &Call<'_>,
+    output: Output,
+    items: Vec<Value>,
+    meta: Value,
+    single: bool,
+) -> Value {
     match output {
-        Output::Table(include) => {
-            table::build_table(&call.res.group, &call.res.plural, &items, include, meta, chrono::Utc::now())
+        Output::Table(include) => table::build_table(
+            &call.res.group,
+            &call.res.plural,
+            &items,
+            include,
+            meta,
+            chrono::Utc::now(),
+        ),
+        Output::PartialMetadata if single => {
+            items.first().map(partial_metadata).unwrap_or(json!({}))
         }
-        Output::PartialMetadata if single => items.first().map(partial_metadata).unwrap_or(json!({})),
         Output::PartialMetadata => json!({
             "kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1", "metadata": meta,
             "items": items.iter().map(partial_metadata).collect::<Vec<_>>(),

@@ -34,9 +34,16 @@ impl Encoder {
         let object = match self.output {
             Output::Table(include) => {
                 let meta = json!({"resourceVersion": obj.pointer("/metadata/resourceVersion").cloned().unwrap_or(json!(""))});
-                let mut t = crate::table::build_table(&self.group, &self.plural, &[obj], include, meta, chrono::Utc::now());
+                let mut t = crate::table::build_table(
+                    &self.group,
+                    &self.plural,
+                    &[obj],
+                    include,
+                    meta,
+                    chrono::Utc::now(),
+                );
                 if self.sent_columns {
-                    t["columnDefinitions"] = json!([]);
+                    crate::table::strip_column_definitions(&mut t);
                 }
                 self.sent_columns = true;
                 t
@@ -58,17 +65,24 @@ impl Encoder {
 }
 
 fn error_line(e: &ApiError) -> Bytes {
-    Bytes::from(format!("{}\n", json!({"type": "ERROR", "object": e.to_status()})))
+    Bytes::from(format!(
+        "{}\n",
+        json!({"type": "ERROR", "object": e.to_status()})
+    ))
 }
 
 pub async fn watch(call: &Call<'_>) -> ApiResult<Response> {
     let output = call.output()?;
     let filter = Filter::from_call(call)?;
-    let timeout = call.query.int("timeoutSeconds")?.filter(|t| *t > 0).map(|t| Duration::from_secs(t as u64));
+    let timeout = call
+        .query
+        .int("timeoutSeconds")?
+        .filter(|t| *t > 0)
+        .map(|t| Duration::from_secs(t as u64));
     let bookmarks = call.query.flag("allowWatchBookmarks");
     let rv = call.query.get("resourceVersion").filter(|rv| *rv != "0");
     let send_initial = call.query.get("sendInitialEvents").map(|v| v == "true");
-    let mut enc = Encoder {
+    let enc = Encoder {
         output,
         group: call.res.group.clone(),
         plural: call.res.plural.clone(),
@@ -86,20 +100,41 @@ pub async fn watch(call: &Call<'_>) -> ApiResult<Response> {
     };
     let prefix = keys::prefix(call.res, call.namespace());
     match call.state.storage.watch(&prefix, start).await {
-        Err(StorageError::Compacted { requested, compacted }) => {
-            let e = ApiError::gone(format!("too old resource version: {requested} ({compacted})"));
+        Err(StorageError::Compacted {
+            requested,
+            compacted,
+        }) => {
+            let e = ApiError::gone(format!(
+                "too old resource version: {requested} ({compacted})"
+            ));
             let _ = tx.try_send(error_line(&e));
         }
         Err(e) => return Err(crate::registry::storage_error(call.res, "", e)),
         Ok(stream) => {
             let initial_end = send_initial == Some(true) && bookmarks;
-            let pump = Pump { enc, filter, bookmarks, last_revision: start };
-            tokio::spawn(pump.run(initial, initial_end, stream, tx, timeout.unwrap_or(DEFAULT_TIMEOUT)));
+            let pump = Pump {
+                enc,
+                filter,
+                bookmarks,
+                last_revision: start,
+            };
+            tokio::spawn(pump.run(
+                initial,
+                initial_end,
+                stream,
+                tx,
+                timeout.unwrap_or(DEFAULT_TIMEOUT),
+            ));
         }
     }
-    let body = Body::from_stream(tokio_stream::wrappers::ReceiverStream::new(rx).map(Ok::<_, std::convert::Infallible>));
+    let body = Body::from_stream(
+        tokio_stream::wrappers::ReceiverStream::new(rx).map(Ok::<_, std::convert::Infallible>),
+    );
     let mut resp = Response::new(body);
-    resp.headers_mut().insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+    resp.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
     Ok(resp)
 }
 
@@ -125,7 +160,12 @@ impl Pump {
                 return;
             }
         }
-        if initial_end && tx.send(self.enc.bookmark(self.last_revision, true)).await.is_err() {
+        if initial_end
+            && tx
+                .send(self.enc.bookmark(self.last_revision, true))
+                .await
+                .is_err()
+        {
             return;
         }
         let deadline = tokio::time::sleep(timeout);
@@ -160,7 +200,11 @@ impl Pump {
         self.last_revision = ev.kv.mod_revision;
         let obj = decode(&ev.kv).ok()?;
         let now = self.filter.matches(&obj);
-        let before = ev.prev.as_ref().and_then(|p| decode(p).ok()).is_some_and(|p| self.filter.matches(&p));
+        let before = ev
+            .prev
+            .as_ref()
+            .and_then(|p| decode(p).ok())
+            .is_some_and(|p| self.filter.matches(&p));
         let kind = match (ev.kind, ev.prev.is_some(), before, now) {
             (EventKind::Delete, _, _, true) => "DELETED",
             (EventKind::Put, false, _, true) => "ADDED",
@@ -172,4 +216,3 @@ impl Pump {
         Some(self.enc.line(kind, obj))
     }
 }
-

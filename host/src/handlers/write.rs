@@ -37,16 +37,28 @@ fn validate_fields(call: &Call<'_>, json_bytes: &[u8], obj: &mut Value) -> ApiRe
     let problems = field_validation::check(&call.state.catalogue, call.res, json_bytes);
     let found = !problems.unknown.is_empty() || !problems.duplicate.is_empty();
     if found && mode == FieldValidation::Strict {
-        return Err(ApiError::bad_request(field_validation::strict_error_message(&problems)));
+        return Err(ApiError::bad_request(
+            field_validation::bad_request_message(call.res, &problems),
+        ));
     }
     field_validation::prune_unknown(&call.state.catalogue, call.res, obj);
-    Ok(if mode == FieldValidation::Warn { field_validation::warnings(&problems) } else { Vec::new() })
+    Ok(if mode == FieldValidation::Warn {
+        field_validation::warnings(&problems)
+    } else {
+        Vec::new()
+    })
 }
 
 /// The namespace must exist and not be terminating (404 / 403 as kube-apiserver).
 async fn check_namespace(call: &Call<'_>, name: &str) -> ApiResult<()> {
-    let Some(ns) = call.namespace().filter(|_| call.res.namespaced) else { return Ok(()) };
-    let ns_res = call.state.catalogue.lookup("", "v1", "namespaces").ok_or_else(|| ApiError::internal("no namespaces"))?;
+    let Some(ns) = call.namespace().filter(|_| call.res.namespaced) else {
+        return Ok(());
+    };
+    let ns_res = call
+        .state
+        .catalogue
+        .lookup("", "v1", "namespaces")
+        .ok_or_else(|| ApiError::internal("no namespaces"))?;
     let namespace = call.state.registry.get(ns_res, None, ns).await?;
     if meta::is_terminating(&namespace) {
         return Err(ApiError::forbidden(format!(
@@ -63,10 +75,16 @@ pub async fn create(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     call.query.check_field_manager()?;
     let d = decode_object(call, raw).await?;
     if meta::resource_version(&d.obj).is_some() {
-        return Err(ApiError::internal("resourceVersion should not be set on objects to be created"));
+        return Err(ApiError::internal(
+            "resourceVersion should not be set on objects to be created",
+        ));
     }
     check_namespace(call, meta::name(&d.obj).unwrap_or_default()).await?;
-    let created = call.state.registry.create(call.res, call.namespace(), d.obj, opts).await?;
+    let created = call
+        .state
+        .registry
+        .create(call.res, call.namespace(), d.obj, opts)
+        .await?;
     let body = render(call, output, vec![created], json!({}), true);
     Ok(respond(StatusCode::CREATED, &body, output, &d.warnings))
 }
@@ -81,11 +99,27 @@ pub async fn update(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
         return write_scale(call, opts, move |_| Ok(scale_obj.clone())).await;
     }
     let d = decode_object(call, raw).await?;
-    let out = call.state.registry.update(call.res, call.namespace(), call.name(), call.req.subresource.as_deref(), d.obj, opts).await?;
+    let out = call
+        .state
+        .registry
+        .update(
+            call.res,
+            call.namespace(),
+            call.name(),
+            call.req.subresource.as_deref(),
+            d.obj,
+            opts,
+        )
+        .await?;
     Ok(updated_response(call, output, out, &d.warnings))
 }
 
-fn updated_response(call: &Call<'_>, output: Output, out: UpdateOutcome, warnings: &[String]) -> Response {
+fn updated_response(
+    call: &Call<'_>,
+    output: Output,
+    out: UpdateOutcome,
+    warnings: &[String],
+) -> Response {
     let obj = out.object().clone();
     let body = render(call, output, vec![obj], json!({}), true);
     respond(StatusCode::OK, &body, output, warnings)
@@ -101,11 +135,25 @@ async fn write_scale(
     let mutate = |current: Value| -> ApiResult<Value> {
         let new_scale = change(scale::to_scale(&current))?;
         scale::apply_scale(current, &new_scale).map_err(|m| {
-            ApiError::invalid("autoscaling", "Scale", call.name(), vec![crate::status::Cause::invalid("spec.replicas", &m, &m)])
+            ApiError::invalid(
+                "autoscaling",
+                "Scale",
+                call.name(),
+                vec![crate::status::Cause::invalid("spec.replicas", &m, &m)],
+            )
         })
     };
-    let out = call.state.registry.guaranteed_update(res, call.namespace(), call.name(), opts, &mutate).await?;
-    Ok(respond(StatusCode::OK, &scale::to_scale(out.object()), Output::Json, &[]))
+    let out = call
+        .state
+        .registry
+        .guaranteed_update(res, call.namespace(), call.name(), opts, &mutate)
+        .await?;
+    Ok(respond(
+        StatusCode::OK,
+        &scale::to_scale(out.object()),
+        Output::Json,
+        &[],
+    ))
 }
 
 pub async fn patch(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
@@ -113,7 +161,8 @@ pub async fn patch(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     let opts = call.query.write_options()?;
     call.query.check_field_manager()?;
     let ct = body::media_type(call.header(http::header::CONTENT_TYPE));
-    let kind = PatchType::from_content_type(&ct).ok_or_else(|| ApiError::unsupported_media_type(&ct))?;
+    let kind =
+        PatchType::from_content_type(&ct).ok_or_else(|| ApiError::unsupported_media_type(&ct))?;
     let patch_body = body::read(raw).await?;
     let schemas = call.state.catalogue.schemas();
     if call.req.subresource.as_deref() == Some("scale") {
@@ -126,8 +175,14 @@ pub async fn patch(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     let warnings = std::sync::Mutex::new(Vec::new());
     let status_only = call.req.subresource.as_deref() == Some("status");
     let mutate = |current: Value| -> ApiResult<Value> {
-        let mut patched = patch::apply_patch(kind, &current, &patch_body, Some(&call.res.schema_name), schemas)
-            .map_err(patch_error)?;
+        let mut patched = patch::apply_patch(
+            kind,
+            &current,
+            &patch_body,
+            Some(&call.res.schema_name),
+            schemas,
+        )
+        .map_err(patch_error)?;
         body::check_object(call.res, &mut patched, call.namespace())?;
         if meta::name(&patched) != Some(call.name()) {
             return Err(ApiError::bad_request("metadata.name: Invalid value: the name of the patched object does not match the name on the URL"));
@@ -139,7 +194,11 @@ pub async fn patch(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
         }
         Ok(patch_result(call, &current, patched, status_only))
     };
-    let out = call.state.registry.guaranteed_update(call.res, call.namespace(), call.name(), opts, &mutate).await?;
+    let out = call
+        .state
+        .registry
+        .guaranteed_update(call.res, call.namespace(), call.name(), opts, &mutate)
+        .await?;
     let warnings = warnings.into_inner().unwrap_or_default();
     Ok(updated_response(call, output, out, &warnings))
 }
@@ -176,10 +235,10 @@ fn patch_result(call: &Call<'_>, current: &Value, mut patched: Value, status_onl
 }
 
 fn patch_error(e: patch::PatchError) -> ApiError {
-    match e {
-        patch::PatchError::BadRequest(m) => ApiError::bad_request(m),
-        patch::PatchError::Invalid(m) => ApiError::new(422, "Invalid", m),
-        #[allow(unreachable_patterns)]
-        other => ApiError::internal(other.to_string()),
+    ApiError {
+        code: e.status_code(),
+        reason: e.reason(),
+        message: e.status_message(),
+        details: e.details(),
     }
 }

@@ -4,7 +4,8 @@
 use serde_json::{json, Value};
 
 /// Message kube puts in a 422 built by `NewGenericServerResponse`.
-const UNPROCESSABLE_MESSAGE: &str = "the server rejected our request due to an error in our request";
+const UNPROCESSABLE_MESSAGE: &str =
+    "the server rejected our request due to an error in our request";
 
 /// A patch failure. The string is the error text kube produces; how it lands in
 /// the Status differs per variant (see [`PatchError::to_status`]).
@@ -105,10 +106,15 @@ mod tests {
     #[test]
     fn bad_request_too_large_and_internal_statuses() {
         let bad = PatchError::BadRequest("invalid patch format of retainKeys".into()).to_status();
-        assert_eq!((bad["code"].clone(), bad["reason"].clone()), (json!(400), json!("BadRequest")));
+        assert_eq!(
+            (bad["code"].clone(), bad["reason"].clone()),
+            (json!(400), json!("BadRequest"))
+        );
         assert_eq!(bad["message"], "invalid patch format of retainKeys");
 
-        let big = PatchError::TooLarge("The allowed maximum operations in a JSON patch is 10000, got 10001".into());
+        let big = PatchError::TooLarge(
+            "The allowed maximum operations in a JSON patch is 10000, got 10001".into(),
+        );
         assert_eq!(big.status_code(), 413);
         assert_eq!(
             big.status_message(),

@@ -63,7 +63,10 @@ pub(crate) fn json_kind(v: &Value) -> &'static str {
 
 /// `json: cannot unmarshal <kind> into Go value of type <go_type>`.
 pub(crate) fn unmarshal_error(v: &Value, go_type: &str) -> String {
-    format!("json: cannot unmarshal {} into Go value of type {go_type}", json_kind(v))
+    format!(
+        "json: cannot unmarshal {} into Go value of type {go_type}",
+        json_kind(v)
+    )
 }
 
 /// Text for a body that is not JSON; an empty body reads like Go's.
@@ -82,7 +85,10 @@ pub(crate) fn bad_arg_type(expected: &str, actual: &Value) -> String {
 
 /// `mergepatch.ErrNoMergeKey`: `map: <m> does not contain declared merge key: <k>`.
 pub(crate) fn no_merge_key(map: &Value, key: &str) -> String {
-    format!("map: {} does not contain declared merge key: {key}", go_value(map))
+    format!(
+        "map: {} does not contain declared merge key: {key}",
+        go_value(map)
+    )
 }
 
 #[cfg(test)]
@@ -93,7 +99,10 @@ mod tests {
     #[test]
     fn maps_print_sorted_like_go() {
         let v = json!({"name": "web", "image": "nginx", "ports": [80, 443], "x": null});
-        assert_eq!(go_value(&v), "map[image:nginx name:web ports:[80 443] x:<nil>]");
+        assert_eq!(
+            go_value(&v),
+            "map[image:nginx name:web ports:[80 443] x:<nil>]"
+        );
     }
 
     #[test]

@@ -6,6 +6,9 @@
 
 use serde_json::{json, Map, Value};
 
+mod pointer;
+
+use self::pointer::{existing_index, insert_index, locate, pointer, Parent};
 use super::gofmt;
 use super::PatchError;
 
@@ -38,7 +41,10 @@ fn decode(body: &[u8]) -> Result<Vec<Op>, PatchError> {
         Value::Null => return Ok(Vec::new()),
         Value::Array(items) => items,
         other => {
-            return Err(PatchError::BadRequest(gofmt::unmarshal_error(&other, "jsonpatch.Patch")))
+            return Err(PatchError::BadRequest(gofmt::unmarshal_error(
+                &other,
+                "jsonpatch.Patch",
+            )))
         }
     };
     items
@@ -68,7 +74,8 @@ fn apply_op(doc: &mut Value, op: &Op) -> Result<(), String> {
 }
 
 fn add(doc: &mut Value, op: &Op) -> Result<(), String> {
-    let path = path_field(op).map_err(|_| "add operation failed to decode path: missing value".to_string())?;
+    let path = path_field(op)
+        .map_err(|_| "add operation failed to decode path: missing value".to_string())?;
     insert(doc, &path, value_field(op)).map_err(|failure| match failure {
         AddFailure::Missing => {
             format!("add operation does not apply: doc is missing path: \"{path}\": missing value")
@@ -78,7 +85,8 @@ fn add(doc: &mut Value, op: &Op) -> Result<(), String> {
 }
 
 fn remove(doc: &mut Value, op: &Op) -> Result<(), String> {
-    let path = path_field(op).map_err(|_| "remove operation failed to decode path: missing value".to_string())?;
+    let path = path_field(op)
+        .map_err(|_| "remove operation failed to decode path: missing value".to_string())?;
     let slot = locate(doc, &path).ok_or_else(|| {
         format!("remove operation does not apply: doc is missing path: \"{path}\": missing value")
     })?;
@@ -98,7 +106,8 @@ fn remove(doc: &mut Value, op: &Op) -> Result<(), String> {
 }
 
 fn replace(doc: &mut Value, op: &Op) -> Result<(), String> {
-    let path = path_field(op).map_err(|e| format!("replace operation failed to decode path: {e}"))?;
+    let path =
+        path_field(op).map_err(|e| format!("replace operation failed to decode path: {e}"))?;
     if path.is_empty() {
         // evanphx replaces the whole document with an object or array and
         // silently ignores any other value.
@@ -108,24 +117,38 @@ fn replace(doc: &mut Value, op: &Op) -> Result<(), String> {
         }
         return Ok(());
     }
-    let slot = locate(doc, &path)
-        .ok_or_else(|| format!("replace operation does not apply: doc is missing path: {path}: missing value"))?;
+    let slot = locate(doc, &path).ok_or_else(|| {
+        format!("replace operation does not apply: doc is missing path: {path}: missing value")
+    })?;
     match slot.parent {
         // A missing object key is not an error in evanphx v4: replace adds it.
-        Parent::Object { .. } => run(doc, "add", &slot.child(slot.key.clone()), Some(value_field(op))),
+        Parent::Object { .. } => run(
+            doc,
+            "add",
+            &slot.child(slot.key.clone()),
+            Some(value_field(op)),
+        ),
         Parent::Array { len } => {
             let index = existing_index(&slot.key, len).map_err(|_| {
-                format!("replace operation does not apply: doc is missing key: {path}: missing value")
+                format!(
+                    "replace operation does not apply: doc is missing key: {path}: missing value"
+                )
             })?;
-            run(doc, "replace", &slot.child(index.to_string()), Some(value_field(op)))
+            run(
+                doc,
+                "replace",
+                &slot.child(index.to_string()),
+                Some(value_field(op)),
+            )
         }
     }
 }
 
 fn move_op(doc: &mut Value, op: &Op) -> Result<(), String> {
     let from = from_field(op).map_err(|e| format!("move operation failed to decode from: {e}"))?;
-    let slot = locate(doc, &from)
-        .ok_or_else(|| format!("move operation does not apply: doc is missing from path: {from}: missing value"))?;
+    let slot = locate(doc, &from).ok_or_else(|| {
+        format!("move operation does not apply: doc is missing from path: {from}: missing value")
+    })?;
     let key = slot.key.clone();
     let token = match slot.parent {
         Parent::Object { has_key: true } => key,
@@ -139,7 +162,10 @@ fn move_op(doc: &mut Value, op: &Op) -> Result<(), String> {
             .to_string(),
     };
     let tokens = slot.child(token);
-    let value = doc.pointer(&pointer(&tokens)).cloned().unwrap_or(Value::Null);
+    let value = doc
+        .pointer(&pointer(&tokens))
+        .cloned()
+        .unwrap_or(Value::Null);
     run(doc, "remove", &tokens, None)?;
     let path = path_field(op).map_err(|e| format!("move operation failed to decode path: {e}"))?;
     insert(doc, &path, value).map_err(|failure| match failure {
@@ -152,8 +178,9 @@ fn move_op(doc: &mut Value, op: &Op) -> Result<(), String> {
 
 fn copy(doc: &mut Value, op: &Op) -> Result<(), String> {
     let from = from_field(op).map_err(|e| format!("copy operation failed to decode from: {e}"))?;
-    let slot = locate(doc, &from)
-        .ok_or_else(|| format!("copy operation does not apply: doc is missing from path: {from}: missing value"))?;
+    let slot = locate(doc, &from).ok_or_else(|| {
+        format!("copy operation does not apply: doc is missing from path: {from}: missing value")
+    })?;
     let token = match slot.parent {
         Parent::Object { .. } => slot.key.clone(),
         Parent::Array { len } => existing_index(&slot.key, len)
@@ -161,8 +188,12 @@ fn copy(doc: &mut Value, op: &Op) -> Result<(), String> {
             .to_string(),
     };
     // Copying a missing object key copies null, as evanphx does.
-    let value = doc.pointer(&pointer(&slot.child(token))).cloned().unwrap_or(Value::Null);
-    let path = path_field(op).map_err(|_| "copy operation failed to decode path: missing value".to_string())?;
+    let value = doc
+        .pointer(&pointer(&slot.child(token)))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let path = path_field(op)
+        .map_err(|_| "copy operation failed to decode path: missing value".to_string())?;
     insert(doc, &path, value).map_err(|failure| match failure {
         AddFailure::Missing => {
             format!("copy operation does not apply: doc is missing destination path: {path}: missing value")
@@ -176,10 +207,15 @@ fn test(doc: &Value, op: &Op) -> Result<(), String> {
     let expected = op.get("value");
     let failed = || format!("testing value {path} failed: test failed");
     if path.is_empty() {
-        return if expected == Some(doc) { Ok(()) } else { Err(failed()) };
+        return if expected == Some(doc) {
+            Ok(())
+        } else {
+            Err(failed())
+        };
     }
-    let slot = locate(doc, &path)
-        .ok_or_else(|| format!("test operation does not apply: is missing path: {path}: missing value"))?;
+    let slot = locate(doc, &path).ok_or_else(|| {
+        format!("test operation does not apply: is missing path: {path}: missing value")
+    })?;
     let token = match slot.parent {
         Parent::Object { .. } => slot.key.clone(),
         Parent::Array { len } => existing_index(&slot.key, len)
@@ -188,7 +224,9 @@ fn test(doc: &Value, op: &Op) -> Result<(), String> {
     };
     // evanphx sees a missing key and a null value alike, and a null `value`
     // matches both.
-    let actual = doc.pointer(&pointer(&slot.child(token))).filter(|v| !v.is_null());
+    let actual = doc
+        .pointer(&pointer(&slot.child(token)))
+        .filter(|v| !v.is_null());
     match (actual, expected) {
         (None, Some(Value::Null)) => Ok(()),
         (Some(actual), Some(expected)) if actual == expected => Ok(()),
@@ -211,130 +249,6 @@ fn insert(doc: &mut Value, path: &str, value: Value) -> Result<(), AddFailure> {
         Parent::Array { len } => insert_index(&slot.key, len).map_err(AddFailure::Inner)?,
     };
     run(doc, "add", &slot.child(token), Some(value)).map_err(AddFailure::Inner)
-}
-
-/// The container a path's last token addresses, as evanphx's `findObject` finds it.
-struct Slot {
-    /// Tokens leading to the container, array indices made non-negative.
-    tokens: Vec<String>,
-    /// The last token, unescaped.
-    key: String,
-    parent: Parent,
-}
-
-enum Parent {
-    Object { has_key: bool },
-    Array { len: usize },
-}
-
-impl Slot {
-    fn child(&self, token: String) -> Vec<String> {
-        let mut tokens = self.tokens.clone();
-        tokens.push(token);
-        tokens
-    }
-}
-
-/// Walks every token but the last; `None` when a step is missing or not a container.
-fn locate(doc: &Value, path: &str) -> Option<Slot> {
-    let segments: Vec<&str> = path.split('/').collect();
-    let (first, rest) = segments.split_first()?;
-    let (last, parents) = rest.split_last()?;
-    if !first.is_empty() {
-        return None;
-    }
-    let mut current = doc;
-    let mut tokens = Vec::with_capacity(parents.len());
-    for segment in parents {
-        let key = unescape(segment);
-        let (next, token) = match current {
-            Value::Object(map) => (map.get(&key)?, key),
-            Value::Array(items) => {
-                let index = existing_index(&key, items.len()).ok()?;
-                (&items[index], index.to_string())
-            }
-            _ => return None,
-        };
-        if !next.is_object() && !next.is_array() {
-            return None;
-        }
-        current = next;
-        tokens.push(token);
-    }
-    let key = unescape(last);
-    let parent = match current {
-        Value::Object(map) => Parent::Object { has_key: map.contains_key(&key) },
-        Value::Array(items) => Parent::Array { len: items.len() },
-        _ => return None,
-    };
-    Some(Slot { tokens, key, parent })
-}
-
-/// An index that must point at an existing element (get, remove, replace).
-fn existing_index(key: &str, len: usize) -> Result<usize, String> {
-    let raw = atoi(key)?;
-    resolve_index(raw, len).ok_or_else(|| invalid_index(raw))
-}
-
-/// An insertion index for add: `-` appends, `len` appends too.
-fn insert_index(key: &str, len: usize) -> Result<String, String> {
-    if key == "-" {
-        return Ok(len.to_string());
-    }
-    let raw = atoi(key).map_err(|e| format!("value was not a proper array index: '{key}': {e}"))?;
-    resolve_index(raw, len + 1)
-        .map(|i| i.to_string())
-        .ok_or_else(|| invalid_index(raw))
-}
-
-/// Negative indices count from the end (evanphx `SupportNegativeIndices`).
-fn resolve_index(raw: i64, len: usize) -> Option<usize> {
-    let len = i64::try_from(len).ok()?;
-    let index = if raw < 0 { raw + len } else { raw };
-    if index < 0 || index >= len {
-        return None;
-    }
-    usize::try_from(index).ok()
-}
-
-fn invalid_index(raw: i64) -> String {
-    format!("Unable to access invalid index: {raw}: invalid index referenced")
-}
-
-/// Go's `strconv.Atoi`, with its error text.
-fn atoi(s: &str) -> Result<i64, String> {
-    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("strconv.Atoi: parsing {s:?}: invalid syntax"));
-    }
-    s.parse::<i64>()
-        .map_err(|_| format!("strconv.Atoi: parsing {s:?}: value out of range"))
-}
-
-fn unescape(token: &str) -> String {
-    let mut out = String::with_capacity(token.len());
-    let mut chars = token.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, chars.peek()) {
-            ('~', Some('1')) => {
-                out.push('/');
-                chars.next();
-            }
-            ('~', Some('0')) => {
-                out.push('~');
-                chars.next();
-            }
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-fn pointer(tokens: &[String]) -> String {
-    tokens
-        .iter()
-        .map(|t| format!("/{}", t.replace('~', "~0").replace('/', "~1")))
-        .collect()
 }
 
 /// Runs one operation through the `json_patch` crate.
@@ -406,7 +320,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(out["spec"]["containers"][0]["image"], "nginx:1.27");
-        assert_eq!(out["metadata"]["labels"], json!({"app": "web", "tier": "front"}));
+        assert_eq!(
+            out["metadata"]["labels"],
+            json!({"app": "web", "tier": "front"})
+        );
         assert_eq!(out["spec"]["containers"].as_array().map(Vec::len), Some(1));
         assert_eq!(out["spec"]["containers"][0]["args"], json!(["a", "b", "c"]));
     }
@@ -415,7 +332,10 @@ mod tests {
     fn failed_test_is_invalid_with_evanphx_text_and_nothing_applies() {
         let body = r#"[{"op":"add","path":"/metadata/labels/x","value":"y"},
                        {"op":"test","path":"/metadata/name","value":"other"}]"#;
-        assert_eq!(invalid(body), "testing value /metadata/name failed: test failed");
+        assert_eq!(
+            invalid(body),
+            "testing value /metadata/name failed: test failed"
+        );
     }
 
     #[test]
@@ -462,7 +382,7 @@ mod tests {
         let out = patch(
             r#"[{"op":"copy","from":"/metadata/labels/app","path":"/metadata/labels/copy"},
                 {"op":"move","from":"/spec/containers/-1","path":"/spec/containers/0"},
-                {"op":"remove","path":"/spec/containers/0/args/-1"}]"#,
+                {"op":"remove","path":"/spec/containers/1/args/-1"}]"#,
         )
         .unwrap();
         assert_eq!(out["metadata"]["labels"]["copy"], "web");
@@ -483,7 +403,10 @@ mod tests {
 
     #[test]
     fn unknown_op_is_invalid() {
-        assert_eq!(invalid(r#"[{"op":"frob","path":"/a"}]"#), "Unexpected kind: frob");
+        assert_eq!(
+            invalid(r#"[{"op":"frob","path":"/a"}]"#),
+            "Unexpected kind: frob"
+        );
         assert_eq!(invalid(r#"[{"path":"/a"}]"#), "Unexpected kind: unknown");
     }
 
@@ -504,7 +427,9 @@ mod tests {
         assert!(matches!(patch("[{"), Err(PatchError::BadRequest(_))));
         assert_eq!(
             patch(""),
-            Err(PatchError::BadRequest("unexpected end of JSON input".into()))
+            Err(PatchError::BadRequest(
+                "unexpected end of JSON input".into()
+            ))
         );
     }
 

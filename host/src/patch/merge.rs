@@ -76,8 +76,15 @@ mod tests {
 
     #[test]
     fn kubectl_label_adds_and_null_removes_a_label() {
-        let out = apply(&deployment(), br#"{"metadata":{"labels":{"tier":null,"env":"prod"}}}"#).unwrap();
-        assert_eq!(out["metadata"]["labels"], json!({"app": "web", "env": "prod"}));
+        let out = apply(
+            &deployment(),
+            br#"{"metadata":{"labels":{"tier":null,"env":"prod"}}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            out["metadata"]["labels"],
+            json!({"app": "web", "env": "prod"})
+        );
         assert_eq!(out["metadata"]["name"], "web");
     }
 
@@ -93,8 +100,11 @@ mod tests {
 
     #[test]
     fn kubectl_annotate_creates_missing_map() {
-        let out = apply(&json!({"metadata": {"name": "x"}}), br#"{"metadata":{"annotations":{"a":"b","c":null}}}"#)
-            .unwrap();
+        let out = apply(
+            &json!({"metadata": {"name": "x"}}),
+            br#"{"metadata":{"annotations":{"a":"b","c":null}}}"#,
+        )
+        .unwrap();
         assert_eq!(out["metadata"]["annotations"], json!({"a": "b"}));
     }
 

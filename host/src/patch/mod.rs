@@ -104,7 +104,10 @@ mod tests {
 
     #[test]
     fn apply_and_unknown_content_types_are_not_patch_types() {
-        assert_eq!(PatchType::from_content_type("application/apply-patch+yaml"), None);
+        assert_eq!(
+            PatchType::from_content_type("application/apply-patch+yaml"),
+            None
+        );
         assert_eq!(PatchType::from_content_type("application/json"), None);
         assert_eq!(PatchType::from_content_type(""), None);
     }

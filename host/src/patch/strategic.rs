@@ -49,7 +49,11 @@ pub(super) fn parse_body(body: &[u8]) -> Result<Value, PatchError> {
 }
 
 /// kube's `mergeMap`: directives first, then field by field in patch order.
-fn merge_map(original: Map<String, Value>, patch: Map<String, Value>, schema: Schema) -> Result<Map<String, Value>, PatchError> {
+fn merge_map(
+    original: Map<String, Value>,
+    patch: Map<String, Value>,
+    schema: Schema,
+) -> Result<Map<String, Value>, PatchError> {
     let mut patch = patch;
     if let Some(directive) = take_key(&mut patch, PATCH) {
         return map_directive(original, directive, patch, schema);
@@ -88,11 +92,20 @@ fn map_directive(
 }
 
 /// Merges one patch field into `original`.
-fn merge_field(original: &mut Map<String, Value>, key: String, value: Value, schema: Schema) -> Result<(), PatchError> {
+fn merge_field(
+    original: &mut Map<String, Value>,
+    key: String,
+    value: Value,
+    schema: Schema,
+) -> Result<(), PatchError> {
     let (key, is_delete_list) = match key.strip_prefix(DELETE_FROM_PRIMITIVE_LIST) {
         Some(rest) => match rest.strip_prefix('/') {
             Some(field) => (field.to_string(), true),
-            None => return Err(PatchError::BadRequest("invalid patch format of primitive list".into())),
+            None => {
+                return Err(PatchError::BadRequest(
+                    "invalid patch format of primitive list".into(),
+                ))
+            }
         },
         None => (key, false),
     };
@@ -117,7 +130,13 @@ fn merge_field(original: &mut Map<String, Value>, key: String, value: Value, sch
         }
         (Value::Array(cur), Value::Array(patch)) => {
             let (sub, meta) = schema.field(&key);
-            Some(Value::Array(lists::merge_list(cur, patch, sub.items(), &meta, is_delete_list)?))
+            Some(Value::Array(lists::merge_list(
+                cur,
+                patch,
+                sub.items(),
+                &meta,
+                is_delete_list,
+            )?))
         }
         (cur, _) if is_delete_list => Some(cur),
         (_, value) => clean_new_value(value),

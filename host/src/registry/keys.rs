@@ -17,7 +17,9 @@ fn group_segment(res: &ResourceInfo) -> &str {
 /// The key prefix of every object of `res` (in `namespace`, if given), ending in `/`.
 pub fn prefix(res: &ResourceInfo, namespace: Option<&str>) -> String {
     match namespace {
-        Some(ns) if res.namespaced => format!("/registry/{}/{}/{ns}/", group_segment(res), res.plural),
+        Some(ns) if res.namespaced => {
+            format!("/registry/{}/{}/{ns}/", group_segment(res), res.plural)
+        }
         _ => format!("/registry/{}/{}/", group_segment(res), res.plural),
     }
 }
@@ -44,8 +46,13 @@ pub fn decode_continue(token: &str, prefix: &str) -> ApiResult<(i64, String)> {
     if v["v"] != "meta.k8s.io/v1" {
         return Err(bad("server does not recognize this encoded version"));
     }
-    let rv = v["rv"].as_i64().filter(|r| *r > 0).ok_or_else(|| bad("incorrect encoded start resourceVersion"))?;
-    let start = v["start"].as_str().ok_or_else(|| bad("invalid start key"))?;
+    let rv = v["rv"]
+        .as_i64()
+        .filter(|r| *r > 0)
+        .ok_or_else(|| bad("incorrect encoded start resourceVersion"))?;
+    let start = v["start"]
+        .as_str()
+        .ok_or_else(|| bad("invalid start key"))?;
     let start = start.strip_suffix('\u{0}').unwrap_or(start);
     if start.contains("..") || start.starts_with('/') {
         return Err(bad("continue key may not contain a relative path"));

@@ -24,7 +24,10 @@ pub fn metadata_mut(obj: &mut Value) -> &mut Map<String, Value> {
 }
 
 pub fn meta_str<'a>(obj: &'a Value, field: &str) -> Option<&'a str> {
-    metadata(obj).and_then(|m| m.get(field)).and_then(Value::as_str).filter(|s| !s.is_empty())
+    metadata(obj)
+        .and_then(|m| m.get(field))
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
 }
 
 pub fn name(obj: &Value) -> Option<&str> {
@@ -39,7 +42,11 @@ pub fn finalizers(obj: &Value) -> Vec<String> {
     metadata(obj)
         .and_then(|m| m.get("finalizers"))
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -52,7 +59,12 @@ pub fn set_create_fields(obj: &mut Value, namespace: Option<&str>) {
     let m = metadata_mut(obj);
     m.insert("uid".into(), json!(uuid::Uuid::new_v4().to_string()));
     m.insert("creationTimestamp".into(), json!(now()));
-    for f in ["resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] {
+    for f in [
+        "resourceVersion",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "selfLink",
+    ] {
         m.remove(f);
     }
     match namespace {
@@ -66,7 +78,14 @@ pub fn set_create_fields(obj: &mut Value, namespace: Option<&str>) {
 pub fn keep_system_fields(new: &mut Value, old: &Value) {
     let old_meta = metadata(old).cloned().unwrap_or_default();
     let m = metadata_mut(new);
-    for f in ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation", "namespace"] {
+    for f in [
+        "uid",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "generation",
+        "namespace",
+    ] {
         match old_meta.get(f) {
             Some(v) => m.insert(f.into(), v.clone()),
             None => m.remove(f),

@@ -3,6 +3,7 @@
 //! verbs into guarded storage operations, as k8s.io/apiserver's
 //! `genericregistry.Store` does.
 
+mod allocate;
 pub mod keys;
 pub mod meta;
 pub mod names;
@@ -59,27 +60,42 @@ pub struct Registry {
 pub fn storage_error(res: &ResourceInfo, name: &str, e: StorageError) -> ApiError {
     match e {
         StorageError::NotFound { .. } => ApiError::not_found(&res.group, &res.plural, name),
-        StorageError::AlreadyExists { .. } => ApiError::already_exists(&res.group, &res.plural, name),
-        StorageError::Conflict { .. } => ApiError::stale(&res.group, &res.plural, name),
-        StorageError::Compacted { requested, compacted } => {
-            ApiError::gone(format!("too old resource version: {requested} ({compacted})"))
+        StorageError::AlreadyExists { .. } => {
+            ApiError::already_exists(&res.group, &res.plural, name)
         }
+        StorageError::Conflict { .. } => ApiError::stale(&res.group, &res.plural, name),
+        StorageError::Compacted {
+            requested,
+            compacted,
+        } => ApiError::gone(format!(
+            "too old resource version: {requested} ({compacted})"
+        )),
         StorageError::FutureRevision { requested, current } => ApiError::timeout(format!(
             "Too large resource version: {requested}, current: {current}"
         )),
-        StorageError::Unavailable(msg) => ApiError::unavailable(format!("storage is unavailable: {msg}")),
+        StorageError::Unavailable(msg) => {
+            ApiError::unavailable(format!("storage is unavailable: {msg}"))
+        }
         StorageError::Internal(msg) => ApiError::internal(msg),
     }
 }
 
 /// Decodes a stored value into the served object, with resourceVersion set.
 pub fn decode(kv: &KeyValue) -> ApiResult<Value> {
-    let mut obj: Value = serde_json::from_slice(&kv.value)
-        .map_err(|e| ApiError::internal(format!("stored object at {} is not valid JSON: {e}", kv.key)))?;
+    let mut obj: Value = serde_json::from_slice(&kv.value).map_err(|e| {
+        ApiError::internal(format!(
+            "stored object at {} is not valid JSON: {e}",
+            kv.key
+        ))
+    })?;
     if !obj.is_object() {
-        return Err(ApiError::internal(format!("stored object at {} is not an object", kv.key)));
+        return Err(ApiError::internal(format!(
+            "stored object at {} is not an object",
+            kv.key
+        )));
     }
-    meta::metadata_mut(&mut obj).insert("resourceVersion".into(), json!(kv.mod_revision.to_string()));
+    meta::metadata_mut(&mut obj)
+        .insert("resourceVersion".into(), json!(kv.mod_revision.to_string()));
     Ok(obj)
 }
 
@@ -99,14 +115,24 @@ impl Registry {
 
     pub async fn get(&self, res: &ResourceInfo, ns: Option<&str>, name: &str) -> ApiResult<Value> {
         let key = keys::key(res, ns, name);
-        match self.storage.get(&key).await.map_err(|e| storage_error(res, name, e))? {
+        match self
+            .storage
+            .get(&key)
+            .await
+            .map_err(|e| storage_error(res, name, e))?
+        {
             Some(kv) => decode(&kv),
             None => Err(ApiError::not_found(&res.group, &res.plural, name)),
         }
     }
 
     /// One page of objects, filtered; `limit` counts matching objects, as kube does.
-    pub async fn list(&self, res: &ResourceInfo, ns: Option<&str>, q: &ListQuery<'_>) -> ApiResult<ListPage> {
+    pub async fn list(
+        &self,
+        res: &ResourceInfo,
+        ns: Option<&str>,
+        q: &ListQuery<'_>,
+    ) -> ApiResult<ListPage> {
         let prefix = keys::prefix(res, ns);
         let (mut revision, mut start) = match q.continue_token {
             Some(t) => {
@@ -119,8 +145,17 @@ impl Registry {
         let mut items = Vec::new();
         loop {
             let want = limit.map(|l| l - items.len());
-            let req = RangeRequest { prefix: &prefix, start_after: start.as_deref(), limit: want, revision };
-            let page = self.storage.range(req).await.map_err(|e| list_error(res, e, q.continue_token.is_some()))?;
+            let req = RangeRequest {
+                prefix: &prefix,
+                start_after: start.as_deref(),
+                limit: want,
+                revision,
+            };
+            let page = self
+                .storage
+                .range(req)
+                .await
+                .map_err(|e| list_error(res, e, q.continue_token.is_some()))?;
             revision = Some(page.revision);
             let last_key = page.kvs.last().map(|kv| kv.key.clone());
             for kv in &page.kvs {
@@ -131,32 +166,72 @@ impl Registry {
             }
             let full = limit.is_some_and(|l| items.len() >= l);
             if !page.more || last_key.is_none() {
-                return Ok(ListPage { items, revision: page.revision, continue_token: None, remaining: None });
+                return Ok(ListPage {
+                    items,
+                    revision: page.revision,
+                    continue_token: None,
+                    remaining: None,
+                });
             }
             if full {
-                let token = last_key.as_deref().map(|k| keys::encode_continue(page.revision, k, &prefix));
-                let remaining = self.remaining(q, &prefix, last_key.as_deref(), page.revision).await;
-                return Ok(ListPage { items, revision: page.revision, continue_token: token, remaining });
+                let token = last_key
+                    .as_deref()
+                    .map(|k| keys::encode_continue(page.revision, k, &prefix));
+                let remaining = self
+                    .remaining(q, &prefix, last_key.as_deref(), page.revision)
+                    .await;
+                return Ok(ListPage {
+                    items,
+                    revision: page.revision,
+                    continue_token: token,
+                    remaining,
+                });
             }
             start = last_key;
         }
     }
 
-    async fn remaining(&self, q: &ListQuery<'_>, prefix: &str, after: Option<&str>, revision: i64) -> Option<i64> {
+    async fn remaining(
+        &self,
+        q: &ListQuery<'_>,
+        prefix: &str,
+        after: Option<&str>,
+        revision: i64,
+    ) -> Option<i64> {
         if q.filter.is_some() {
             return None;
         }
-        let req = RangeRequest { prefix, start_after: after, limit: None, revision: Some(revision) };
-        self.storage.range(req).await.ok().map(|r| r.kvs.len() as i64)
+        let req = RangeRequest {
+            prefix,
+            start_after: after,
+            limit: None,
+            revision: Some(revision),
+        };
+        self.storage
+            .range(req)
+            .await
+            .ok()
+            .map(|r| r.kvs.len() as i64)
     }
 
-    pub async fn create(&self, res: &ResourceInfo, ns: Option<&str>, mut obj: Value, opts: WriteOptions) -> ApiResult<Value> {
+    pub async fn create(
+        &self,
+        res: &ResourceInfo,
+        ns: Option<&str>,
+        mut obj: Value,
+        opts: WriteOptions,
+    ) -> ApiResult<Value> {
         meta::set_create_fields(&mut obj, ns);
         strategy::prepare_for_create(res, &mut obj);
+        if res.group.is_empty() && res.plural == "services" {
+            self.allocate_service(&mut obj).await?;
+        }
         let generate = meta::name(&obj).is_none();
         for _attempt in 0..8 {
             if generate {
-                let prefix = meta::meta_str(&obj, "generateName").unwrap_or_default().to_string();
+                let prefix = meta::meta_str(&obj, "generateName")
+                    .unwrap_or_default()
+                    .to_string();
                 meta::metadata_mut(&mut obj).insert("name".into(), json!(names::generate(&prefix)));
             }
             validate_name(res, &obj)?;
@@ -171,11 +246,27 @@ impl Registry {
                 Err(e) => return Err(storage_error(res, &name, e)),
             }
         }
-        Err(ApiError::already_exists(&res.group, &res.plural, meta::name(&obj).unwrap_or_default()))
+        Err(ApiError::already_exists(
+            &res.group,
+            &res.plural,
+            meta::name(&obj).unwrap_or_default(),
+        ))
     }
 
-    async fn dry_run_create(&self, res: &ResourceInfo, key: &str, name: &str, obj: Value) -> ApiResult<Value> {
-        if self.storage.get(key).await.map_err(|e| storage_error(res, name, e))?.is_some() {
+    async fn dry_run_create(
+        &self,
+        res: &ResourceInfo,
+        key: &str,
+        name: &str,
+        obj: Value,
+    ) -> ApiResult<Value> {
+        if self
+            .storage
+            .get(key)
+            .await
+            .map_err(|e| storage_error(res, name, e))?
+            .is_some()
+        {
             return Err(ApiError::already_exists(&res.group, &res.plural, name));
         }
         Ok(obj)
@@ -192,7 +283,11 @@ impl Registry {
     ) -> ApiResult<DeleteOutcome> {
         let key = keys::key(res, ns, name);
         loop {
-            let kv = self.storage.get(&key).await.map_err(|e| storage_error(res, name, e))?;
+            let kv = self
+                .storage
+                .get(&key)
+                .await
+                .map_err(|e| storage_error(res, name, e))?;
             let kv = kv.ok_or_else(|| ApiError::not_found(&res.group, &res.plural, name))?;
             let current = decode(&kv)?;
             check_preconditions(res, name, &current, preconditions)?;
@@ -205,7 +300,10 @@ impl Registry {
             match self.storage.delete(&key, Some(kv.mod_revision)).await {
                 Ok(gone) => {
                     let mut last = current;
-                    meta::metadata_mut(&mut last).insert("resourceVersion".into(), json!(gone.mod_revision.to_string()));
+                    meta::metadata_mut(&mut last).insert(
+                        "resourceVersion".into(),
+                        json!(gone.mod_revision.to_string()),
+                    );
                     return Ok(DeleteOutcome::Deleted(last));
                 }
                 Err(StorageError::Conflict { .. }) => continue,
@@ -214,7 +312,7 @@ impl Registry {
         }
     }
 
-    async fn mark_deleting(
+    pub async fn mark_deleting(
         &self,
         res: &ResourceInfo,
         ns: Option<&str>,
@@ -226,15 +324,23 @@ impl Registry {
             return Ok(DeleteOutcome::Pending(current));
         }
         let out = self
-            .guaranteed_update(res, ns, name, opts, &|mut obj: Value| {
-                let m = meta::metadata_mut(&mut obj);
-                m.entry("deletionTimestamp").or_insert_with(|| json!(meta::now()));
-                m.entry("deletionGracePeriodSeconds").or_insert(json!(0));
-                if res.group.is_empty() && res.plural == "namespaces" {
-                    obj["status"]["phase"] = json!("Terminating");
-                }
-                Ok(obj)
-            })
+            .update_loop(
+                res,
+                ns,
+                name,
+                opts,
+                &|mut obj: Value| {
+                    let m = meta::metadata_mut(&mut obj);
+                    m.entry("deletionTimestamp")
+                        .or_insert_with(|| json!(meta::now()));
+                    m.entry("deletionGracePeriodSeconds").or_insert(json!(0));
+                    if res.group.is_empty() && res.plural == "namespaces" {
+                        obj["status"]["phase"] = json!("Terminating");
+                    }
+                    Ok(obj)
+                },
+                true,
+            )
             .await?;
         Ok(match out {
             UpdateOutcome::Deleted(v) => DeleteOutcome::Deleted(v),
@@ -256,9 +362,16 @@ fn list_error(res: &ResourceInfo, e: StorageError, continuing: bool) -> ApiError
 pub fn validate_name(res: &ResourceInfo, obj: &Value) -> ApiResult<()> {
     let name = meta::name(obj).unwrap_or_default();
     let causes = if name.is_empty() {
-        vec![Cause::required("metadata.name", "name or generateName is required")]
+        vec![Cause::required(
+            "metadata.name",
+            "name or generateName is required",
+        )]
     } else {
-        names::validate(names::rule_for(&res.group, &res.plural), name, "metadata.name")
+        names::validate(
+            names::rule_for(&res.group, &res.plural),
+            name,
+            "metadata.name",
+        )
     };
     if causes.is_empty() {
         Ok(())
@@ -268,7 +381,12 @@ pub fn validate_name(res: &ResourceInfo, obj: &Value) -> ApiResult<()> {
 }
 
 /// DeleteOptions.preconditions: uid and resourceVersion must match.
-pub fn check_preconditions(res: &ResourceInfo, name: &str, current: &Value, pre: &Value) -> ApiResult<()> {
+pub fn check_preconditions(
+    res: &ResourceInfo,
+    name: &str,
+    current: &Value,
+    pre: &Value,
+) -> ApiResult<()> {
     for (field, label) in [("uid", "UID"), ("resourceVersion", "ResourceVersion")] {
         if let Some(want) = pre.get(field).and_then(Value::as_str) {
             let have = meta::meta_str(current, field).unwrap_or_default();

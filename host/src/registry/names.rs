@@ -30,7 +30,8 @@ pub fn rule_for(group: &str, resource: &str) -> NameRule {
 fn is_label(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
-        && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
         && b[0] != b'-'
         && b[b.len() - 1] != b'-'
 }
@@ -72,7 +73,10 @@ pub fn validate(rule: NameRule, name: &str, field: &str) -> Vec<Cause> {
     if !ok {
         problems.push(msg.to_string());
     }
-    problems.into_iter().map(|p| Cause::invalid(field, name, &p)).collect()
+    problems
+        .into_iter()
+        .map(|p| Cause::invalid(field, name, &p))
+        .collect()
 }
 
 const GENERATE_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
@@ -85,8 +89,9 @@ pub fn generate(prefix: &str) -> String {
         cut -= 1;
     }
     let mut rng = rand::thread_rng();
-    let suffix: String =
-        (0..5).map(|_| GENERATE_ALPHABET[rng.gen_range(0..GENERATE_ALPHABET.len())] as char).collect();
+    let suffix: String = (0..5)
+        .map(|_| GENERATE_ALPHABET[rng.gen_range(0..GENERATE_ALPHABET.len())] as char)
+        .collect();
     format!("{}{suffix}", &prefix[..cut])
 }
 
@@ -99,7 +104,9 @@ mod tests {
         assert!(validate(NameRule::Subdomain, "web-1.example", "metadata.name").is_empty());
         let c = validate(NameRule::Subdomain, "Web", "metadata.name");
         assert_eq!(c.len(), 1);
-        assert!(c[0].message.starts_with("Invalid value: \"Web\": a lowercase RFC 1123 subdomain"));
+        assert!(c[0]
+            .message
+            .starts_with("Invalid value: \"Web\": a lowercase RFC 1123 subdomain"));
     }
 
     #[test]
@@ -107,13 +114,19 @@ mod tests {
         assert!(!validate(NameRule::Label, "a.b", "metadata.name").is_empty());
         assert!(!validate(NameRule::Dns1035, "1abc", "metadata.name").is_empty());
         assert!(validate(NameRule::Dns1035, "abc-1", "metadata.name").is_empty());
-        assert_eq!(validate(NameRule::Label, &"a".repeat(64), "metadata.name").len(), 1);
+        assert_eq!(
+            validate(NameRule::Label, &"a".repeat(64), "metadata.name").len(),
+            1
+        );
     }
 
     #[test]
     fn rbac_names_allow_colons_but_not_slashes() {
         assert!(validate(NameRule::PathSegment, "system:basic-user", "metadata.name").is_empty());
-        assert_eq!(validate(NameRule::PathSegment, "a/b", "metadata.name").len(), 1);
+        assert_eq!(
+            validate(NameRule::PathSegment, "a/b", "metadata.name").len(),
+            1
+        );
     }
 
     #[test]

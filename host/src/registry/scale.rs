@@ -7,15 +7,30 @@ use serde_json::{json, Map, Value};
 pub fn to_scale(obj: &Value) -> Value {
     let m = meta::metadata(obj).cloned().unwrap_or_default();
     let mut md = Map::new();
-    for f in ["name", "namespace", "uid", "resourceVersion", "creationTimestamp"] {
+    for f in [
+        "name",
+        "namespace",
+        "uid",
+        "resourceVersion",
+        "creationTimestamp",
+    ] {
         if let Some(v) = m.get(f) {
             md.insert(f.into(), v.clone());
         }
     }
-    let replicas = obj.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(0);
-    let current = obj.pointer("/status/replicas").and_then(Value::as_i64).unwrap_or(0);
+    let replicas = obj
+        .pointer("/spec/replicas")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    let current = obj
+        .pointer("/status/replicas")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
     let mut status = json!({"replicas": current});
-    let selector = obj.pointer("/spec/selector").map(selector_string).unwrap_or_default();
+    let selector = obj
+        .pointer("/spec/selector")
+        .map(selector_string)
+        .unwrap_or_default();
     if !selector.is_empty() {
         status["selector"] = json!(selector);
     }
@@ -29,7 +44,9 @@ pub fn apply_scale(mut obj: Value, scale: &Value) -> Result<Value, String> {
         Some(v) => v.as_i64().ok_or("spec.replicas must be an integer")?,
     };
     if replicas < 0 {
-        return Err(format!("spec.replicas: Invalid value: {replicas}: must be greater than or equal to 0"));
+        return Err(format!(
+            "spec.replicas: Invalid value: {replicas}: must be greater than or equal to 0"
+        ));
     }
     obj["spec"]["replicas"] = json!(replicas);
     let m = meta::metadata_mut(&mut obj);
@@ -42,7 +59,9 @@ pub fn apply_scale(mut obj: Value, scale: &Value) -> Result<Value, String> {
 
 /// A selector as a string: a LabelSelector object or a plain map (ReplicationController).
 pub fn selector_string(sel: &Value) -> String {
-    let Some(o) = sel.as_object() else { return String::new() };
+    let Some(o) = sel.as_object() else {
+        return String::new();
+    };
     if !o.contains_key("matchLabels") && !o.contains_key("matchExpressions") {
         return pairs(o);
     }
@@ -52,24 +71,41 @@ pub fn selector_string(sel: &Value) -> String {
             parts.push(pairs(ml));
         }
     }
-    for e in o.get("matchExpressions").and_then(Value::as_array).into_iter().flatten() {
+    for e in o
+        .get("matchExpressions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         parts.push(expression(e));
     }
     parts.join(",")
 }
 
 fn pairs(m: &Map<String, Value>) -> String {
-    let mut kv: Vec<String> = m.iter().map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default())).collect();
+    let mut kv: Vec<String> = m
+        .iter()
+        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
+        .collect();
     kv.sort();
     kv.join(",")
 }
 
 fn expression(e: &Value) -> String {
     let key = e.get("key").and_then(Value::as_str).unwrap_or_default();
-    let mut values: Vec<&str> =
-        e.get("values").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+    let mut values: Vec<&str> = e
+        .get("values")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
     values.sort();
-    match e.get("operator").and_then(Value::as_str).unwrap_or_default() {
+    match e
+        .get("operator")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+    {
         "In" => format!("{key} in ({})", values.join(",")),
         "NotIn" => format!("{key} notin ({})", values.join(",")),
         "Exists" => key.to_string(),

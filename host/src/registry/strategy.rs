@@ -9,7 +9,10 @@ use serde_json::{json, Value};
 
 /// Does this resource keep `metadata.generation`? (kinds with a desired state)
 pub fn tracks_generation(res: &ResourceInfo) -> bool {
-    !matches!(res.plural.as_str(), "pods" | "events" | "namespaces" | "nodes" | "endpoints")
+    !matches!(
+        res.plural.as_str(),
+        "pods" | "events" | "namespaces" | "nodes" | "endpoints"
+    )
 }
 
 /// PrepareForCreate: status is the server's to set; generation starts at 1.
@@ -30,14 +33,20 @@ fn initial_status(res: &ResourceInfo, obj: &mut Value) {
     match (res.group.as_str(), res.plural.as_str()) {
         ("", "pods") => obj["status"] = json!({"phase": "Pending", "qosClass": pod_qos(obj)}),
         ("", "namespaces") => obj["status"] = json!({"phase": "Active"}),
-        ("", "persistentvolumeclaims") | ("", "persistentvolumes") => obj["status"] = json!({"phase": "Pending"}),
+        ("", "persistentvolumeclaims") | ("", "persistentvolumes") => {
+            obj["status"] = json!({"phase": "Pending"})
+        }
         _ => {}
     }
 }
 
 /// The pod's QoS class, from its containers' requests and limits.
 fn pod_qos(pod: &Value) -> &'static str {
-    let containers = pod.pointer("/spec/containers").and_then(Value::as_array).cloned().unwrap_or_default();
+    let containers = pod
+        .pointer("/spec/containers")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     let mut any = false;
     let mut guaranteed = !containers.is_empty();
     for c in &containers {
@@ -70,7 +79,8 @@ fn set_default(obj: &mut Value, pointer: &str, value: Value) {
 /// The defaults users read back from a real cluster for the common kinds.
 pub fn apply_defaults(res: &ResourceInfo, obj: &mut Value) {
     match (res.group.as_str(), res.plural.as_str()) {
-        ("apps", "deployments" | "replicasets" | "statefulsets") | ("", "replicationcontrollers") => {
+        ("apps", "deployments" | "replicasets" | "statefulsets")
+        | ("", "replicationcontrollers") => {
             set_default(obj, "/spec/replicas", json!(1));
         }
         ("", "pods") => default_pod_spec(obj, "/spec"),
@@ -84,14 +94,20 @@ pub fn apply_defaults(res: &ResourceInfo, obj: &mut Value) {
         _ => {}
     }
     if res.group == "apps" || res.plural == "replicationcontrollers" || res.group == "batch" {
-        let template = if res.plural == "cronjobs" { "/spec/jobTemplate/spec/template/spec" } else { "/spec/template/spec" };
+        let template = if res.plural == "cronjobs" {
+            "/spec/jobTemplate/spec/template/spec"
+        } else {
+            "/spec/template/spec"
+        };
         default_pod_spec(obj, template);
     }
 }
 
 /// Namespaces carry their own name as the `kubernetes.io/metadata.name` label.
 fn label_namespace(obj: &mut Value) {
-    let Some(name) = meta::name(obj).map(String::from) else { return };
+    let Some(name) = meta::name(obj).map(String::from) else {
+        return;
+    };
     let m = meta::metadata_mut(obj);
     if !m.get("labels").is_some_and(Value::is_object) {
         m.insert("labels".into(), json!({}));
@@ -100,17 +116,25 @@ fn label_namespace(obj: &mut Value) {
 }
 
 fn default_pod_spec(obj: &mut Value, at: &str) {
-    let Some(spec) = obj.pointer_mut(at) else { return };
+    let Some(spec) = obj.pointer_mut(at) else {
+        return;
+    };
     set_default(spec, "/restartPolicy", json!("Always"));
     set_default(spec, "/dnsPolicy", json!("ClusterFirst"));
     set_default(spec, "/terminationGracePeriodSeconds", json!(30));
     set_default(spec, "/schedulerName", json!("default-scheduler"));
     set_default(spec, "/securityContext", json!({}));
     for list in ["containers", "initContainers"] {
-        let Some(cs) = spec.get_mut(list).and_then(Value::as_array_mut) else { continue };
+        let Some(cs) = spec.get_mut(list).and_then(Value::as_array_mut) else {
+            continue;
+        };
         for c in cs {
             let image = c.get("image").and_then(Value::as_str).unwrap_or_default();
-            let pull = if image_tag_is_latest(image) { "Always" } else { "IfNotPresent" };
+            let pull = if image_tag_is_latest(image) {
+                "Always"
+            } else {
+                "IfNotPresent"
+            };
             set_default(c, "/imagePullPolicy", json!(pull));
             set_default(c, "/terminationMessagePath", json!("/dev/termination-log"));
             set_default(c, "/terminationMessagePolicy", json!("File"));
@@ -131,7 +155,9 @@ fn image_tag_is_latest(image: &str) -> bool {
 }
 
 fn default_service_ports(obj: &mut Value) {
-    let Some(ports) = obj.pointer_mut("/spec/ports").and_then(Value::as_array_mut) else { return };
+    let Some(ports) = obj.pointer_mut("/spec/ports").and_then(Value::as_array_mut) else {
+        return;
+    };
     for p in ports {
         set_default(p, "/protocol", json!("TCP"));
         if let Some(port) = p.get("port").cloned() {

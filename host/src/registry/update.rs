@@ -19,7 +19,9 @@ pub enum UpdateOutcome {
 impl UpdateOutcome {
     pub fn object(&self) -> &Value {
         match self {
-            UpdateOutcome::Updated(v) | UpdateOutcome::Unchanged(v) | UpdateOutcome::Deleted(v) => v,
+            UpdateOutcome::Updated(v) | UpdateOutcome::Unchanged(v) | UpdateOutcome::Deleted(v) => {
+                v
+            }
         }
     }
 }
@@ -38,23 +40,47 @@ impl Registry {
         opts: WriteOptions,
         change: &Mutation<'_>,
     ) -> ApiResult<UpdateOutcome> {
+        self.update_loop(res, ns, name, opts, change, false).await
+    }
+
+    /// The update loop; `deleting` lets the server itself set the deletion fields.
+    pub(super) async fn update_loop(
+        &self,
+        res: &ResourceInfo,
+        ns: Option<&str>,
+        name: &str,
+        opts: WriteOptions,
+        change: &Mutation<'_>,
+        deleting: bool,
+    ) -> ApiResult<UpdateOutcome> {
         let key = keys::key(res, ns, name);
         loop {
-            let kv = self.storage.get(&key).await.map_err(|e| storage_error(res, name, e))?;
+            let kv = self
+                .storage
+                .get(&key)
+                .await
+                .map_err(|e| storage_error(res, name, e))?;
             let kv = kv.ok_or_else(|| ApiError::not_found(&res.group, &res.plural, name))?;
             let current = decode(&kv)?;
             let mut desired = change(current.clone())?;
             let precondition = meta::resource_version(&desired).map(String::from);
-            if precondition.as_deref().is_some_and(|rv| Some(rv) != meta::resource_version(&current)) {
+            if precondition
+                .as_deref()
+                .is_some_and(|rv| Some(rv) != meta::resource_version(&current))
+            {
                 return Err(ApiError::stale(&res.group, &res.plural, name));
             }
-            finish_update(res, &current, &mut desired);
-            if meta::is_terminating(&desired) && meta::finalizers(&desired).is_empty() {
+            finish_update(res, &current, &mut desired, deleting);
+            let last_finalizer_removed =
+                !meta::finalizers(&current).is_empty() && meta::finalizers(&desired).is_empty();
+            if meta::is_terminating(&desired) && last_finalizer_removed {
                 if opts.dry_run {
                     return Ok(UpdateOutcome::Deleted(desired));
                 }
                 match self.storage.delete(&key, Some(kv.mod_revision)).await {
-                    Ok(gone) => return Ok(UpdateOutcome::Deleted(with_rv(desired, gone.mod_revision))),
+                    Ok(gone) => {
+                        return Ok(UpdateOutcome::Deleted(with_rv(desired, gone.mod_revision)))
+                    }
                     Err(StorageError::Conflict { .. }) if precondition.is_none() => continue,
                     Err(e) => return Err(storage_error(res, name, e)),
                 }
@@ -92,7 +118,11 @@ impl Registry {
         }
         let status_only = subresource == Some("status");
         self.guaranteed_update(res, ns, name, opts, &|current: Value| {
-            Ok(if status_only { with_status_of(current, &body) } else { keep_status(res, &current, body.clone()) })
+            Ok(if status_only {
+                with_status_of(current, &body)
+            } else {
+                keep_status(res, &current, body.clone())
+            })
         })
         .await
     }
@@ -138,17 +168,35 @@ fn keep_status(res: &ResourceInfo, current: &Value, mut body: Value) -> Value {
 }
 
 /// System fields the client cannot change, defaults, and the generation bump.
-fn finish_update(res: &ResourceInfo, current: &Value, desired: &mut Value) {
+fn finish_update(res: &ResourceInfo, current: &Value, desired: &mut Value, deleting: bool) {
+    let deletion = meta::metadata(desired).map(|m| {
+        (
+            m.get("deletionTimestamp").cloned(),
+            m.get("deletionGracePeriodSeconds").cloned(),
+        )
+    });
     meta::keep_system_fields(desired, current);
+    if let (true, Some((Some(ts), grace))) = (deleting, deletion) {
+        let m = meta::metadata_mut(desired);
+        m.insert("deletionTimestamp".into(), ts);
+        if let Some(g) = grace {
+            m.insert("deletionGracePeriodSeconds".into(), g);
+        }
+    }
     strategy::apply_defaults(res, desired);
     if let Some(m) = desired.get_mut("metadata").and_then(Value::as_object_mut) {
         m.remove("resourceVersion");
     }
     if strategy::tracks_generation(res) && meta::spec_of(current) != meta::spec_of(desired) {
-        let generation = meta::metadata(current).and_then(|m| m.get("generation")).and_then(Value::as_i64);
+        let generation = meta::metadata(current)
+            .and_then(|m| m.get("generation"))
+            .and_then(Value::as_i64);
         meta::metadata_mut(desired).insert("generation".into(), json!(generation.unwrap_or(0) + 1));
     }
-    if let (Some(rv), Some(m)) = (meta::resource_version(current), desired.get_mut("metadata").and_then(Value::as_object_mut)) {
+    if let (Some(rv), Some(m)) = (
+        meta::resource_version(current),
+        desired.get_mut("metadata").and_then(Value::as_object_mut),
+    ) {
         m.insert("resourceVersion".into(), json!(rv));
     }
 }

@@ -59,8 +59,8 @@ fn split_term(term: &str) -> Option<(&str, &'static str, &str)> {
     for (i, _) in term.char_indices() {
         let rest = &term[i..];
         for op in ["!=", "==", "="] {
-            if rest.starts_with(op) {
-                return Some((&term[..i], op, &rest[op.len()..]));
+            if let Some(value) = rest.strip_prefix(op) {
+                return Some((&term[..i], op, value));
             }
         }
     }
@@ -109,7 +109,9 @@ pub fn parse_field_selector(s: &str) -> Result<FieldSelector, String> {
     let mut terms = Vec::new();
     for part in parts.into_iter().filter(|p| !p.is_empty()) {
         let Some((field, op, raw)) = split_term(part) else {
-            return Err(format!("invalid selector: '{s}'; can't understand '{part}'"));
+            return Err(format!(
+                "invalid selector: '{s}'; can't understand '{part}'"
+            ));
         };
         let op = if op == "!=" {
             FieldOp::NotEquals
@@ -127,7 +129,11 @@ pub fn parse_field_selector(s: &str) -> Result<FieldSelector, String> {
 
 /// Checks every label against the resource's field label conversion; the
 /// error is kube's message (to be returned as 400 BadRequest).
-pub fn check_fields_supported(sel: &FieldSelector, group: &str, resource: &str) -> Result<(), String> {
+pub fn check_fields_supported(
+    sel: &FieldSelector,
+    group: &str,
+    resource: &str,
+) -> Result<(), String> {
     let rules = rules_for(group, resource);
     sel.terms
         .iter()

@@ -64,14 +64,23 @@ const CORE_EVENT: KindRules = KindRules {
 };
 
 const EVENTS_V1_EVENT: KindRules = KindRules {
-    accepted: &["reason", "source", "type", "metadata.namespace", "metadata.name"],
+    accepted: &[
+        "reason",
+        "source",
+        "type",
+        "metadata.namespace",
+        "metadata.name",
+    ],
     aliases: &[
         ("regarding.kind", "involvedObject.kind"),
         ("regarding.namespace", "involvedObject.namespace"),
         ("regarding.name", "involvedObject.name"),
         ("regarding.uid", "involvedObject.uid"),
         ("regarding.apiVersion", "involvedObject.apiVersion"),
-        ("regarding.resourceVersion", "involvedObject.resourceVersion"),
+        (
+            "regarding.resourceVersion",
+            "involvedObject.resourceVersion",
+        ),
         ("regarding.fieldPath", "involvedObject.fieldPath"),
         ("reportingController", "reportingComponent"),
     ],
@@ -183,18 +192,24 @@ mod tests {
 
     #[test]
     fn per_kind_rejections() {
-        assert!(rules_for("", "nodes").convert("metadata.namespace").is_err());
+        assert!(rules_for("", "nodes")
+            .convert("metadata.namespace")
+            .is_err());
         assert_eq!(
             rules_for("batch", "jobs").convert("spec.x"),
             Err("field label \"spec.x\" not supported for Job".to_string())
         );
         assert_eq!(
             rules_for("", "configmaps").convert("data.x"),
-            Err("\"data.x\" is not a known field selector: only \"metadata.name\", \
+            Err(
+                "\"data.x\" is not a known field selector: only \"metadata.name\", \
                  \"metadata.namespace\""
-                .to_string())
+                    .to_string()
+            )
         );
-        assert!(rules_for("apps", "replicasets").convert("status.replicas").is_err());
+        assert!(rules_for("apps", "replicasets")
+            .convert("status.replicas")
+            .is_err());
     }
 
     #[test]

@@ -19,7 +19,10 @@ fn first_non_empty<'a>(obj: &'a Value, pointers: &[&str]) -> &'a str {
 }
 
 fn bool_at(obj: &Value, pointer: &str) -> String {
-    let b = obj.pointer(pointer).and_then(Value::as_bool).unwrap_or(false);
+    let b = obj
+        .pointer(pointer)
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     b.to_string()
 }
 
@@ -98,9 +101,7 @@ fn kind_value(group: &str, resource: &str, obj: &Value, label: &str) -> Option<S
         ("", "pods", _) => pod_value(obj, label),
         ("" | "events.k8s.io", "events", _) => event_value(obj, label),
         ("", "nodes", "spec.unschedulable") => Some(bool_at(obj, "/spec/unschedulable")),
-        ("", "replicationcontrollers", "status.replicas") => {
-            Some(int_at(obj, "/status/replicas"))
-        }
+        ("", "replicationcontrollers", "status.replicas") => Some(int_at(obj, "/status/replicas")),
         ("batch", "jobs", "status.successful") => Some(int_at(obj, "/status/succeeded")),
         _ => None,
     }
@@ -122,9 +123,13 @@ mod tests {
 
     #[test]
     fn pod_fields() {
-        let pod = json!({"spec": {"hostNetwork": true}, "status": {"podIPs": [{"ip": "10.0.0.1"}]}});
+        let pod =
+            json!({"spec": {"hostNetwork": true}, "status": {"podIPs": [{"ip": "10.0.0.1"}]}});
         assert_eq!(field_value("", "pods", &pod, "spec.hostNetwork"), "true");
-        assert_eq!(field_value("", "pods", &json!({}), "spec.hostNetwork"), "false");
+        assert_eq!(
+            field_value("", "pods", &json!({}), "spec.hostNetwork"),
+            "false"
+        );
         assert_eq!(field_value("", "pods", &pod, "status.podIP"), "10.0.0.1");
         assert_eq!(field_value("", "pods", &pod, "status.podIPs"), "");
         assert_eq!(field_value("", "pods", &pod, "spec.nodeName"), "");
@@ -134,9 +139,15 @@ mod tests {
     fn counts_and_events() {
         let job = json!({"status": {"succeeded": 3}});
         assert_eq!(field_value("batch", "jobs", &job, "status.successful"), "3");
-        assert_eq!(field_value("batch", "jobs", &json!({}), "status.successful"), "0");
+        assert_eq!(
+            field_value("batch", "jobs", &json!({}), "status.successful"),
+            "0"
+        );
         let ev = json!({"regarding": {"name": "p1"}, "reportingController": "kubelet"});
-        assert_eq!(field_value("events.k8s.io", "events", &ev, "involvedObject.name"), "p1");
+        assert_eq!(
+            field_value("events.k8s.io", "events", &ev, "involvedObject.name"),
+            "p1"
+        );
         assert_eq!(field_value("", "events", &ev, "source"), "kubelet");
     }
 

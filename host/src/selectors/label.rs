@@ -112,7 +112,13 @@ impl Requirement {
 /// The operator-specific checks of `NewRequirement`.
 fn operator_arity_errors(op: Operator, values: &[String]) -> Vec<String> {
     let shown = || serde_json::to_string(values).unwrap_or_default();
-    let shown_or_null = || if values.is_empty() { "null".to_string() } else { shown() };
+    let shown_or_null = || {
+        if values.is_empty() {
+            "null".to_string()
+        } else {
+            shown()
+        }
+    };
     match op {
         Operator::In | Operator::NotIn if values.is_empty() => vec![invalid(
             "values",
@@ -316,7 +322,11 @@ fn expression_requirement(expr: &Value) -> Result<Requirement, String> {
     let values = expr
         .get("values")
         .and_then(Value::as_array)
-        .map(|a| a.iter().map(|x| x.as_str().unwrap_or("").to_string()).collect())
+        .map(|a| {
+            a.iter()
+                .map(|x| x.as_str().unwrap_or("").to_string())
+                .collect()
+        })
         .unwrap_or_default();
     Requirement::new(key, op, values)
 }
@@ -324,7 +334,11 @@ fn expression_requirement(expr: &Value) -> Result<Requirement, String> {
 /// kube's `labels.FormatLabels`: `k=v` pairs sorted by key, or `<none>`.
 pub fn format_labels(labels: Option<&Map<String, Value>>) -> String {
     let mut pairs: Vec<(&String, &str)> = labels
-        .map(|m| m.iter().map(|(k, v)| (k, v.as_str().unwrap_or(""))).collect())
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k, v.as_str().unwrap_or("")))
+                .collect()
+        })
         .unwrap_or_default();
     if pairs.is_empty() {
         return "<none>".to_string();
@@ -361,7 +375,9 @@ mod tests {
         assert!(!parse_label_selector("a!=b").unwrap().matches(&l));
         assert!(parse_label_selector("x!=y").unwrap().matches(&l));
         assert!(parse_label_selector("a notin (c)").unwrap().matches(&l));
-        assert!(parse_label_selector("  a ,  x notin ( y )  ").unwrap().matches(&l));
+        assert!(parse_label_selector("  a ,  x notin ( y )  ")
+            .unwrap()
+            .matches(&l));
         assert!(parse_label_selector("").unwrap().is_empty());
     }
 
@@ -392,8 +408,12 @@ mod tests {
         assert_eq!(sel.to_string(), "app=web,!canary,tier in (be,fe)");
         assert!(sel.matches(&labels(json!({"app": "web", "tier": "fe"}))));
         assert!(!sel.matches(&labels(json!({"app": "web", "tier": "fe", "canary": "1"}))));
-        assert!(from_label_selector_object(&json!({})).unwrap().matches(&Map::new()));
-        assert!(!from_label_selector_object(&Value::Null).unwrap().matches(&Map::new()));
+        assert!(from_label_selector_object(&json!({}))
+            .unwrap()
+            .matches(&Map::new()));
+        assert!(!from_label_selector_object(&Value::Null)
+            .unwrap()
+            .matches(&Map::new()));
     }
 
     #[test]

@@ -154,7 +154,10 @@ impl Lexer<'_> {
             },
             None => Item {
                 tok: Token::Error,
-                lit: format!("error expected: keyword found '{}'", self.text(start, self.pos)),
+                lit: format!(
+                    "error expected: keyword found '{}'",
+                    self.text(start, self.pos)
+                ),
             },
         }
     }
@@ -383,7 +386,10 @@ mod tests {
         );
         assert_eq!(err("a=b,"), "found '', expected: identifier after ','");
         assert_eq!(err("!a=b"), "found '=', expected: ',' or 'end of string'");
-        assert_eq!(err("=a"), "found '=', expected: !, identifier, or 'end of string'");
+        assert_eq!(
+            err("=a"),
+            "found '=', expected: !, identifier, or 'end of string'"
+        );
         assert_eq!(
             err("a in (x"),
             "unable to parse requirement: found '', expected: ',' or ')'"
@@ -392,7 +398,10 @@ mod tests {
             err("a in (=)"),
             "unable to parse requirement: found '=', expected: ',', ')' or identifier"
         );
-        assert_eq!(err("!"), "unable to parse requirement: found '', expected: identifier");
+        assert_eq!(
+            err("!"),
+            "unable to parse requirement: found '', expected: identifier"
+        );
     }
 
     #[test]

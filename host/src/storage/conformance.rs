@@ -404,12 +404,14 @@ pub async fn watch_filters_by_prefix<B: Backend>(backend: &B) {
     assert_quiet(&mut watch).await;
 }
 
-/// Collects revisions from `watch` until `last` is reached.
+/// Collects revisions from `watch` until `last` is reached, then checks that
+/// nothing (such as a doubled event) follows.
 async fn revisions_until(mut watch: WatchStream, last: Revision) -> Vec<Revision> {
     let mut seen = Vec::new();
     while seen.last().is_none_or(|r| *r < last) {
         seen.push(next_event(&mut watch).await.revision());
     }
+    assert_quiet(&mut watch).await;
     seen
 }
 
@@ -418,6 +420,7 @@ pub async fn watch_during_concurrent_writes_misses_nothing<B: Backend>(backend: 
     let prefix = "/registry/conformance/concurrent/";
     let r0 = s.current_revision().await.unwrap();
     let (writers, per_writer) = (4, 40);
+    let last = r0 + writers * per_writer;
     let mut tasks = Vec::new();
     for w in 0..writers {
         let s = s.clone();
@@ -432,20 +435,27 @@ pub async fn watch_during_concurrent_writes_misses_nothing<B: Backend>(backend: 
             }
         }));
     }
-    // Watchers start before, and at several points during, the writes.
-    let mut watches = vec![(r0, s.watch(prefix, r0).await.unwrap())];
-    for _ in 0..3 {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-        let from = s.current_revision().await.unwrap();
-        watches.push((from, s.watch(prefix, from).await.unwrap()));
+    // Watchers start before, and at several points during, the writes and
+    // consume while the writes go on (replay and live events overlap).
+    let mut watchers = Vec::new();
+    for round in 0..4 {
+        if round > 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let from = if round == 0 {
+            r0
+        } else {
+            s.current_revision().await.unwrap()
+        };
+        let watch = s.watch(prefix, from).await.unwrap();
+        watchers.push((from, tokio::spawn(revisions_until(watch, last))));
     }
     for task in tasks {
         task.await.unwrap();
     }
-    let last = s.current_revision().await.unwrap();
-    assert_eq!(last, r0 + writers * per_writer);
-    for (from, watch) in watches {
-        let seen = revisions_until(watch, last).await;
+    assert_eq!(s.current_revision().await.unwrap(), last);
+    for (from, watcher) in watchers {
+        let seen = watcher.await.unwrap();
         assert_eq!(
             seen,
             (from + 1..=last).collect::<Vec<_>>(),

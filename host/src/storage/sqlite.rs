@@ -552,7 +552,8 @@ mod tests {
                 .unwrap();
         }
         let mut items = Vec::new();
-        while let Some(item) = watch.next().await {
+        let wait = Duration::from_secs(5);
+        while let Some(item) = tokio::time::timeout(wait, watch.next()).await.unwrap() {
             items.push(item);
         }
         let (last, delivered) = items.split_last().unwrap();

@@ -30,7 +30,9 @@ pub(crate) fn opt_int(obj: &Value, pointer: &str) -> Option<i64> {
 
 /// The boolean at a pointer, or false.
 pub(crate) fn flag(obj: &Value, pointer: &str) -> bool {
-    obj.pointer(pointer).and_then(Value::as_bool).unwrap_or(false)
+    obj.pointer(pointer)
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
 }
 
 /// The array at a pointer, or an empty slice.
@@ -105,12 +107,6 @@ pub(crate) fn format_label_selector(selector: Option<&Value>) -> String {
 /// `labels.FormatLabels` of the string map at a pointer.
 pub(crate) fn format_label_map(obj: &Value, pointer: &str) -> String {
     format_labels(map(obj, pointer))
-}
-
-/// Joins a list of strings taken from each element at `field`.
-pub(crate) fn join_field(items: &[Value], field: &str, sep: &str) -> String {
-    let parts: Vec<&str> = items.iter().map(|i| text(i, field)).collect();
-    parts.join(sep)
 }
 
 /// `"<none>"` for an empty string.

@@ -20,7 +20,10 @@ const BAD_SET_ELEMENT_ORDER: &str = "invalid patch format of setElementOrder lis
 
 /// `$retainKeys: [..]`: drops every original field not listed; every field the
 /// patch sets must be listed too.
-pub(super) fn apply_retain_keys(original: &mut Map<String, Value>, patch: &mut Map<String, Value>) -> Result<(), PatchError> {
+pub(super) fn apply_retain_keys(
+    original: &mut Map<String, Value>,
+    patch: &mut Map<String, Value>,
+) -> Result<(), PatchError> {
     let Some(retain) = take_key(patch, RETAIN_KEYS) else {
         return Ok(());
     };
@@ -29,7 +32,10 @@ pub(super) fn apply_retain_keys(original: &mut Map<String, Value>, patch: &mut M
     };
     let listed = |key: &str| retain.iter().any(|k| k.as_str() == Some(key));
     let unlisted_in_patch = patch.iter().any(|(k, v)| {
-        !v.is_null() && !k.starts_with(DELETE_FROM_PRIMITIVE_LIST) && !k.starts_with(SET_ELEMENT_ORDER) && !listed(k)
+        !v.is_null()
+            && !k.starts_with(DELETE_FROM_PRIMITIVE_LIST)
+            && !k.starts_with(SET_ELEMENT_ORDER)
+            && !listed(k)
     });
     if unlisted_in_patch {
         return Err(PatchError::BadRequest(BAD_RETAIN_KEYS.into()));
@@ -45,11 +51,18 @@ pub(super) fn merge_set_element_order(
     patch: &mut Map<String, Value>,
     schema: Schema,
 ) -> Result<(), PatchError> {
-    let keys: Vec<String> = patch.keys().filter(|k| k.starts_with(SET_ELEMENT_ORDER)).cloned().collect();
+    let keys: Vec<String> = patch
+        .keys()
+        .filter(|k| k.starts_with(SET_ELEMENT_ORDER))
+        .cloned()
+        .collect();
     for key in keys {
         let order = take_key(patch, &key).unwrap_or(Value::Null);
         let Value::Array(order) = order else {
-            return Err(PatchError::Internal(gofmt::bad_arg_type("[]interface {}", &order)));
+            return Err(PatchError::Internal(gofmt::bad_arg_type(
+                "[]interface {}",
+                &order,
+            )));
         };
         let field = key
             .strip_prefix(SET_ELEMENT_ORDER)
@@ -72,19 +85,33 @@ fn order_one_list(
     let (sub, meta) = schema.field(field);
     let merge_key = meta.merge_key.clone().unwrap_or_default();
     validate_against_order(patched.as_deref().unwrap_or_default(), order, &merge_key)?;
-    let kind = element_kind(server.as_deref().unwrap_or_default(), patched.as_deref().unwrap_or_default())?;
+    let kind = element_kind(
+        server.as_deref().unwrap_or_default(),
+        patched.as_deref().unwrap_or_default(),
+    )?;
     let merged = match (server.clone(), patched) {
         (Some(server), None) => server,
         (None, Some(patched)) => clean_list(patched),
-        (Some(server), Some(patched)) => lists::merge_list(server, patched, sub.items(), &meta, false)?,
+        (Some(server), Some(patched)) => {
+            lists::merge_list(server, patched, sub.items(), &meta, false)?
+        }
         (None, None) => return Ok(()),
     };
     let ordered = match kind {
         None => merged,
         Some(kind) => {
-            let id = Identity { is_map: kind == Kind::Object, merge_key: &merge_key };
+            let id = Identity {
+                is_map: kind == Kind::Object,
+                merge_key: &merge_key,
+            };
             let (named, server_only) = order::partition(merged, order, id)?;
-            order::normalize(named, server_only, order, server.as_deref().unwrap_or_default(), id)?
+            order::normalize(
+                named,
+                server_only,
+                order,
+                server.as_deref().unwrap_or_default(),
+                id,
+            )?
         }
     };
     original.insert(field.to_string(), Value::Array(ordered));
@@ -97,20 +124,30 @@ fn list_at(map: &Map<String, Value>, key: &str) -> Result<Option<Vec<Value>>, Pa
     match map.get(key) {
         None => Ok(None),
         Some(Value::Array(items)) => Ok(Some(items.clone())),
-        Some(other) => Err(PatchError::Internal(gofmt::bad_arg_type("[]interface {}", other))),
+        Some(other) => Err(PatchError::Internal(gofmt::bad_arg_type(
+            "[]interface {}",
+            other,
+        ))),
     }
 }
 
 /// The patch list must name its items in the directive's relative order
 /// (kube's `validatePatchWithSetOrderList`).
-fn validate_against_order(patched: &[Value], order: &[Value], merge_key: &str) -> Result<(), PatchError> {
+fn validate_against_order(
+    patched: &[Value],
+    order: &[Value],
+    merge_key: &str,
+) -> Result<(), PatchError> {
     if order.is_empty() || patched.is_empty() {
         return Ok(());
     }
     let mut kept = Vec::with_capacity(patched.len());
     for item in patched {
         if !merge_key.is_empty() && !item.is_object() {
-            return Err(PatchError::Internal(gofmt::bad_arg_type("map[string]interface {}", item)));
+            return Err(PatchError::Internal(gofmt::bad_arg_type(
+                "map[string]interface {}",
+                item,
+            )));
         }
         if merge_key.is_empty() || !is_delete_directive(item) {
             kept.push(item);
@@ -142,9 +179,9 @@ fn merge_key_equal(left: &Value, right: &Value, merge_key: &str) -> Result<bool,
         return Ok(left == right);
     }
     let key_of = |v: &Value| -> Result<Value, PatchError> {
-        let map = v
-            .as_object()
-            .ok_or_else(|| PatchError::Internal(gofmt::bad_arg_type("map[string]interface {}", v)))?;
+        let map = v.as_object().ok_or_else(|| {
+            PatchError::Internal(gofmt::bad_arg_type("map[string]interface {}", v))
+        })?;
         map.get(merge_key)
             .cloned()
             .ok_or_else(|| PatchError::Internal(gofmt::no_merge_key(v, merge_key)))
@@ -187,7 +224,9 @@ pub(super) fn clean_list(items: Vec<Value>) -> Vec<Value> {
 }
 
 fn is_parallel_directive(key: &str) -> bool {
-    key == RETAIN_KEYS || key.starts_with(SET_ELEMENT_ORDER) || key.starts_with(DELETE_FROM_PRIMITIVE_LIST)
+    key == RETAIN_KEYS
+        || key.starts_with(SET_ELEMENT_ORDER)
+        || key.starts_with(DELETE_FROM_PRIMITIVE_LIST)
 }
 
 /// Removes `key` keeping the order of the other fields.
@@ -223,16 +262,24 @@ mod tests {
         let mut patch = map(json!({"$retainKeys": ["type"], "other": 1}));
         assert_eq!(
             apply_retain_keys(&mut original, &mut patch),
-            Err(PatchError::BadRequest("invalid patch format of retainKeys".into()))
+            Err(PatchError::BadRequest(
+                "invalid patch format of retainKeys".into()
+            ))
         );
         let mut patch = map(json!({"$retainKeys": "type"}));
-        assert!(matches!(apply_retain_keys(&mut original, &mut patch), Err(PatchError::BadRequest(_))));
+        assert!(matches!(
+            apply_retain_keys(&mut original, &mut patch),
+            Err(PatchError::BadRequest(_))
+        ));
     }
 
     #[test]
     fn new_values_lose_directives_and_nulls() {
         let value = json!({"a": null, "b": [{"$patch": "delete", "name": "x"}, {"name": "y", "c": null}],
                            "$setElementOrder/b": [{"name": "y"}], "d": {"$patch": "replace", "e": 1}});
-        assert_eq!(clean_new_value(value), Some(json!({"b": [{"name": "y"}], "d": {"e": 1}})));
+        assert_eq!(
+            clean_new_value(value),
+            Some(json!({"b": [{"name": "y"}], "d": {"e": 1}}))
+        );
     }
 }

@@ -40,7 +40,9 @@ pub(super) fn element_kind(a: &[Value], b: &[Value]) -> Result<Option<Kind>, Pat
         return Ok(None);
     };
     if first == Kind::List {
-        return Err(PatchError::Invalid("lists of lists are not supported".into()));
+        return Err(PatchError::Invalid(
+            "lists of lists are not supported".into(),
+        ));
     }
     if kinds.any(|k| k != first) {
         let both = Value::Array(vec![Value::Array(a.to_vec()), Value::Array(b.to_vec())]);
@@ -80,9 +82,16 @@ pub(super) fn merge_list(
 }
 
 /// Union of two scalar lists (or the original minus a deletion list).
-fn merge_scalars(original: Vec<Value>, patch: Vec<Value>, is_delete_list: bool) -> Result<Vec<Value>, PatchError> {
+fn merge_scalars(
+    original: Vec<Value>,
+    patch: Vec<Value>,
+    is_delete_list: bool,
+) -> Result<Vec<Value>, PatchError> {
     if is_delete_list {
-        return Ok(original.into_iter().filter(|v| !patch.contains(v)).collect());
+        return Ok(original
+            .into_iter()
+            .filter(|v| !patch.contains(v))
+            .collect());
     }
     let mut merged: Vec<Value> = Vec::with_capacity(original.len() + patch.len());
     for v in original.iter().chain(&patch) {
@@ -90,13 +99,21 @@ fn merge_scalars(original: Vec<Value>, patch: Vec<Value>, is_delete_list: bool) 
             merged.push(v.clone());
         }
     }
-    let id = Identity { is_map: false, merge_key: "" };
+    let id = Identity {
+        is_map: false,
+        merge_key: "",
+    };
     let (named, server_only) = order::partition(merged, &patch, id)?;
     order::normalize(named, server_only, &patch, &original, id)
 }
 
 /// Item-by-item merge of two lists of objects on `merge_key`.
-fn merge_objects(original: Vec<Value>, patch: Vec<Value>, merge_key: &str, items: Schema) -> Result<Vec<Value>, PatchError> {
+fn merge_objects(
+    original: Vec<Value>,
+    patch: Vec<Value>,
+    merge_key: &str,
+    items: Schema,
+) -> Result<Vec<Value>, PatchError> {
     let (original, patch) = apply_item_directives(original, patch, merge_key)?;
     let mut merged = original.clone();
     for item in &patch {
@@ -106,12 +123,16 @@ fn merge_objects(original: Vec<Value>, patch: Vec<Value>, merge_key: &str, items
         match find_by_key(&merged, merge_key, wanted)? {
             Some(i) => {
                 let current = object_of(std::mem::take(&mut merged[i]));
-                merged[i] = Value::Object(super::merge_map(current, object_of(item.clone()), items)?);
+                merged[i] =
+                    Value::Object(super::merge_map(current, object_of(item.clone()), items)?);
             }
             None => merged.extend(clean_new_value(item.clone())),
         }
     }
-    let id = Identity { is_map: true, merge_key };
+    let id = Identity {
+        is_map: true,
+        merge_key,
+    };
     let (named, server_only) = order::partition(merged, &patch, id)?;
     order::normalize(named, server_only, &patch, &original, id)
 }
@@ -173,10 +194,18 @@ mod tests {
     use serde_json::{json, Map};
 
     fn merge_meta(key: Option<&str>) -> PatchMeta {
-        PatchMeta { strategy: Strategy::Merge, merge_key: key.map(str::to_string) }
+        PatchMeta {
+            strategy: Strategy::Merge,
+            merge_key: key.map(str::to_string),
+        }
     }
 
-    fn run(original: Value, patch: Value, meta: &PatchMeta, is_delete_list: bool) -> Result<Value, PatchError> {
+    fn run(
+        original: Value,
+        patch: Value,
+        meta: &PatchMeta,
+        is_delete_list: bool,
+    ) -> Result<Value, PatchError> {
         let schemas = Map::new();
         let schema = Schema::root(None, &schemas);
         let list = |v: Value| v.as_array().cloned().unwrap();
@@ -185,15 +214,27 @@ mod tests {
 
     #[test]
     fn lists_without_merge_strategy_are_replaced() {
-        let out = run(json!(["a", "b"]), json!(["c"]), &PatchMeta::default(), false).unwrap();
+        let out = run(
+            json!(["a", "b"]),
+            json!(["c"]),
+            &PatchMeta::default(),
+            false,
+        )
+        .unwrap();
         assert_eq!(out, json!(["c"]));
     }
 
     #[test]
     fn scalar_lists_union_and_delete() {
         let meta = merge_meta(None);
-        assert_eq!(run(json!(["a", "b"]), json!(["b", "c"]), &meta, false).unwrap(), json!(["a", "b", "c"]));
-        assert_eq!(run(json!(["a", "b", "c"]), json!(["b"]), &meta, true).unwrap(), json!(["a", "c"]));
+        assert_eq!(
+            run(json!(["a", "b"]), json!(["b", "c"]), &meta, false).unwrap(),
+            json!(["a", "b", "c"])
+        );
+        assert_eq!(
+            run(json!(["a", "b", "c"]), json!(["b"]), &meta, true).unwrap(),
+            json!(["a", "c"])
+        );
     }
 
     #[test]
@@ -213,16 +254,32 @@ mod tests {
     fn item_errors_match_kube() {
         let meta = merge_meta(Some("name"));
         assert_eq!(
-            run(json!([{"name": "a"}]), json!([{"image": "x"}]), &meta, false),
-            Err(PatchError::Internal("map: map[image:x] does not contain declared merge key: name".into()))
+            run(
+                json!([{"name": "a"}]),
+                json!([{"image": "x"}]),
+                &meta,
+                false
+            ),
+            Err(PatchError::Internal(
+                "map: map[image:x] does not contain declared merge key: name".into()
+            ))
         );
         assert_eq!(
             run(json!([["a"]]), json!([["b"]]), &meta, false),
-            Err(PatchError::Invalid("lists of lists are not supported".into()))
+            Err(PatchError::Invalid(
+                "lists of lists are not supported".into()
+            ))
         );
         assert_eq!(
-            run(json!([{"name": "a"}]), json!([{"name": "a", "$patch": "bogus"}]), &meta, false),
-            Err(PatchError::Internal("unknown patch type: bogus in map: map[$patch:bogus name:a]".into()))
+            run(
+                json!([{"name": "a"}]),
+                json!([{"name": "a", "$patch": "bogus"}]),
+                &meta,
+                false
+            ),
+            Err(PatchError::Internal(
+                "unknown patch type: bogus in map: map[$patch:bogus name:a]".into()
+            ))
         );
     }
 }

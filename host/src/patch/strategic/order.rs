@@ -57,7 +57,10 @@ pub(super) fn partition(
 /// Whether a list of objects holds one with the same merge key value as `item`.
 fn map_is_listed(item: &Value, list: &[Value], merge_key: &str) -> Result<bool, PatchError> {
     let Some(map) = item.as_object() else {
-        return Err(PatchError::Internal(gofmt::bad_arg_type("map[string]interface {}", item)));
+        return Err(PatchError::Internal(gofmt::bad_arg_type(
+            "map[string]interface {}",
+            item,
+        )));
     };
     let Some(wanted) = map.get(merge_key) else {
         return Err(PatchError::Internal(gofmt::no_merge_key(item, merge_key)));
@@ -66,10 +69,16 @@ fn map_is_listed(item: &Value, list: &[Value], merge_key: &str) -> Result<bool, 
 }
 
 /// Position of the first object in `list` whose `merge_key` equals `wanted`.
-pub(super) fn find_by_key(list: &[Value], merge_key: &str, wanted: &Value) -> Result<Option<usize>, PatchError> {
+pub(super) fn find_by_key(
+    list: &[Value],
+    merge_key: &str,
+    wanted: &Value,
+) -> Result<Option<usize>, PatchError> {
     for (i, v) in list.iter().enumerate() {
         let Some(map) = v.as_object() else {
-            return Err(PatchError::Internal(format!("value for key {i} is not a map")));
+            return Err(PatchError::Internal(format!(
+                "value for key {i} is not a map"
+            )));
         };
         if map.get(merge_key) == Some(wanted) {
             return Ok(Some(i));
@@ -93,13 +102,18 @@ pub(super) fn normalize(
 }
 
 /// Stable sort by position in `order`; `$patch: delete` items go last.
-fn sort_by_order(items: Vec<Value>, order: &[Value], id: Identity) -> Result<Vec<Value>, PatchError> {
+fn sort_by_order(
+    items: Vec<Value>,
+    order: &[Value],
+    id: Identity,
+) -> Result<Vec<Value>, PatchError> {
     let mut items = items;
     let mut deletes = Vec::new();
     if id.is_map {
         validate_merge_keys(&items, id.merge_key)?;
         validate_merge_keys(order, id.merge_key)?;
-        let (keep, delete): (Vec<Value>, Vec<Value>) = items.into_iter().partition(|v| !is_delete_directive(v));
+        let (keep, delete): (Vec<Value>, Vec<Value>) =
+            items.into_iter().partition(|v| !is_delete_directive(v));
         items = keep;
         deletes = delete;
     }
@@ -111,7 +125,12 @@ fn sort_by_order(items: Vec<Value>, order: &[Value], id: Identity) -> Result<Vec
 fn validate_merge_keys(list: &[Value], merge_key: &str) -> Result<(), PatchError> {
     for item in list {
         match item.as_object() {
-            None => return Err(PatchError::Internal(gofmt::bad_arg_type("map[string]interface {}", item))),
+            None => {
+                return Err(PatchError::Internal(gofmt::bad_arg_type(
+                    "map[string]interface {}",
+                    item,
+                )))
+            }
             Some(map) if !map.contains_key(merge_key) => {
                 return Err(PatchError::Internal(gofmt::no_merge_key(item, merge_key)))
             }
@@ -127,7 +146,12 @@ pub(super) fn is_delete_directive(item: &Value) -> bool {
 
 /// kube's `mergeSortedSlice`: a server-only item goes first only when both it
 /// and the next named item are on the server and it comes earlier there.
-fn interleave(server_only: Vec<Value>, named: Vec<Value>, server_order: &[Value], id: Identity) -> Vec<Value> {
+fn interleave(
+    server_only: Vec<Value>,
+    named: Vec<Value>,
+    server_order: &[Value],
+    id: Identity,
+) -> Vec<Value> {
     let mut out = Vec::with_capacity(server_only.len() + named.len());
     let mut left = server_only.into_iter().peekable();
     let mut right = named.into_iter().peekable();
@@ -136,7 +160,11 @@ fn interleave(server_only: Vec<Value>, named: Vec<Value>, server_order: &[Value]
             (Some(li), Some(ri)) => li < ri,
             _ => false,
         };
-        let next = if left_first { left.next() } else { right.next() };
+        let next = if left_first {
+            left.next()
+        } else {
+            right.next()
+        };
         out.extend(next);
     }
     out.extend(left);
@@ -149,8 +177,14 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    const BY_NAME: Identity = Identity { is_map: true, merge_key: "name" };
-    const BY_VALUE: Identity = Identity { is_map: false, merge_key: "" };
+    const BY_NAME: Identity = Identity {
+        is_map: true,
+        merge_key: "name",
+    };
+    const BY_VALUE: Identity = Identity {
+        is_map: false,
+        merge_key: "",
+    };
 
     fn names(list: &[Value]) -> Vec<&str> {
         list.iter().filter_map(|v| v["name"].as_str()).collect()
@@ -159,7 +193,11 @@ mod tests {
     #[test]
     fn new_patch_items_come_before_later_server_items() {
         let server = vec![json!({"name": "a"}), json!({"name": "b"})];
-        let merged = vec![json!({"name": "a"}), json!({"name": "b"}), json!({"name": "c"})];
+        let merged = vec![
+            json!({"name": "a"}),
+            json!({"name": "b"}),
+            json!({"name": "c"}),
+        ];
         let patch = vec![json!({"name": "c"})];
         let (named, only) = partition(merged, &patch, BY_NAME).unwrap();
         let out = normalize(named, only, &patch, &server, BY_NAME).unwrap();
@@ -168,9 +206,18 @@ mod tests {
 
     #[test]
     fn patched_items_keep_their_server_position() {
-        let server = vec![json!({"name": "a"}), json!({"name": "b"}), json!({"name": "c"})];
+        let server = vec![
+            json!({"name": "a"}),
+            json!({"name": "b"}),
+            json!({"name": "c"}),
+        ];
         let patch = vec![json!({"name": "b"}), json!({"name": "d"})];
-        let merged = vec![server[0].clone(), server[1].clone(), server[2].clone(), json!({"name": "d"})];
+        let merged = vec![
+            server[0].clone(),
+            server[1].clone(),
+            server[2].clone(),
+            json!({"name": "d"}),
+        ];
         let (named, only) = partition(merged, &patch, BY_NAME).unwrap();
         let out = normalize(named, only, &patch, &server, BY_NAME).unwrap();
         assert_eq!(names(&out), ["a", "b", "d", "c"]);
@@ -180,8 +227,12 @@ mod tests {
     fn scalars_are_ordered_by_value() {
         let server = vec![json!(1), json!(2)];
         let patch = vec![json!(2), json!(3)];
-        let (named, only) = partition(vec![json!(1), json!(2), json!(3)], &patch, BY_VALUE).unwrap();
-        assert_eq!(normalize(named, only, &patch, &server, BY_VALUE).unwrap(), [json!(1), json!(2), json!(3)]);
+        let (named, only) =
+            partition(vec![json!(1), json!(2), json!(3)], &patch, BY_VALUE).unwrap();
+        assert_eq!(
+            normalize(named, only, &patch, &server, BY_VALUE).unwrap(),
+            [json!(1), json!(2), json!(3)]
+        );
     }
 
     #[test]
@@ -189,7 +240,9 @@ mod tests {
         let err = partition(vec![json!({"image": "x"})], &[], BY_NAME).unwrap_err();
         assert_eq!(
             err,
-            PatchError::Internal("map: map[image:x] does not contain declared merge key: name".into())
+            PatchError::Internal(
+                "map: map[image:x] does not contain declared merge key: name".into()
+            )
         );
     }
 }

@@ -39,12 +39,17 @@ pub(super) struct Schema<'a> {
 impl<'a> Schema<'a> {
     /// The schema of the component called `name` (unknown when absent).
     pub fn root(name: Option<&str>, lookup: &'a dyn SchemaLookup) -> Self {
-        let node = name.and_then(|n| lookup.schema(n)).map(|v| resolve(v, lookup));
+        let node = name
+            .and_then(|n| lookup.schema(n))
+            .map(|v| resolve(v, lookup));
         Schema { node, lookup }
     }
 
     fn at(&self, node: Option<&'a Value>) -> Self {
-        Schema { node: node.map(|v| resolve(v, self.lookup)), lookup: self.lookup }
+        Schema {
+            node: node.map(|v| resolve(v, self.lookup)),
+            lookup: self.lookup,
+        }
     }
 
     /// The schema of field `key` of this object, with its patch metadata. For
@@ -96,7 +101,10 @@ fn patch_meta(prop: &Value) -> PatchMeta {
         .get("x-kubernetes-patch-merge-key")
         .and_then(Value::as_str)
         .map(str::to_string);
-    PatchMeta { strategy, merge_key }
+    PatchMeta {
+        strategy,
+        merge_key,
+    }
 }
 
 /// Follows `$ref` and single-reference `allOf` wrappers to the real schema.
