@@ -31,6 +31,32 @@ fn aggregated_version(accept: &str) -> Option<&'static str> {
     None
 }
 
+const OPENAPI_V2_PROTOBUF: &str = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
+/// What is answered for it: Go's mime parser rejects the `@` of the requested form.
+const OPENAPI_V2_PROTOBUF_REPLY: &str =
+    "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
+
+/// OpenAPI v2 is not generated yet: an empty document (an empty protobuf message
+/// when protobuf is asked for) tells older kubectl versions that no schemas are
+/// published, so they skip client-side validation instead of failing.
+fn openapi_v2(accept: &str) -> Response {
+    if accept.contains(OPENAPI_V2_PROTOBUF) {
+        let mut resp = (StatusCode::OK, Vec::<u8>::new()).into_response();
+        resp.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            HeaderValue::from_static(OPENAPI_V2_PROTOBUF_REPLY),
+        );
+        return resp;
+    }
+    let doc = serde_json::json!({
+        "swagger": "2.0",
+        "info": {"title": "Kubernetes", "version": format!("v{}.{}.0", crate::health::KUBE_MAJOR, crate::health::KUBE_MINOR)},
+        "paths": {},
+        "definitions": {},
+    });
+    json_response(&doc, "application/json")
+}
+
 /// Serves a discovery or OpenAPI path; None if the path is not one.
 pub fn serve(state: &AppState, path: &str, _query: Option<&str>, accept: &str) -> Option<Response> {
     let cat = &state.catalogue;
@@ -58,6 +84,7 @@ pub fn serve(state: &AppState, path: &str, _query: Option<&str>, accept: &str) -
         ["api", version] => discovery::api_resource_list(cat, "", version).map(plain),
         ["apis", group] => discovery::api_group(cat, group).map(plain),
         ["apis", group, version] => discovery::api_resource_list(cat, group, version).map(plain),
+        ["openapi", "v2"] => Some(openapi_v2(accept)),
         ["openapi", "v3"] => Some(plain(state.openapi.index().clone())),
         ["openapi", "v3", rest @ ..] => state.openapi.document_json(&rest.join("/")).map(|d| {
             let mut resp = (StatusCode::OK, d.to_vec()).into_response();

@@ -47,7 +47,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         storage,
         address.clone(),
     ));
-    controllers::namespace::bootstrap(&state)
+    controllers::bootstrap::bootstrap(&state)
         .await
         .map_err(|e| anyhow::anyhow!("bootstrap: {e}"))?;
     controllers::namespace::spawn_sweeper(state.clone(), Duration::from_secs(2));

@@ -1,4 +1,5 @@
 //! Small built-in controllers that a cluster needs for the API to behave as
 //! users expect without a kube-controller-manager.
 
+pub mod bootstrap;
 pub mod namespace;

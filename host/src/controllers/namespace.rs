@@ -147,21 +147,3 @@ async fn sweep(state: &AppState) -> ApiResult<()> {
     }
     Ok(())
 }
-
-/// Creates the system namespaces that are missing (safe when run concurrently).
-pub async fn bootstrap(state: &AppState) -> ApiResult<()> {
-    let res = namespaces(state)?;
-    for name in SYSTEM_NAMESPACES {
-        let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
-        match state
-            .registry
-            .create(res, None, obj, WriteOptions::default())
-            .await
-        {
-            Ok(_) => tracing::info!(namespace = name, "created system namespace"),
-            Err(e) if e.code == 409 => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
-}

@@ -79,8 +79,23 @@ fn set_default(obj: &mut Value, pointer: &str, value: Value) {
 /// The defaults users read back from a real cluster for the common kinds.
 pub fn apply_defaults(res: &ResourceInfo, obj: &mut Value) {
     match (res.group.as_str(), res.plural.as_str()) {
-        ("apps", "deployments" | "replicasets" | "statefulsets")
-        | ("", "replicationcontrollers") => {
+        ("apps", "deployments") => {
+            set_default(obj, "/spec/replicas", json!(1));
+            set_default(obj, "/spec/revisionHistoryLimit", json!(10));
+            set_default(obj, "/spec/progressDeadlineSeconds", json!(600));
+            set_default(obj, "/spec/strategy", json!({}));
+            set_default(obj, "/spec/strategy/type", json!("RollingUpdate"));
+            if obj.pointer("/spec/strategy/type").and_then(Value::as_str) == Some("RollingUpdate") {
+                set_default(obj, "/spec/strategy/rollingUpdate", json!({}));
+                set_default(
+                    obj,
+                    "/spec/strategy/rollingUpdate/maxUnavailable",
+                    json!("25%"),
+                );
+                set_default(obj, "/spec/strategy/rollingUpdate/maxSurge", json!("25%"));
+            }
+        }
+        ("apps", "replicasets" | "statefulsets") | ("", "replicationcontrollers") => {
             set_default(obj, "/spec/replicas", json!(1));
         }
         ("", "pods") => default_pod_spec(obj, "/spec"),

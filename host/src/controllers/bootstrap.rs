@@ -1,0 +1,60 @@
+//! What a fresh cluster has from its first start: the system namespaces and
+//! the `kubernetes` Service. Safe to run on every start and concurrently.
+
+use crate::registry::WriteOptions;
+use crate::state::AppState;
+use crate::status::{ApiError, ApiResult};
+use serde_json::json;
+
+/// Namespaces that exist from the first start.
+pub const SYSTEM_NAMESPACES: [&str; 4] =
+    ["default", "kube-system", "kube-public", "kube-node-lease"];
+
+/// Creates the system namespaces that are missing (safe when run concurrently).
+pub async fn bootstrap(state: &AppState) -> ApiResult<()> {
+    let res = state
+        .catalogue
+        .lookup("", "v1", "namespaces")
+        .ok_or_else(|| ApiError::internal("namespaces are not served"))?;
+    for name in SYSTEM_NAMESPACES {
+        let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
+        match state
+            .registry
+            .create(res, None, obj, WriteOptions::default())
+            .await
+        {
+            Ok(_) => tracing::info!(namespace = name, "created system namespace"),
+            Err(e) if e.code == 409 => {}
+            Err(e) => return Err(e),
+        }
+    }
+    bootstrap_kubernetes_service(state).await
+}
+
+/// The `kubernetes` Service in `default`, as every cluster has (10.96.0.1:443).
+pub async fn bootstrap_kubernetes_service(state: &AppState) -> ApiResult<()> {
+    let res = state
+        .catalogue
+        .lookup("", "v1", "services")
+        .ok_or_else(|| ApiError::internal("services are not served"))?;
+    let port = state
+        .server_address
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse::<i64>().ok())
+        .unwrap_or(6443);
+    let svc = json!({
+        "apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "kubernetes", "namespace": "default", "labels": {"component": "apiserver", "provider": "kubernetes"}},
+        "spec": {"clusterIP": "10.96.0.1", "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": port}], "type": "ClusterIP"},
+    });
+    match state
+        .registry
+        .create(res, Some("default"), svc, WriteOptions::default())
+        .await
+    {
+        Ok(_) => Ok(()),
+        Err(e) if e.code == 409 => Ok(()),
+        Err(e) => Err(e),
+    }
+}
