@@ -8,4 +8,5 @@ mod errors;
 mod lifecycle;
 mod objects;
 mod patching;
+mod python_client;
 mod watching;

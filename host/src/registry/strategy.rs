@@ -7,11 +7,19 @@ use super::meta;
 use crate::catalogue::ResourceInfo;
 use serde_json::{json, Value};
 
-/// Does this resource keep `metadata.generation`? (kinds with a desired state)
+/// Does this resource keep `metadata.generation`? (those whose kube-apiserver
+/// strategy sets it: kinds with a desired state that controllers observe)
 pub fn tracks_generation(res: &ResourceInfo) -> bool {
-    !matches!(
-        res.plural.as_str(),
-        "pods" | "events" | "namespaces" | "nodes" | "endpoints"
+    matches!(
+        (res.group.as_str(), res.plural.as_str()),
+        (
+            "apps",
+            "deployments" | "replicasets" | "statefulsets" | "daemonsets"
+        ) | ("", "replicationcontrollers")
+            | ("batch", "jobs" | "cronjobs")
+            | ("policy", "poddisruptionbudgets")
+            | ("networking.k8s.io", "networkpolicies" | "ingresses")
+            | ("admissionregistration.k8s.io", _)
     )
 }
 
@@ -22,7 +30,7 @@ pub fn prepare_for_create(res: &ResourceInfo, obj: &mut Value) {
             o.remove("status");
         }
     }
-    if tracks_generation(res) && obj.get("spec").is_some() {
+    if tracks_generation(res) {
         meta::metadata_mut(obj).insert("generation".into(), json!(1));
     }
     initial_status(res, obj);

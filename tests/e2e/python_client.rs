@@ -1,0 +1,60 @@
+//! The official Python client (`kubernetes` from PyPI) against the real binary.
+
+use crate::support::{stderr, stdout, Server};
+use std::process::Command;
+
+/// A PYTHONPATH where `import kubernetes` works: the system's, or a private
+/// install under the target directory made on first use.
+fn python_path() -> String {
+    let private = concat!(env!("CARGO_TARGET_TMPDIR"), "/pydeps");
+    let has = |path: &str| {
+        Command::new("python3")
+            .args(["-c", "import kubernetes"])
+            .env("PYTHONPATH", path)
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if has(private) {
+        return private.to_string();
+    }
+    let status = Command::new("python3")
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            "--target",
+            private,
+            "kubernetes",
+        ])
+        .status()
+        .expect("python3 -m pip");
+    assert!(
+        status.success() && has(private),
+        "could not install the Python kubernetes client"
+    );
+    private.to_string()
+}
+
+#[test]
+fn python_kubernetes_client_flow() {
+    let s = Server::start();
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/e2e/python/client_flow.py"
+    );
+    let out = Command::new("python3")
+        .arg(script)
+        .arg(s.kubeconfig())
+        .env("PYTHONPATH", python_path())
+        .output()
+        .expect("python3");
+    assert!(
+        out.status.success(),
+        "python client flow failed:\n{}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert_eq!(stdout(&out).trim(), "ok");
+}
