@@ -266,3 +266,32 @@ fn cluster_scoped_and_namespaced_kinds_from_every_group() {
     let svc = s.ok(&["get", "svc", "svc", "-n", "team-a"]);
     assert!(svc.contains("80/TCP"), "{svc}");
 }
+
+#[test]
+fn server_side_apply_creates_then_updates() {
+    let s = Server::start();
+    let out = s.ok_stdin(&["apply", "--server-side", "-f", "-"], DEPLOYMENT);
+    assert!(
+        out.contains("deployment.apps/web serverside-applied"),
+        "{out}"
+    );
+    let changed = DEPLOYMENT
+        .replace("replicas: 2", "replicas: 4")
+        .replace("busybox:1.36", "busybox:1.37");
+    s.ok_stdin(&["apply", "--server-side", "-f", "-"], &changed);
+    let d = s.json(&["get", "deploy", "web"]);
+    assert_eq!(
+        (
+            d["spec"]["replicas"].as_i64(),
+            d["metadata"]["generation"].as_i64()
+        ),
+        (Some(4), Some(2))
+    );
+    let containers = d["spec"]["template"]["spec"]["containers"]
+        .as_array()
+        .unwrap();
+    assert_eq!(
+        (containers.len(), containers[1]["image"].as_str()),
+        (2, Some("busybox:1.37"))
+    );
+}

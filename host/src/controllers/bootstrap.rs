@@ -48,6 +48,14 @@ pub async fn bootstrap_kubernetes_service(state: &AppState) -> ApiResult<()> {
         "metadata": {"name": "kubernetes", "namespace": "default", "labels": {"component": "apiserver", "provider": "kubernetes"}},
         "spec": {"clusterIP": "10.96.0.1", "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": port}], "type": "ClusterIP"},
     });
+    if state
+        .registry
+        .get(res, Some("default"), "kubernetes")
+        .await
+        .is_ok()
+    {
+        return Ok(());
+    }
     match state
         .registry
         .create(res, Some("default"), svc, WriteOptions::default())

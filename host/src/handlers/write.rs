@@ -70,10 +70,14 @@ async fn check_namespace(call: &Call<'_>, name: &str) -> ApiResult<()> {
 }
 
 pub async fn create(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
+    let d = decode_object(call, raw).await?;
+    create_decoded(call, d).await
+}
+
+async fn create_decoded(call: &Call<'_>, d: Decoded) -> ApiResult<Response> {
     let output = call.output()?;
     let opts = call.query.write_options()?;
     call.query.check_field_manager()?;
-    let d = decode_object(call, raw).await?;
     if meta::resource_version(&d.obj).is_some() {
         return Err(ApiError::internal(
             "resourceVersion should not be set on objects to be created",
@@ -157,13 +161,25 @@ async fn write_scale(
 }
 
 pub async fn patch(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
-    let output = call.output()?;
-    let opts = call.query.write_options()?;
     call.query.check_field_manager()?;
     let ct = body::media_type(call.header(http::header::CONTENT_TYPE));
+    if ct == APPLY_PATCH && call.req.subresource.is_none() {
+        return apply(call, raw).await;
+    }
     let kind =
         PatchType::from_content_type(&ct).ok_or_else(|| ApiError::unsupported_media_type(&ct))?;
     let patch_body = body::read(raw).await?;
+    patch_with(call, kind, patch_body).await
+}
+
+/// Applies a patch document of `kind` to the object (or its status or scale).
+async fn patch_with(
+    call: &Call<'_>,
+    kind: PatchType,
+    patch_body: bytes::Bytes,
+) -> ApiResult<Response> {
+    let output = call.output()?;
+    let opts = call.query.write_options()?;
     let schemas = call.state.catalogue.schemas();
     if call.req.subresource.as_deref() == Some("scale") {
         let scale_schema = Some("io.k8s.api.autoscaling.v1.Scale");
@@ -232,6 +248,55 @@ fn patch_result(call: &Call<'_>, current: &Value, mut patched: Value, status_onl
     let p = patched.clone();
     keep_rv(&mut patched, &p);
     patched
+}
+
+/// The media type of server-side apply requests.
+const APPLY_PATCH: &str = "application/apply-patch+yaml";
+
+/// Server-side apply, approximated without managedFields: the applied
+/// configuration creates the object when absent, and is merged into it as a
+/// strategic merge patch when present (fields the manager stopped applying
+/// are kept rather than removed, and no field conflicts are reported).
+async fn apply(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
+    if call.query.get("fieldManager").is_none() {
+        return Err(ApiError::bad_request(
+            "PATCH with apply requires fieldManager to be set",
+        ));
+    }
+    let bytes = body::read(raw).await?;
+    let mut applied = body::decode(&bytes, Some("application/yaml"))?;
+    body::check_object(call.res, &mut applied, call.namespace())?;
+    if meta::name(&applied) != Some(call.name()) {
+        return Err(ApiError::bad_request(format!(
+            "the name of the object ({}) does not match the name on the URL ({})",
+            meta::name(&applied).unwrap_or_default(),
+            call.name()
+        )));
+    }
+    match call
+        .state
+        .registry
+        .get(call.res, call.namespace(), call.name())
+        .await
+    {
+        Err(e) if e.code == 404 => {
+            let json = applied.to_string();
+            let warnings = validate_fields(call, json.as_bytes(), &mut applied)?;
+            create_decoded(
+                call,
+                Decoded {
+                    obj: applied,
+                    warnings,
+                },
+            )
+            .await
+        }
+        Err(e) => Err(e),
+        Ok(_) => {
+            let patch_body = bytes::Bytes::from(applied.to_string());
+            patch_with(call, PatchType::Strategic, patch_body).await
+        }
+    }
 }
 
 fn patch_error(e: patch::PatchError) -> ApiError {

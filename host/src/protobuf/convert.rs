@@ -62,7 +62,12 @@ enum Slot {
 
 /// Decodes a message of type `type_name`; None means "leave the field out"
 /// (a zero Time, for instance).
-pub fn message(ctx: &Ctx, type_name: &str, buf: &[u8], depth: usize) -> Result<Option<Value>, String> {
+pub fn message(
+    ctx: &Ctx,
+    type_name: &str,
+    buf: &[u8],
+    depth: usize,
+) -> Result<Option<Value>, String> {
     if depth > MAX_DEPTH {
         return Err(format!("objects nested more than {MAX_DEPTH} deep"));
     }
@@ -91,7 +96,13 @@ pub fn message(ctx: &Ctx, type_name: &str, buf: &[u8], depth: usize) -> Result<O
     Ok(Some(Value::Object(obj)))
 }
 
-fn read_field(ctx: &Ctx, field: &Field, value: WireValue, slot: &mut Slot, depth: usize) -> Result<(), String> {
+fn read_field(
+    ctx: &Ctx,
+    field: &Field,
+    value: WireValue,
+    slot: &mut Slot,
+    depth: usize,
+) -> Result<(), String> {
     if field.kind == Kind::Map {
         let WireValue::Bytes(entry) = value else {
             return Err(wrong_type("map entry", &value));
@@ -113,7 +124,13 @@ fn read_field(ctx: &Ctx, field: &Field, value: WireValue, slot: &mut Slot, depth
         }
         return Ok(());
     }
-    *slot = Slot::Single(single_value(ctx, field.kind, field.type_name.as_deref(), value, depth)?);
+    *slot = Slot::Single(single_value(
+        ctx,
+        field.kind,
+        field.type_name.as_deref(),
+        value,
+        depth,
+    )?);
     Ok(())
 }
 
@@ -133,12 +150,19 @@ fn single_value(
     message(ctx, type_name.unwrap_or_default(), buf, depth + 1)
 }
 
-fn repeated_values(ctx: &Ctx, field: &Field, value: WireValue, depth: usize) -> Result<Vec<Value>, String> {
+fn repeated_values(
+    ctx: &Ctx,
+    field: &Field,
+    value: WireValue,
+    depth: usize,
+) -> Result<Vec<Value>, String> {
     match (field.kind, value) {
-        (Kind::Int32 | Kind::Int64 | Kind::Bool, WireValue::Bytes(buf)) => wire::packed_varints(buf)?
-            .into_iter()
-            .map(|v| scalar(field.kind, WireValue::Varint(v)))
-            .collect(),
+        (Kind::Int32 | Kind::Int64 | Kind::Bool, WireValue::Bytes(buf)) => {
+            wire::packed_varints(buf)?
+                .into_iter()
+                .map(|v| scalar(field.kind, WireValue::Varint(v)))
+                .collect()
+        }
         (Kind::Double, WireValue::Bytes(buf)) => wire::packed_fixed64(buf)?
             .into_iter()
             .map(|v| scalar(field.kind, WireValue::Fixed64(v)))
@@ -151,7 +175,12 @@ fn repeated_values(ctx: &Ctx, field: &Field, value: WireValue, depth: usize) -> 
 }
 
 /// One `map<string, V>` entry: key is field 1, value field 2.
-fn map_entry(ctx: &Ctx, field: &Field, entry: &[u8], depth: usize) -> Result<(String, Value), String> {
+fn map_entry(
+    ctx: &Ctx,
+    field: &Field,
+    entry: &[u8],
+    depth: usize,
+) -> Result<(String, Value), String> {
     let mut key = String::new();
     let mut value = None;
     for (tag, v) in wire::fields(entry)? {
@@ -208,12 +237,17 @@ fn zero_of(kind: Kind) -> Value {
 }
 
 pub fn wrong_type(expected: &str, got: &WireValue) -> String {
-    format!("expected a {expected} but found the {} wire type", got.type_name())
+    format!(
+        "expected a {expected} but found the {} wire type",
+        got.type_name()
+    )
 }
 
 pub fn string(v: WireValue) -> Result<String, String> {
     match v {
-        WireValue::Bytes(b) => String::from_utf8(b.to_vec()).map_err(|_| "string is not valid UTF-8".to_string()),
+        WireValue::Bytes(b) => {
+            String::from_utf8(b.to_vec()).map_err(|_| "string is not valid UTF-8".to_string())
+        }
         other => Err(wrong_type("string", &other)),
     }
 }
@@ -222,7 +256,9 @@ pub fn string(v: WireValue) -> Result<String, String> {
 pub fn scalar(kind: Kind, v: WireValue) -> Result<Value, String> {
     Ok(match (kind, v) {
         (Kind::String, v) => Value::String(string(v)?),
-        (Kind::Bytes, WireValue::Bytes(b)) => Value::String(base64::engine::general_purpose::STANDARD.encode(b)),
+        (Kind::Bytes, WireValue::Bytes(b)) => {
+            Value::String(base64::engine::general_purpose::STANDARD.encode(b))
+        }
         (Kind::Int32, WireValue::Varint(n)) => Value::from(n as i64 as i32),
         (Kind::Int64, WireValue::Varint(n)) => Value::from(n as i64),
         (Kind::Bool, WireValue::Varint(n)) => Value::Bool(n != 0),
@@ -247,11 +283,26 @@ mod tests {
 
     #[test]
     fn scalars_convert_like_go_json() {
-        assert_eq!(scalar(Kind::Int32, WireValue::Varint(u64::MAX)).unwrap(), Value::from(-1));
-        assert_eq!(scalar(Kind::Int64, WireValue::Varint(1 << 40)).unwrap(), Value::from(1i64 << 40));
-        assert_eq!(scalar(Kind::Bytes, WireValue::Bytes(b"\x00\xff")).unwrap(), Value::from("AP8="));
-        assert_eq!(scalar(Kind::Double, WireValue::Fixed64(2.0f64.to_bits())).unwrap(), Value::from(2));
-        assert_eq!(scalar(Kind::Double, WireValue::Fixed64(0.5f64.to_bits())).unwrap(), Value::from(0.5));
+        assert_eq!(
+            scalar(Kind::Int32, WireValue::Varint(u64::MAX)).unwrap(),
+            Value::from(-1)
+        );
+        assert_eq!(
+            scalar(Kind::Int64, WireValue::Varint(1 << 40)).unwrap(),
+            Value::from(1i64 << 40)
+        );
+        assert_eq!(
+            scalar(Kind::Bytes, WireValue::Bytes(b"\x00\xff")).unwrap(),
+            Value::from("AP8=")
+        );
+        assert_eq!(
+            scalar(Kind::Double, WireValue::Fixed64(2.0f64.to_bits())).unwrap(),
+            Value::from(2)
+        );
+        assert_eq!(
+            scalar(Kind::Double, WireValue::Fixed64(0.5f64.to_bits())).unwrap(),
+            Value::from(0.5)
+        );
         let err = scalar(Kind::String, WireValue::Varint(1)).unwrap_err();
         assert!(err.contains("expected a string"), "{err}");
         assert!(scalar(Kind::String, WireValue::Bytes(b"\xff")).is_err());

@@ -37,9 +37,9 @@ pub fn is_protobuf(media_type: &str) -> bool {
 /// (names like `io.k8s.api.apps.v1.Deployment`). Errors describe malformed
 /// input or a kind that has no protobuf description (a 400 for the client).
 pub fn decode_object(body: &[u8], schemas: &Map<String, Value>) -> Result<Value, String> {
-    let envelope = body
-        .strip_prefix(MAGIC)
-        .ok_or_else(|| "protobuf body does not start with the Kubernetes magic bytes \"k8s\\x00\"".to_string())?;
+    let envelope = body.strip_prefix(MAGIC).ok_or_else(|| {
+        "protobuf body does not start with the Kubernetes magic bytes \"k8s\\x00\"".to_string()
+    })?;
     unknown(&Ctx::new(schemas), envelope, 0)
 }
 
@@ -85,13 +85,17 @@ fn envelope(buf: &[u8]) -> Result<Envelope<'_>, String> {
 fn unknown(ctx: &Ctx, buf: &[u8], depth: usize) -> Result<Value, String> {
     let env = envelope(buf)?;
     if !env.content_encoding.is_empty() {
-        return Err(format!("unsupported protobuf contentEncoding {:?}", env.content_encoding));
+        return Err(format!(
+            "unsupported protobuf contentEncoding {:?}",
+            env.content_encoding
+        ));
     }
     if env.api_version.is_empty() || env.kind.is_empty() {
         return Err("protobuf envelope has no apiVersion or kind".to_string());
     }
     let body = if env.content_type.to_ascii_lowercase().contains("json") {
-        serde_json::from_slice(env.raw).map_err(|e| format!("embedded JSON object is invalid: {e}"))?
+        serde_json::from_slice(env.raw)
+            .map_err(|e| format!("embedded JSON object is invalid: {e}"))?
     } else {
         decode_kind(ctx, &env, depth)?
     };

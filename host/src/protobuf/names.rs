@@ -113,7 +113,8 @@ pub fn resolve(message_name: &str, message: &Message, schemas: &Map<String, Valu
                 Some(p) => p.to_string(),
                 None => f.json.clone().unwrap_or_else(|| lower_camel(&f.rust_name)),
             };
-            let keep = f.required || required.contains(&json.as_str()) || keeps_zero(message_name, &json);
+            let keep =
+                f.required || required.contains(&json.as_str()) || keeps_zero(message_name, &json);
             (json, keep)
         })
         .collect();
@@ -131,7 +132,11 @@ mod tests {
         let t = parse("message x.PodSpec\n1 host_ipc bool\n2 pod_i_ps string repeated\n3 priority int32\n4 node_name string\n");
         let schemas = json!({"x.PodSpec": {"properties": {"hostIPC": {}, "podIPs": {}, "nodeName": {}},
                               "required": ["nodeName"]}});
-        let names = resolve("x.PodSpec", &t.messages["x.PodSpec"], schemas.as_object().unwrap());
+        let names = resolve(
+            "x.PodSpec",
+            &t.messages["x.PodSpec"],
+            schemas.as_object().unwrap(),
+        );
         assert_eq!(names.fields[0], ("hostIPC".to_string(), false));
         assert_eq!(names.fields[1], ("podIPs".to_string(), false));
         assert_eq!(names.fields[2], ("priority".to_string(), true));
@@ -141,7 +146,11 @@ mod tests {
     #[test]
     fn without_schema_uses_table_then_camel_case() {
         let t = parse("message x.DeploymentSpec\n1 replicas int32\n2 non_resource_ur_ls string json=nonResourceURLs\n3 min_ready_seconds int32\n");
-        let names = resolve("x.DeploymentSpec", &t.messages["x.DeploymentSpec"], &Map::new());
+        let names = resolve(
+            "x.DeploymentSpec",
+            &t.messages["x.DeploymentSpec"],
+            &Map::new(),
+        );
         assert_eq!(names.fields[0], ("replicas".to_string(), true));
         assert_eq!(names.fields[1], ("nonResourceURLs".to_string(), false));
         assert_eq!(names.fields[2], ("minReadySeconds".to_string(), false));

@@ -58,7 +58,9 @@ pub fn kind_of(type_name: &str) -> Option<Special> {
         "io.k8s.apimachinery.pkg.util.intstr.IntOrString" => Some(Special::IntOrString),
         "io.k8s.apimachinery.pkg.runtime.RawExtension" => Some(Special::RawJson),
         "io.k8s.apimachinery.pkg.runtime.Unknown" => Some(Special::Unknown),
-        n if n.starts_with("io.k8s.api.") && n.ends_with(".v1.ExtraValue") => Some(Special::StringList),
+        n if n.starts_with("io.k8s.api.") && n.ends_with(".v1.ExtraValue") => {
+            Some(Special::StringList)
+        }
         _ => None,
     }
 }
@@ -72,11 +74,18 @@ impl<'a> Fields<'a> {
     }
 
     fn last(&self, tag: u32) -> Option<WireValue<'a>> {
-        self.0.iter().rev().find(|(t, _)| *t == tag).map(|(_, v)| *v)
+        self.0
+            .iter()
+            .rev()
+            .find(|(t, _)| *t == tag)
+            .map(|(_, v)| *v)
     }
 
     fn all(&self, tag: u32) -> impl Iterator<Item = WireValue<'a>> + '_ {
-        self.0.iter().filter(move |(t, _)| *t == tag).map(|(_, v)| *v)
+        self.0
+            .iter()
+            .filter(move |(t, _)| *t == tag)
+            .map(|(_, v)| *v)
     }
 
     fn int(&self, tag: u32) -> Result<i64, String> {
@@ -88,7 +97,9 @@ impl<'a> Fields<'a> {
     }
 
     fn string(&self, tag: u32) -> Result<String, String> {
-        self.last(tag).map(string).unwrap_or_else(|| Ok(String::new()))
+        self.last(tag)
+            .map(string)
+            .unwrap_or_else(|| Ok(String::new()))
     }
 
     fn bytes(&self, tag: u32) -> Result<&'a [u8], String> {
@@ -100,7 +111,9 @@ impl<'a> Fields<'a> {
     }
 
     fn strings(&self, tag: u32) -> Result<Vec<Value>, String> {
-        self.all(tag).map(|v| string(v).map(Value::String)).collect()
+        self.all(tag)
+            .map(|v| string(v).map(Value::String))
+            .collect()
     }
 }
 
@@ -130,9 +143,18 @@ fn time(f: &Fields, micro: bool) -> Result<Option<Value>, String> {
     if f.0.is_empty() || (seconds == GO_ZERO_TIME && nanos == 0) {
         return Ok(None);
     }
-    let nanos = if micro { u32::try_from(nanos).unwrap_or(0) } else { 0 };
-    let t = DateTime::from_timestamp(seconds, nanos).ok_or_else(|| format!("time {seconds} is out of range"))?;
-    let format = if micro { "%Y-%m-%dT%H:%M:%S%.6fZ" } else { "%Y-%m-%dT%H:%M:%SZ" };
+    let nanos = if micro {
+        u32::try_from(nanos).unwrap_or(0)
+    } else {
+        0
+    };
+    let t = DateTime::from_timestamp(seconds, nanos)
+        .ok_or_else(|| format!("time {seconds} is out of range"))?;
+    let format = if micro {
+        "%Y-%m-%dT%H:%M:%S%.6fZ"
+    } else {
+        "%Y-%m-%dT%H:%M:%SZ"
+    };
     Ok(Some(Value::String(t.format(format).to_string())))
 }
 
@@ -151,7 +173,11 @@ pub fn go_duration(ns: i64) -> String {
         };
         return format!("{sign}{}{unit}", fraction(u, div));
     }
-    let (h, m, s) = (u / 3_600_000_000_000, (u / 60_000_000_000) % 60, u % 60_000_000_000);
+    let (h, m, s) = (
+        u / 3_600_000_000_000,
+        (u / 60_000_000_000) % 60,
+        u % 60_000_000_000,
+    );
     let secs = format!("{}s", fraction(s, 1_000_000_000));
     match (h, m) {
         (0, 0) => format!("{sign}{secs}"),
@@ -174,7 +200,11 @@ fn fraction(value: u64, div: u64) -> String {
 /// Go marshals a zero Quantity as "0".
 fn quantity(f: &Fields) -> Result<Option<Value>, String> {
     let s = f.string(1)?;
-    Ok(Some(Value::String(if s.is_empty() { "0".into() } else { s })))
+    Ok(Some(Value::String(if s.is_empty() {
+        "0".into()
+    } else {
+        s
+    })))
 }
 
 /// type 1 → strVal, otherwise intVal.
@@ -261,9 +291,15 @@ mod tests {
         assert_eq!(run(Special::Time, &t), Some(json!("2023-11-14T22:13:20Z")));
         let mut micro = t.clone();
         micro.extend(varint_field(2, 123_456_789));
-        assert_eq!(run(Special::MicroTime, &micro), Some(json!("2023-11-14T22:13:20.123456Z")));
+        assert_eq!(
+            run(Special::MicroTime, &micro),
+            Some(json!("2023-11-14T22:13:20.123456Z"))
+        );
         assert_eq!(run(Special::Time, &[]), None);
-        assert_eq!(run(Special::Time, &varint_field(1, GO_ZERO_TIME as u64)), None);
+        assert_eq!(
+            run(Special::Time, &varint_field(1, GO_ZERO_TIME as u64)),
+            None
+        );
     }
 
     #[test]
@@ -275,16 +311,25 @@ mod tests {
         assert_eq!(go_duration(1_500), "1.5µs");
         assert_eq!(go_duration(0), "0s");
         assert_eq!(go_duration(-2_000_000_000), "-2s");
-        assert_eq!(run(Special::Duration, &varint_field(1, 300_000_000_000)), Some(json!("5m0s")));
+        assert_eq!(
+            run(Special::Duration, &varint_field(1, 300_000_000_000)),
+            Some(json!("5m0s"))
+        );
     }
 
     #[test]
     fn int_or_string_and_quantity() {
-        assert_eq!(run(Special::IntOrString, &varint_field(2, 8080)), Some(json!(8080)));
+        assert_eq!(
+            run(Special::IntOrString, &varint_field(2, 8080)),
+            Some(json!(8080))
+        );
         let mut s = varint_field(1, 1);
         s.extend([0x1a, 3, b'5', b'0', b'%']);
         assert_eq!(run(Special::IntOrString, &s), Some(json!("50%")));
-        assert_eq!(run(Special::Quantity, &[0x0a, 4, b'1', b'0', b'0', b'm']), Some(json!("100m")));
+        assert_eq!(
+            run(Special::Quantity, &[0x0a, 4, b'1', b'0', b'0', b'm']),
+            Some(json!("100m"))
+        );
         assert_eq!(run(Special::Quantity, &[]), Some(json!("0")));
     }
 
@@ -300,7 +345,13 @@ mod tests {
         assert!(err.contains("not JSON"), "{err}");
         let list = [0x0a, 1, b'a', 0x0a, 1, b'b'];
         assert_eq!(run(Special::StringList, &list), Some(json!(["a", "b"])));
-        assert_eq!(run(Special::PropsOrBool, &varint_field(1, 0)), Some(json!(false)));
-        assert_eq!(run(Special::PropsOrStringArray, &[0x12, 1, b'x']), Some(json!(["x"])));
+        assert_eq!(
+            run(Special::PropsOrBool, &varint_field(1, 0)),
+            Some(json!(false))
+        );
+        assert_eq!(
+            run(Special::PropsOrStringArray, &[0x12, 1, b'x']),
+            Some(json!(["x"]))
+        );
     }
 }

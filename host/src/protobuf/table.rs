@@ -164,8 +164,35 @@ mod tests {
             ("policy/v1", "Eviction"),
             ("autoscaling/v1", "Scale"),
         ] {
-            assert!(t.kinds.contains_key(&(api.into(), kind.into())), "{api} {kind}");
+            assert!(
+                t.kinds.contains_key(&(api.into(), kind.into())),
+                "{api} {kind}"
+            );
         }
+    }
+
+    #[test]
+    fn every_field_line_parses_and_every_type_is_known() {
+        let text = include_str!("fields.txt");
+        let lines = text
+            .lines()
+            .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+            .count();
+        let t = table();
+        let parsed: usize = t.messages.values().map(|m| m.fields.len()).sum();
+        assert_eq!(parsed, lines);
+        for (name, message) in &t.messages {
+            for f in &message.fields {
+                if let Some(ty) = &f.type_name {
+                    assert!(
+                        t.messages.contains_key(ty),
+                        "{name}.{} -> {ty}",
+                        f.rust_name
+                    );
+                }
+            }
+        }
+        assert!(t.kinds.values().all(|m| t.messages.contains_key(m)));
     }
 
     #[test]

@@ -78,7 +78,8 @@ impl<'a> Reader<'a> {
             return Ok(None);
         }
         let key = self.varint()?;
-        let tag = u32::try_from(key >> 3).map_err(|_| format!("field number {} too large", key >> 3))?;
+        let tag =
+            u32::try_from(key >> 3).map_err(|_| format!("field number {} too large", key >> 3))?;
         if tag == 0 {
             return Err("field number 0 is not allowed".to_string());
         }
@@ -86,7 +87,8 @@ impl<'a> Reader<'a> {
             0 => WireValue::Varint(self.varint()?),
             1 => WireValue::Fixed64(u64::from_le_bytes(self.fixed::<8>()?)),
             2 => {
-                let len = usize::try_from(self.varint()?).map_err(|_| "length too large".to_string())?;
+                let len =
+                    usize::try_from(self.varint()?).map_err(|_| "length too large".to_string())?;
                 WireValue::Bytes(self.take(len)?)
             }
             5 => WireValue::Fixed32(u32::from_le_bytes(self.fixed::<4>()?)),
@@ -156,7 +158,9 @@ mod tests {
 
     #[test]
     fn negative_int32_is_a_ten_byte_varint() {
-        let buf = [0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01];
+        let buf = [
+            0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+        ];
         let got = fields(&buf).unwrap();
         assert_eq!(got, vec![(1, WireValue::Varint(u64::MAX))]);
         assert_eq!(u64::MAX as i64 as i32, -1);
@@ -164,11 +168,19 @@ mod tests {
 
     #[test]
     fn truncated_input_is_an_error() {
-        assert!(fields(&[0x08, 0x80]).unwrap_err().contains("truncated varint"));
-        assert!(fields(&[0x12, 0x05, b'a']).unwrap_err().contains("truncated field"));
-        assert!(fields(&[0x19, 1, 2]).unwrap_err().contains("truncated field"));
+        assert!(fields(&[0x08, 0x80])
+            .unwrap_err()
+            .contains("truncated varint"));
+        assert!(fields(&[0x12, 0x05, b'a'])
+            .unwrap_err()
+            .contains("truncated field"));
+        assert!(fields(&[0x19, 1, 2])
+            .unwrap_err()
+            .contains("truncated field"));
         assert!(fields(&[0x0b]).unwrap_err().contains("wire type 3"));
-        assert!(fields(&[0x00, 0x01]).unwrap_err().contains("field number 0"));
+        assert!(fields(&[0x00, 0x01])
+            .unwrap_err()
+            .contains("field number 0"));
     }
 
     #[test]
