@@ -11,6 +11,7 @@ pub mod health;
 pub mod kubeconfig;
 pub mod patch;
 pub mod pki;
+pub mod protobuf;
 pub mod registry;
 pub mod request_info;
 pub mod selectors;

@@ -12,9 +12,18 @@ fn conflicts_and_duplicates_are_409() {
     let s = Server::start();
     s.ok(&["create", "configmap", "x"]);
     let err = s.fails(&["create", "configmap", "x"]);
-    assert!(
-        err.contains(r#"Error from server (AlreadyExists): configmaps "x" already exists"#),
-        "{err}"
+    assert!(err.contains(r#"configmaps "x" already exists"#), "{err}");
+    let body = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"}}"#;
+    let (code, status, _) = s.request(
+        "POST",
+        "/api/v1/namespaces/default/configmaps",
+        "application/json",
+        Some(body),
+    );
+    assert_eq!(
+        (code, status["reason"].as_str()),
+        (409, Some("AlreadyExists")),
+        "{status}"
     );
     let mut cm = s.json(&["get", "cm", "x"]);
     cm["metadata"]["resourceVersion"] = json!("1");

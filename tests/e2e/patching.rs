@@ -101,7 +101,7 @@ fn merge_and_json_patches_apply() {
         "-p",
         r#"[{"op":"test","path":"/data/b","value":"nope"}]"#,
     ]);
-    assert!(err.contains("Error from server"), "{err}");
+    assert!(err.contains("testing value /data/b failed"), "{err}");
     assert_eq!(s.json(&["get", "cm", "c"])["data"]["b"], "20");
 }
 

@@ -43,7 +43,8 @@ fn events(s: &Server, path: &str) -> Vec<serde_json::Value> {
 #[test]
 fn watch_from_a_revision_replays_in_order() {
     let s = Server::start();
-    let rv = s.json(&["get", "cm"])["metadata"]["resourceVersion"]
+    let (_, list) = s.get_json("/api/v1/namespaces/default/configmaps");
+    let rv = list["metadata"]["resourceVersion"]
         .as_str()
         .unwrap()
         .to_string();

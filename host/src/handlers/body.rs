@@ -5,7 +5,7 @@ use crate::catalogue::ResourceInfo;
 use crate::status::{ApiError, ApiResult};
 use axum::body::Body;
 use http_body_util::BodyExt;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 /// kube-apiserver's limit on request bodies.
 pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
@@ -35,10 +35,18 @@ pub fn media_type(content_type: Option<&str>) -> String {
         .to_ascii_lowercase()
 }
 
-/// Decodes a JSON or YAML document into a JSON value.
-pub fn decode(bytes: &[u8], content_type: Option<&str>) -> ApiResult<Value> {
+/// Decodes a JSON, YAML or Kubernetes protobuf document into a JSON value
+/// (`schemas` name the JSON fields of protobuf messages).
+pub fn decode(
+    bytes: &[u8],
+    content_type: Option<&str>,
+    schemas: &Map<String, Value>,
+) -> ApiResult<Value> {
     let mt = media_type(content_type);
     let value: Value = match mt.as_str() {
+        m if crate::protobuf::is_protobuf(m) => {
+            crate::protobuf::decode_object(bytes, schemas).map_err(ApiError::bad_request)?
+        }
         "application/json" | "" | "*/*" => serde_json::from_slice(bytes)
             .map_err(|e| ApiError::bad_request(format!("error decoding JSON: {e}")))?,
         "application/yaml" | "application/x-yaml" | "text/yaml" => serde_yaml::from_slice(bytes)
@@ -54,7 +62,8 @@ pub fn as_json_bytes(
     content_type: Option<&str>,
     decoded: &Value,
 ) -> bytes::Bytes {
-    if media_type(content_type).contains("yaml") {
+    let mt = media_type(content_type);
+    if mt.contains("yaml") || crate::protobuf::is_protobuf(&mt) {
         bytes::Bytes::from(decoded.to_string())
     } else {
         bytes.clone()

@@ -20,7 +20,11 @@ async fn delete_options(call: &Call<'_>, raw: Body) -> ApiResult<(Value, WriteOp
     let opts = if bytes.iter().all(u8::is_ascii_whitespace) {
         json!({})
     } else {
-        body::decode(&bytes, call.header(http::header::CONTENT_TYPE))?
+        body::decode(
+            &bytes,
+            call.header(http::header::CONTENT_TYPE),
+            call.state.catalogue.schemas(),
+        )?
     };
     let mut write = call.query.write_options()?;
     if let Some(dry) = opts.get("dryRun").and_then(Value::as_array) {

@@ -24,7 +24,7 @@ struct Decoded {
 async fn decode_object(call: &Call<'_>, raw: Body) -> ApiResult<Decoded> {
     let bytes = body::read(raw).await?;
     let ct = call.header(http::header::CONTENT_TYPE);
-    let mut obj = body::decode(&bytes, ct)?;
+    let mut obj = body::decode(&bytes, ct, call.state.catalogue.schemas())?;
     body::check_object(call.res, &mut obj, call.namespace())?;
     let json_bytes = body::as_json_bytes(&bytes, ct, &obj);
     let warnings = validate_fields(call, &json_bytes, &mut obj)?;
@@ -99,7 +99,11 @@ pub async fn update(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     call.query.check_field_manager()?;
     if call.req.subresource.as_deref() == Some("scale") {
         let bytes = body::read(raw).await?;
-        let scale_obj = body::decode(&bytes, call.header(http::header::CONTENT_TYPE))?;
+        let scale_obj = body::decode(
+            &bytes,
+            call.header(http::header::CONTENT_TYPE),
+            call.state.catalogue.schemas(),
+        )?;
         return write_scale(call, opts, move |_| Ok(scale_obj.clone())).await;
     }
     let d = decode_object(call, raw).await?;
@@ -264,7 +268,11 @@ async fn apply(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
         ));
     }
     let bytes = body::read(raw).await?;
-    let mut applied = body::decode(&bytes, Some("application/yaml"))?;
+    let mut applied = body::decode(
+        &bytes,
+        Some("application/yaml"),
+        call.state.catalogue.schemas(),
+    )?;
     body::check_object(call.res, &mut applied, call.namespace())?;
     if meta::name(&applied) != Some(call.name()) {
         return Err(ApiError::bad_request(format!(

@@ -89,8 +89,12 @@ pub fn message(
     }
     let mut obj = Map::new();
     for ((field, slot), (json, keep)) in message.fields.iter().zip(slots).zip(names.fields.iter()) {
-        if let Some(v) = finish(field, slot, *keep) {
-            obj.insert(json.clone(), v);
+        match finish(field, slot, *keep) {
+            Some(Value::Object(inner)) if json.is_empty() => obj.extend(inner),
+            Some(v) if !json.is_empty() => {
+                obj.insert(json.clone(), v);
+            }
+            _ => {}
         }
     }
     Ok(Some(Value::Object(obj)))

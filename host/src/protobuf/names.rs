@@ -53,7 +53,8 @@ const KEEP_ZERO: &[(&str, &str)] = &[
 /// Resolved names of one message's fields, in the message's field order.
 #[derive(Debug)]
 pub struct Names {
-    /// (JSON name, keep zero values) per field.
+    /// (JSON name, keep zero values) per field. An empty name marks an
+    /// embedded struct (Go's `json:",inline"`): its fields belong to the parent.
     pub fields: Vec<(String, bool)>,
 }
 
@@ -92,6 +93,12 @@ fn keeps_zero(message_name: &str, json: &str) -> bool {
     })
 }
 
+/// A single message field the parent's schema does not list is an embedded
+/// struct (VolumeSource in Volume, IngressRuleValue in IngressRule, ...).
+fn is_inline(has_schema: bool, f: &crate::protobuf::table::Field) -> bool {
+    has_schema && f.kind == crate::protobuf::table::Kind::Message && !f.repeated && f.json.is_none()
+}
+
 /// Builds the names of `message` (called `message_name`) using `schemas`.
 pub fn resolve(message_name: &str, message: &Message, schemas: &Map<String, Value>) -> Names {
     let schema = schemas.get(message_name);
@@ -111,6 +118,7 @@ pub fn resolve(message_name: &str, message: &Message, schemas: &Map<String, Valu
         .map(|f| {
             let json = match props.get(&squash(&f.rust_name)) {
                 Some(p) => p.to_string(),
+                None if is_inline(schema.is_some(), f) => String::new(),
                 None => f.json.clone().unwrap_or_else(|| lower_camel(&f.rust_name)),
             };
             let keep =

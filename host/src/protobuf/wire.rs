@@ -120,7 +120,7 @@ pub fn packed_varints(buf: &[u8]) -> Result<Vec<u64>, String> {
 
 /// The 64-bit values packed into one length-delimited field.
 pub fn packed_fixed64(buf: &[u8]) -> Result<Vec<u64>, String> {
-    if buf.len() % 8 != 0 {
+    if !buf.len().is_multiple_of(8) {
         return Err("packed 64-bit field has a partial value".to_string());
     }
     Ok(buf
