@@ -2,6 +2,7 @@
 //! of a request: server (TLS, routing) → request_info → handlers (per verb) →
 //! registry (generic store) → storage; the catalogue describes every resource.
 
+pub mod admission;
 pub mod catalogue;
 pub mod cli;
 pub mod controllers;

@@ -64,6 +64,9 @@ pub async fn serve(
                 continue;
             }
         };
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(%peer, error = %e, "could not set TCP_NODELAY");
+        }
         let acceptor = acceptor.clone();
         let app = app.clone();
         tokio::spawn(async move {

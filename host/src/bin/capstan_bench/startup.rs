@@ -29,12 +29,17 @@ pub struct StartupResult {
     pub failures: Vec<String>,
 }
 
-/// Measures `runs` startups of `binary`, one after the other.
+/// Measures `runs` startups of `binary`, one after the other, with data directories
+/// (removed afterwards) under the system temporary directory.
 pub async fn measure(binary: &Path, runs: usize) -> StartupResult {
+    measure_in(binary, runs, &std::env::temp_dir()).await
+}
+
+async fn measure_in(binary: &Path, runs: usize, scratch: &Path) -> StartupResult {
     let mut samples_ms = Vec::new();
     let mut failures = Vec::new();
     for run in 0..runs {
-        match measure_once(binary).await {
+        match measure_once(binary, scratch).await {
             Ok(elapsed) => {
                 tracing::info!(run, startup_ms = ms(elapsed), "server became ready");
                 samples_ms.push(ms(elapsed));
@@ -71,15 +76,15 @@ impl Drop for Spawned {
     }
 }
 
-async fn measure_once(binary: &Path) -> Result<Duration> {
+async fn measure_once(binary: &Path, scratch: &Path) -> Result<Duration> {
     let port = free_port()?;
     let id: u32 = rand::random();
-    let data_dir = std::env::temp_dir().join(format!("capstan-bench-startup-{id:08x}"));
+    let data_dir = scratch.join(format!("capstan-bench-startup-{id:08x}"));
     let log = data_dir.with_extension("log");
     let log_file =
         std::fs::File::create(&log).with_context(|| format!("creating {}", log.display()))?;
     let started = Instant::now();
-    let child = Command::new(binary)
+    let spawned = Command::new(binary)
         .arg("serve")
         .arg("--data-dir")
         .arg(&data_dir)
@@ -88,8 +93,14 @@ async fn measure_once(binary: &Path) -> Result<Duration> {
         .stdin(Stdio::null())
         .stdout(log_file.try_clone()?)
         .stderr(log_file)
-        .spawn()
-        .with_context(|| format!("spawning {}", binary.display()))?;
+        .spawn();
+    let child = match spawned {
+        Ok(child) => child,
+        Err(e) => {
+            let _ = std::fs::remove_file(&log);
+            return Err(e).with_context(|| format!("spawning {}", binary.display()));
+        }
+    };
     let mut server = Spawned {
         child,
         data_dir,
@@ -164,7 +175,13 @@ mod tests {
 
     #[tokio::test]
     async fn a_binary_that_exits_is_a_reported_failure_not_a_hang() {
-        let result = measure(Path::new("/bin/false"), 2).await;
+        let scratch = tempfile::tempdir().unwrap();
+        let result = measure_in(Path::new("/bin/false"), 2, scratch.path()).await;
+        assert_eq!(
+            std::fs::read_dir(scratch.path()).unwrap().count(),
+            0,
+            "files left behind"
+        );
         assert_eq!((result.runs, result.samples_ms.len()), (2, 0));
         assert_eq!(result.failures.len(), 2);
         assert!(
@@ -177,7 +194,13 @@ mod tests {
 
     #[tokio::test]
     async fn a_missing_binary_is_a_reported_failure() {
-        let result = measure(Path::new("/nonexistent/capstan"), 1).await;
+        let scratch = tempfile::tempdir().unwrap();
+        let result = measure_in(Path::new("/nonexistent/capstan"), 1, scratch.path()).await;
+        assert_eq!(
+            std::fs::read_dir(scratch.path()).unwrap().count(),
+            0,
+            "log left behind"
+        );
         assert!(
             result.failures[0].contains("spawning /nonexistent/capstan"),
             "{:?}",

@@ -1,0 +1,231 @@
+//! Running the chain for one request: matching each entry, calling it,
+//! applying patches (mutating) and denials, and the failurePolicy when an
+//! entry cannot give an answer.
+
+use super::config::{FailurePolicy, Phase, PluginEntry};
+use super::matcher::{labels_of, RequestAttributes};
+use super::review::{apply_patch, read_response, ReviewRequest};
+use super::{Admit, Transport};
+use crate::catalogue::ResourceInfo;
+use crate::registry::Registry;
+use crate::status::{ApiError, ApiResult};
+use futures_util::future::BoxFuture;
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+
+/// A callable entry: its configuration and transport.
+pub struct CallableEntry {
+    pub config: PluginEntry,
+    pub transport: Arc<dyn Transport>,
+    /// Built-in plugins speak as kube-apiserver's own admission does.
+    pub verbatim: bool,
+}
+
+pub enum ChainEntry {
+    Plugin(CallableEntry),
+    /// Where the API's webhooks of this phase run.
+    Webhooks(Phase),
+}
+
+/// Source of the API's webhooks (admissionregistration.k8s.io), read per request.
+pub trait WebhookSource: Send + Sync {
+    fn webhooks<'a>(&'a self, phase: Phase) -> BoxFuture<'a, Vec<CallableEntry>>;
+}
+
+/// The configured chain, shared by all requests.
+pub struct Chain {
+    pub entries: Vec<ChainEntry>,
+    pub registry: Registry,
+    pub namespaces: ResourceInfo,
+    pub webhooks: Option<Arc<dyn WebhookSource>>,
+}
+
+impl Chain {
+    pub fn names(&self) -> Vec<String> {
+        self.entries
+            .iter()
+            .map(|e| match e {
+                ChainEntry::Plugin(p) => p.config.name.clone(),
+                ChainEntry::Webhooks(Phase::Mutating) => "webhooks: mutating".into(),
+                ChainEntry::Webhooks(Phase::Validating) => "webhooks: validating".into(),
+            })
+            .collect()
+    }
+
+    /// The entries of `phase` in order, with the API's webhooks expanded in place.
+    async fn entries_for(&self, phase: Phase) -> Vec<EntryRef<'_>> {
+        let mut out = Vec::new();
+        for e in &self.entries {
+            match e {
+                ChainEntry::Plugin(p) if p.config.phases.contains(&phase) => out.push(EntryRef::Borrowed(p)),
+                ChainEntry::Webhooks(ph) if *ph == phase => {
+                    if let Some(src) = &self.webhooks {
+                        out.extend(src.webhooks(phase).await.into_iter().map(EntryRef::Owned));
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    async fn namespace_labels(&self, req: &ReviewRequest, obj: Option<&Value>, old: Option<&Value>) -> serde_json::Map<String, Value> {
+        if req.group.is_empty() && req.resource == "namespaces" {
+            return labels_of(obj.or(old));
+        }
+        match &req.namespace {
+            Some(ns) => match self.registry.get(&self.namespaces, None, ns).await {
+                Ok(n) => labels_of(Some(&n)),
+                Err(_) => Default::default(),
+            },
+            None => Default::default(),
+        }
+    }
+
+    async fn applies(&self, e: &CallableEntry, req: &ReviewRequest, obj: Option<&Value>, old: Option<&Value>) -> bool {
+        let attrs = RequestAttributes {
+            operation: req.operation,
+            group: req.group.clone(),
+            version: req.version.clone(),
+            resource: req.resource.clone(),
+            subresource: req.subresource.clone(),
+            namespaced: req.namespace.is_some(),
+        };
+        let rules_ok = e.config.rules.as_ref().is_none_or(|rs| rs.iter().any(|r| r.matches(&attrs)));
+        if !rules_ok {
+            return false;
+        }
+        let object_ok = e.config.object_selector.matches(&labels_of(obj)) || e.config.object_selector.matches(&labels_of(old));
+        if !object_ok {
+            return false;
+        }
+        let namespaced_or_ns = req.namespace.is_some() || (req.group.is_empty() && req.resource == "namespaces");
+        e.config.namespace_selector.is_everything()
+            || !namespaced_or_ns
+            || e.config.namespace_selector.matches(&self.namespace_labels(req, obj, old).await)
+    }
+
+    /// Calls one entry; Ok(None) when it failed and its policy is Ignore.
+    async fn call(&self, e: &CallableEntry, req: &ReviewRequest, obj: Option<&Value>, old: Option<&Value>, warnings: &Mutex<Vec<String>>) -> ApiResult<Option<super::review::Verdict>> {
+        let review = req.review(obj, old);
+        let uid = review["request"]["uid"].as_str().unwrap_or_default().to_string();
+        let answer = e.transport.call(&review.to_string()).await;
+        let verdict = answer.and_then(|text| read_response(&text, &uid, &e.config.name, e.verbatim));
+        match verdict {
+            Ok(v) => {
+                push(warnings, v.warnings.iter().cloned());
+                for (k, val) in &v.audit_annotations {
+                    tracing::info!(entry = %e.config.name, key = %k, value = %val, "admission audit annotation");
+                }
+                Ok(Some(v))
+            }
+            Err(why) => failure(e, &why, warnings).map(|_| None),
+        }
+    }
+
+    pub async fn mutate(&self, req: &ReviewRequest, mut obj: Value, old: Option<&Value>, warnings: &Mutex<Vec<String>>) -> ApiResult<Value> {
+        for e in self.entries_for(Phase::Mutating).await {
+            let e = e.get();
+            if !self.applies(e, req, Some(&obj), old).await {
+                continue;
+            }
+            let Some(v) = self.call(e, req, Some(&obj), old, warnings).await? else { continue };
+            if let Some(denial) = v.denial {
+                return Err(denial);
+            }
+            if let Some(p) = v.patch {
+                match apply_patch(&obj, &p) {
+                    Ok(patched) => obj = patched,
+                    Err(why) => failure(e, &why, warnings)?,
+                }
+            }
+        }
+        Ok(obj)
+    }
+
+    pub async fn validate(&self, req: &ReviewRequest, obj: Option<&Value>, old: Option<&Value>, warnings: &Mutex<Vec<String>>) -> ApiResult<()> {
+        for e in self.entries_for(Phase::Validating).await {
+            let e = e.get();
+            if !self.applies(e, req, obj, old).await {
+                continue;
+            }
+            if let Some(v) = self.call(e, req, obj, old, warnings).await? {
+                if let Some(denial) = v.denial {
+                    return Err(denial);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+enum EntryRef<'a> {
+    Borrowed(&'a CallableEntry),
+    Owned(CallableEntry),
+}
+
+impl EntryRef<'_> {
+    fn get(&self) -> &CallableEntry {
+        match self {
+            EntryRef::Borrowed(e) => e,
+            EntryRef::Owned(e) => e,
+        }
+    }
+}
+
+fn push(warnings: &Mutex<Vec<String>>, items: impl Iterator<Item = String>) {
+    if let Ok(mut w) = warnings.lock() {
+        w.extend(items);
+    }
+}
+
+/// An entry gave no usable answer: Fail rejects the request, Ignore warns.
+fn failure(e: &CallableEntry, why: &str, warnings: &Mutex<Vec<String>>) -> ApiResult<()> {
+    tracing::warn!(entry = %e.config.name, failure_policy = ?e.config.failure_policy, error = %why, "admission entry failed");
+    match e.config.failure_policy {
+        FailurePolicy::Fail => Err(ApiError::internal(format!("failed calling admission plugin \"{}\": {why}", e.config.name))),
+        FailurePolicy::Ignore => {
+            push(warnings, std::iter::once(format!("admission plugin \"{}\" failed and was ignored: {why}", e.config.name)));
+            Ok(())
+        }
+    }
+}
+
+/// The chain bound to one request: what the registry calls.
+pub struct RequestAdmission {
+    pub chain: Arc<Chain>,
+    pub request: ReviewRequest,
+    pub warnings: Mutex<Vec<String>>,
+}
+
+impl RequestAdmission {
+    pub fn new(chain: Arc<Chain>, request: ReviewRequest) -> Self {
+        RequestAdmission { chain, request, warnings: Mutex::new(Vec::new()) }
+    }
+
+    pub fn take_warnings(&self) -> Vec<String> {
+        self.warnings.lock().map(|mut w| std::mem::take(&mut *w)).unwrap_or_default()
+    }
+}
+
+impl Admit for RequestAdmission {
+    fn mutate<'a>(&'a self, obj: Value, old: Option<&'a Value>) -> BoxFuture<'a, ApiResult<Value>> {
+        Box::pin(async move {
+            let mut req = self.request.clone();
+            if let Some(name) = obj.pointer("/metadata/name").and_then(Value::as_str) {
+                req.name = name.to_string();
+            }
+            self.chain.mutate(&req, obj, old, &self.warnings).await
+        })
+    }
+
+    fn validate<'a>(&'a self, obj: Option<&'a Value>, old: Option<&'a Value>) -> BoxFuture<'a, ApiResult<()>> {
+        Box::pin(async move {
+            let mut req = self.request.clone();
+            if let Some(name) = obj.or(old).and_then(|o| o.pointer("/metadata/name")).and_then(Value::as_str) {
+                req.name = name.to_string();
+            }
+            self.chain.validate(&req, obj, old, &self.warnings).await
+        })
+    }
+}

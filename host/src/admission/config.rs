@@ -1,0 +1,218 @@
+//! The admission part of `capstan serve --config FILE`: an ordered list of
+//! entries, each a plugin (`builtin:<name>` or a path to a component) with its
+//! phases, failurePolicy, timeout, configuration and match rules, or a marker
+//! `webhooks: mutating|validating` saying where the API's webhooks run.
+//! Errors name the entry, so a bad file fails the start with a clear message.
+
+use super::matcher::{Rule, Selector};
+use serde::Deserialize;
+use serde_json::Value;
+use std::time::Duration;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    Mutating,
+    Validating,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+pub enum FailurePolicy {
+    #[default]
+    Fail,
+    Ignore,
+}
+
+/// A plugin entry as written in the file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PluginEntryConfig {
+    pub name: String,
+    pub module: String,
+    #[serde(default)]
+    pub phases: Vec<Phase>,
+    #[serde(default)]
+    pub failure_policy: FailurePolicy,
+    /// Per-call deadline in milliseconds (default 300).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// Memory cap per instance in MiB (default 64).
+    #[serde(default)]
+    pub memory_mib: Option<u64>,
+    #[serde(default)]
+    pub config: Option<Value>,
+    /// None: every request.
+    #[serde(default)]
+    pub rules: Option<Vec<Rule>>,
+    #[serde(default)]
+    pub namespace_selector: Option<Value>,
+    #[serde(default)]
+    pub object_selector: Option<Value>,
+}
+
+/// One checked entry of the chain.
+#[derive(Clone, Debug)]
+pub enum EntryConfig {
+    Plugin(PluginEntry),
+    Webhooks(Phase),
+}
+
+#[derive(Clone, Debug)]
+pub struct PluginEntry {
+    pub name: String,
+    pub module: String,
+    pub phases: Vec<Phase>,
+    pub failure_policy: FailurePolicy,
+    pub timeout: Duration,
+    pub memory_bytes: usize,
+    pub config: String,
+    pub rules: Option<Vec<Rule>>,
+    pub namespace_selector: Selector,
+    pub object_selector: Selector,
+}
+
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(300);
+pub const DEFAULT_MEMORY_MIB: u64 = 64;
+
+/// The server configuration file (only admission today).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct FileConfig {
+    #[serde(default)]
+    api_version: Option<String>,
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    admission: Option<Vec<Value>>,
+}
+
+/// Parses a configuration file's text; `None` admission means "use the default chain".
+pub fn parse(text: &str) -> Result<Option<Vec<EntryConfig>>, String> {
+    let file: FileConfig = serde_yaml::from_str(text).map_err(|e| format!("configuration: {e}"))?;
+    let _ = (&file.api_version, &file.kind);
+    let Some(entries) = file.admission else { return Ok(None) };
+    entries.iter().enumerate().map(|(i, v)| entry(i, v)).collect::<Result<Vec<_>, _>>().map(Some)
+}
+
+fn entry(i: usize, v: &Value) -> Result<EntryConfig, String> {
+    if let Some(marker) = v.get("webhooks") {
+        let phase: Phase = serde_json::from_value(marker.clone())
+            .map_err(|_| format!("admission[{i}]: webhooks must be \"mutating\" or \"validating\", got {marker}"))?;
+        return Ok(EntryConfig::Webhooks(phase));
+    }
+    let label = v.get("name").and_then(Value::as_str).map(|n| format!("admission[{i}] ({n})")).unwrap_or(format!("admission[{i}]"));
+    let raw: PluginEntryConfig = serde_json::from_value(v.clone()).map_err(|e| format!("{label}: {e}"))?;
+    check(&label, raw).map(EntryConfig::Plugin)
+}
+
+fn check(label: &str, raw: PluginEntryConfig) -> Result<PluginEntry, String> {
+    if raw.name.trim().is_empty() {
+        return Err(format!("{label}: name must not be empty"));
+    }
+    for (j, rule) in raw.rules.iter().flatten().enumerate() {
+        if let Some(p) = rule.problems().first() {
+            return Err(format!("{label}: rules[{j}]: {p}"));
+        }
+    }
+    let namespace_selector = Selector::parse(raw.namespace_selector.as_ref()).map_err(|e| format!("{label}: namespaceSelector: {e}"))?;
+    let object_selector = Selector::parse(raw.object_selector.as_ref()).map_err(|e| format!("{label}: objectSelector: {e}"))?;
+    let phases = if raw.phases.is_empty() { vec![Phase::Validating] } else { raw.phases };
+    Ok(PluginEntry {
+        name: raw.name,
+        module: raw.module,
+        phases,
+        failure_policy: raw.failure_policy,
+        timeout: raw.timeout_ms.map(Duration::from_millis).unwrap_or(DEFAULT_TIMEOUT),
+        memory_bytes: (raw.memory_mib.unwrap_or(DEFAULT_MEMORY_MIB) * 1024 * 1024) as usize,
+        config: raw.config.unwrap_or(Value::Object(Default::default())).to_string(),
+        rules: raw.rules,
+        namespace_selector,
+        object_selector,
+    })
+}
+
+/// kube-apiserver's default order of the built-in plugins we ship, with the
+/// webhook markers where kube runs MutatingAdmissionWebhook and
+/// ValidatingAdmissionWebhook. Names missing from `available` are skipped.
+pub fn default_chain(available: &[&str]) -> Vec<EntryConfig> {
+    let order: [(&str, &[Phase]); 6] = [
+        ("namespace-lifecycle", &[Phase::Validating]),
+        ("service-account", &[Phase::Mutating, Phase::Validating]),
+        ("default-toleration-seconds", &[Phase::Mutating]),
+        ("limit-ranger", &[Phase::Mutating, Phase::Validating]),
+        ("default-storage-class", &[Phase::Mutating]),
+        ("pod-security", &[Phase::Validating]),
+    ];
+    let mut out = Vec::new();
+    for (name, phases) in order {
+        if available.contains(&name) {
+            out.push(EntryConfig::Plugin(builtin_entry(name, phases)));
+        }
+    }
+    out.push(EntryConfig::Webhooks(Phase::Mutating));
+    out.push(EntryConfig::Webhooks(Phase::Validating));
+    out
+}
+
+fn builtin_entry(name: &str, phases: &[Phase]) -> PluginEntry {
+    PluginEntry {
+        name: name.to_string(),
+        module: format!("builtin:{name}"),
+        phases: phases.to_vec(),
+        failure_policy: FailurePolicy::Fail,
+        timeout: DEFAULT_TIMEOUT,
+        memory_bytes: (DEFAULT_MEMORY_MIB * 1024 * 1024) as usize,
+        config: "{}".into(),
+        rules: None,
+        namespace_selector: Selector::parse(None).unwrap_or_else(|_| unreachable!("an absent selector always parses")),
+        object_selector: Selector::parse(None).unwrap_or_else(|_| unreachable!("an absent selector always parses")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_entries_and_markers_in_order() {
+        let text = r#"
+admission:
+- name: labels
+  module: builtin:require-labels
+  phases: [validating]
+  failurePolicy: Ignore
+  timeoutMs: 50
+  config: {labels: [team]}
+  rules: [{operations: [CREATE], apiGroups: ["apps"], apiVersions: ["v1"], resources: ["deployments"]}]
+- webhooks: mutating
+"#;
+        let chain = parse(text).unwrap().unwrap();
+        let EntryConfig::Plugin(p) = &chain[0] else { panic!("plugin expected") };
+        assert_eq!((p.failure_policy, p.timeout), (FailurePolicy::Ignore, Duration::from_millis(50)));
+        assert_eq!(p.config, r#"{"labels":["team"]}"#);
+        assert!(matches!(chain[1], EntryConfig::Webhooks(Phase::Mutating)));
+    }
+
+    #[test]
+    fn errors_name_the_entry() {
+        let bad_rule = "admission:\n- name: x\n  module: builtin:x\n  rules: [{operations: [CRATE], apiGroups: ['*'], apiVersions: ['*'], resources: ['*']}]\n";
+        let e = parse(bad_rule).unwrap_err();
+        assert!(e.starts_with("admission[0] (x): rules[0]: unsupported operation \"CRATE\""), "{e}");
+        let unknown_field = "admission:\n- name: y\n  module: builtin:y\n  failurPolicy: Fail\n";
+        assert!(parse(unknown_field).unwrap_err().contains("admission[0] (y): unknown field `failurPolicy`"));
+        assert!(parse("admission:\n- webhooks: sideways\n").unwrap_err().contains("admission[0]: webhooks must be"));
+    }
+
+    #[test]
+    fn default_chain_keeps_kube_order_and_ends_with_webhooks() {
+        let chain = default_chain(&["service-account", "namespace-lifecycle"]);
+        let names: Vec<String> = chain
+            .iter()
+            .map(|e| match e {
+                EntryConfig::Plugin(p) => p.name.clone(),
+                EntryConfig::Webhooks(p) => format!("webhooks:{p:?}"),
+            })
+            .collect();
+        assert_eq!(names, ["namespace-lifecycle", "service-account", "webhooks:Mutating", "webhooks:Validating"]);
+    }
+}

@@ -1,0 +1,197 @@
+//! The AdmissionReview (admission.k8s.io/v1) contract: the request every
+//! admission entry receives, Wasm plugin or webhook alike, and the reading of
+//! its response (allowed, status, JSONPatch, warnings, audit annotations).
+
+use crate::status::ApiError;
+use base64::Engine;
+use serde_json::{json, Value};
+
+/// Who is asking and what they are doing, shared by every entry of one request.
+#[derive(Clone, Debug)]
+pub struct ReviewRequest {
+    pub operation: &'static str,
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    pub resource: String,
+    pub subresource: String,
+    pub namespace: Option<String>,
+    pub name: String,
+    pub user: Value,
+    pub dry_run: bool,
+}
+
+impl ReviewRequest {
+    fn options(&self) -> Value {
+        let kind = match self.operation {
+            "CREATE" => "CreateOptions",
+            "UPDATE" => "UpdateOptions",
+            _ => "DeleteOptions",
+        };
+        json!({"kind": kind, "apiVersion": "meta.k8s.io/v1"})
+    }
+
+    /// The review sent for one call, with a fresh uid.
+    pub fn review(&self, object: Option<&Value>, old: Option<&Value>) -> Value {
+        let gvk = json!({"group": self.group, "version": self.version, "kind": self.kind});
+        let gvr = json!({"group": self.group, "version": self.version, "resource": self.resource});
+        let mut req = json!({
+            "uid": uuid::Uuid::new_v4().to_string(),
+            "kind": gvk, "resource": gvr, "requestKind": gvk, "requestResource": gvr,
+            "name": self.name, "operation": self.operation, "userInfo": self.user,
+            "object": object.cloned().unwrap_or(Value::Null),
+            "oldObject": old.cloned().unwrap_or(Value::Null),
+            "dryRun": self.dry_run, "options": self.options(),
+        });
+        if !self.subresource.is_empty() {
+            req["subResource"] = json!(self.subresource);
+            req["requestSubResource"] = json!(self.subresource);
+        }
+        if let Some(ns) = &self.namespace {
+            req["namespace"] = json!(ns);
+        }
+        json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": req})
+    }
+}
+
+/// What one entry answered.
+#[derive(Debug, Default)]
+pub struct Verdict {
+    pub allowed: bool,
+    /// The denial as the client will see it (when not allowed).
+    pub denial: Option<ApiError>,
+    pub patch: Option<Vec<u8>>,
+    pub warnings: Vec<String>,
+    pub audit_annotations: Vec<(String, String)>,
+}
+
+/// Reads an AdmissionReview response. `verbatim` keeps a denial's status as
+/// the plugin wrote it (built-in plugins speak as kube-apiserver's own);
+/// otherwise the message names the entry, as kube-apiserver does for webhooks.
+pub fn read_response(text: &str, uid: &str, entry: &str, verbatim: bool) -> Result<Verdict, String> {
+    let review: Value = serde_json::from_str(text).map_err(|e| format!("response is not an AdmissionReview: {e}"))?;
+    let resp = review.get("response").ok_or("response is not an AdmissionReview: no response")?;
+    let got_uid = resp.get("uid").and_then(Value::as_str).unwrap_or_default();
+    if !got_uid.is_empty() && got_uid != uid {
+        return Err(format!("expected response.uid={uid:?}, got {got_uid:?}"));
+    }
+    let allowed = resp.get("allowed").and_then(Value::as_bool).ok_or("response.allowed is missing")?;
+    let mut v = Verdict { allowed, ..Verdict::default() };
+    v.warnings = strings(resp.get("warnings"));
+    if let Some(a) = resp.get("auditAnnotations").and_then(Value::as_object) {
+        v.audit_annotations = a.iter().map(|(k, x)| (k.clone(), x.as_str().unwrap_or_default().to_string())).collect();
+    }
+    if let Some(p) = resp.get("patch").and_then(Value::as_str) {
+        if resp.get("patchType").and_then(Value::as_str).unwrap_or("JSONPatch") != "JSONPatch" {
+            return Err("only patchType JSONPatch is supported".into());
+        }
+        let raw = base64::engine::general_purpose::STANDARD.decode(p).map_err(|e| format!("response.patch is not base64: {e}"))?;
+        v.patch = Some(raw);
+    }
+    if !allowed {
+        v.denial = Some(denial(resp.get("status"), entry, verbatim));
+    }
+    Ok(v)
+}
+
+fn strings(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array).map(|a| a.iter().filter_map(|s| s.as_str().map(String::from)).collect()).unwrap_or_default()
+}
+
+fn denial(status: Option<&Value>, entry: &str, verbatim: bool) -> ApiError {
+    let st = status.cloned().unwrap_or(json!({}));
+    let code = st.get("code").and_then(Value::as_u64).filter(|c| (400..600).contains(c)).unwrap_or(403) as u16;
+    let message = st.get("message").and_then(Value::as_str).unwrap_or_default().to_string();
+    let reason = st.get("reason").and_then(Value::as_str).map(reason_name).unwrap_or_else(|| default_reason(code));
+    let message = if verbatim {
+        message
+    } else if message.is_empty() {
+        format!("admission webhook \"{entry}\" denied the request without explanation")
+    } else {
+        format!("admission webhook \"{entry}\" denied the request: {message}")
+    };
+    ApiError { code, reason, message, details: st.get("details").cloned() }
+}
+
+/// Maps a reason string to the static name the status type keeps.
+fn reason_name(r: &str) -> &'static str {
+    const KNOWN: [&str; 14] = [
+        "Forbidden", "NotFound", "AlreadyExists", "Conflict", "Invalid", "BadRequest", "Unauthorized",
+        "MethodNotAllowed", "Gone", "Expired", "TooManyRequests", "InternalError", "ServiceUnavailable", "Timeout",
+    ];
+    KNOWN.iter().find(|k| **k == r).copied().unwrap_or("Forbidden")
+}
+
+fn default_reason(code: u16) -> &'static str {
+    match code {
+        400 => "BadRequest",
+        401 => "Unauthorized",
+        404 => "NotFound",
+        409 => "Conflict",
+        422 => "Invalid",
+        429 => "TooManyRequests",
+        500 => "InternalError",
+        _ => "Forbidden",
+    }
+}
+
+/// Applies an entry's JSONPatch to the object.
+pub fn apply_patch(obj: &Value, patch: &[u8]) -> Result<Value, String> {
+    let ops: json_patch::Patch = serde_json::from_slice(patch).map_err(|e| format!("response.patch is not a JSON patch: {e}"))?;
+    let mut out = obj.clone();
+    json_patch::patch(&mut out, &ops).map_err(|e| format!("response.patch could not be applied: {e}"))?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req() -> ReviewRequest {
+        ReviewRequest {
+            operation: "CREATE",
+            group: "apps".into(),
+            version: "v1".into(),
+            kind: "Deployment".into(),
+            resource: "deployments".into(),
+            subresource: String::new(),
+            namespace: Some("default".into()),
+            name: "web".into(),
+            user: json!({"username": "alice"}),
+            dry_run: false,
+        }
+    }
+
+    #[test]
+    fn review_carries_the_request() {
+        let r = req().review(Some(&json!({"a": 1})), None);
+        assert_eq!(r["request"]["operation"], "CREATE");
+        assert_eq!(r["request"]["kind"]["kind"], "Deployment");
+        assert_eq!(r["request"]["namespace"], "default");
+        assert_eq!(r["request"]["oldObject"], Value::Null);
+        assert_eq!(r["request"]["options"]["kind"], "CreateOptions");
+    }
+
+    #[test]
+    fn denial_names_the_entry_unless_verbatim() {
+        let text = r#"{"response": {"uid": "u", "allowed": false, "status": {"code": 403, "message": "no team label"}}}"#;
+        let v = read_response(text, "u", "require-labels", false).unwrap();
+        let d = v.denial.unwrap();
+        assert_eq!((d.code, d.reason), (403, "Forbidden"));
+        assert_eq!(d.message, "admission webhook \"require-labels\" denied the request: no team label");
+        let text = r#"{"response": {"allowed": false, "status": {"code": 404, "reason": "NotFound", "message": "namespaces \"x\" not found"}}}"#;
+        let d = read_response(text, "u", "namespace-lifecycle", true).unwrap().denial.unwrap();
+        assert_eq!((d.code, d.message.as_str()), (404, "namespaces \"x\" not found"));
+    }
+
+    #[test]
+    fn patches_and_bad_answers() {
+        let patch = base64::engine::general_purpose::STANDARD.encode(r#"[{"op":"add","path":"/b","value":2}]"#);
+        let text = format!(r#"{{"response": {{"uid": "u", "allowed": true, "patch": "{patch}", "patchType": "JSONPatch", "warnings": ["careful"]}}}}"#);
+        let v = read_response(&text, "u", "m", false).unwrap();
+        assert_eq!(apply_patch(&json!({"a": 1}), &v.patch.unwrap()).unwrap(), json!({"a": 1, "b": 2}));
+        assert_eq!(v.warnings, ["careful"]);
+        assert!(read_response("not json", "u", "m", false).is_err());
+        assert!(read_response(r#"{"response": {"uid": "other", "allowed": true}}"#, "u", "m", false).is_err());
+    }
+}
