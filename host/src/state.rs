@@ -1,5 +1,6 @@
 //! The server's shared state: catalogue, storage and the registry over it.
 
+use crate::admission::Chain;
 use crate::catalogue::openapi::OpenApiCache;
 use crate::catalogue::Catalogue;
 use crate::registry::Registry;
@@ -11,6 +12,8 @@ pub struct AppState {
     pub openapi: OpenApiCache,
     pub storage: Arc<dyn Storage>,
     pub registry: Registry,
+    /// The admission chain every write passes through.
+    pub admission: Arc<Chain>,
     /// `host:port` clients reach this server at (for /api's serverAddressByClientCIDRs).
     pub server_address: String,
 }
@@ -23,11 +26,13 @@ impl AppState {
     ) -> Self {
         let openapi = OpenApiCache::new(&catalogue);
         let registry = Registry::new(storage.clone());
+        let admission = Arc::new(Chain::empty(registry.clone(), &catalogue));
         AppState {
             catalogue,
             openapi,
             storage,
             registry,
+            admission,
             server_address,
         }
     }

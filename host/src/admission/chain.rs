@@ -41,6 +41,20 @@ pub struct Chain {
 }
 
 impl Chain {
+    /// A chain with no entries (every write is admitted as is).
+    pub fn empty(registry: Registry, catalogue: &crate::catalogue::Catalogue) -> Chain {
+        let namespaces = catalogue
+            .lookup("", "v1", "namespaces")
+            .cloned()
+            .unwrap_or_else(|| unreachable!("the built-in catalogue serves namespaces"));
+        Chain {
+            entries: Vec::new(),
+            registry,
+            namespaces,
+            webhooks: None,
+        }
+    }
+
     pub fn names(&self) -> Vec<String> {
         self.entries
             .iter()
@@ -57,7 +71,9 @@ impl Chain {
         let mut out = Vec::new();
         for e in &self.entries {
             match e {
-                ChainEntry::Plugin(p) if p.config.phases.contains(&phase) => out.push(EntryRef::Borrowed(p)),
+                ChainEntry::Plugin(p) if p.config.phases.contains(&phase) => {
+                    out.push(EntryRef::Borrowed(p))
+                }
                 ChainEntry::Webhooks(ph) if *ph == phase => {
                     if let Some(src) = &self.webhooks {
                         out.extend(src.webhooks(phase).await.into_iter().map(EntryRef::Owned));
@@ -69,7 +85,12 @@ impl Chain {
         out
     }
 
-    async fn namespace_labels(&self, req: &ReviewRequest, obj: Option<&Value>, old: Option<&Value>) -> serde_json::Map<String, Value> {
+    async fn namespace_labels(
+        &self,
+        req: &ReviewRequest,
+        obj: Option<&Value>,
+        old: Option<&Value>,
+    ) -> serde_json::Map<String, Value> {
         if req.group.is_empty() && req.resource == "namespaces" {
             return labels_of(obj.or(old));
         }
@@ -82,7 +103,13 @@ impl Chain {
         }
     }
 
-    async fn applies(&self, e: &CallableEntry, req: &ReviewRequest, obj: Option<&Value>, old: Option<&Value>) -> bool {
+    async fn applies(
+        &self,
+        e: &CallableEntry,
+        req: &ReviewRequest,
+        obj: Option<&Value>,
+        old: Option<&Value>,
+    ) -> bool {
         let attrs = RequestAttributes {
             operation: req.operation,
             group: req.group.clone(),
@@ -91,26 +118,45 @@ impl Chain {
             subresource: req.subresource.clone(),
             namespaced: req.namespace.is_some(),
         };
-        let rules_ok = e.config.rules.as_ref().is_none_or(|rs| rs.iter().any(|r| r.matches(&attrs)));
+        let rules_ok = e
+            .config
+            .rules
+            .as_ref()
+            .is_none_or(|rs| rs.iter().any(|r| r.matches(&attrs)));
         if !rules_ok {
             return false;
         }
-        let object_ok = e.config.object_selector.matches(&labels_of(obj)) || e.config.object_selector.matches(&labels_of(old));
+        let object_ok = e.config.object_selector.matches(&labels_of(obj))
+            || e.config.object_selector.matches(&labels_of(old));
         if !object_ok {
             return false;
         }
-        let namespaced_or_ns = req.namespace.is_some() || (req.group.is_empty() && req.resource == "namespaces");
+        let namespaced_or_ns =
+            req.namespace.is_some() || (req.group.is_empty() && req.resource == "namespaces");
         e.config.namespace_selector.is_everything()
             || !namespaced_or_ns
-            || e.config.namespace_selector.matches(&self.namespace_labels(req, obj, old).await)
+            || e.config
+                .namespace_selector
+                .matches(&self.namespace_labels(req, obj, old).await)
     }
 
     /// Calls one entry; Ok(None) when it failed and its policy is Ignore.
-    async fn call(&self, e: &CallableEntry, req: &ReviewRequest, obj: Option<&Value>, old: Option<&Value>, warnings: &Mutex<Vec<String>>) -> ApiResult<Option<super::review::Verdict>> {
+    async fn call(
+        &self,
+        e: &CallableEntry,
+        req: &ReviewRequest,
+        obj: Option<&Value>,
+        old: Option<&Value>,
+        warnings: &Mutex<Vec<String>>,
+    ) -> ApiResult<Option<super::review::Verdict>> {
         let review = req.review(obj, old);
-        let uid = review["request"]["uid"].as_str().unwrap_or_default().to_string();
+        let uid = review["request"]["uid"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
         let answer = e.transport.call(&review.to_string()).await;
-        let verdict = answer.and_then(|text| read_response(&text, &uid, &e.config.name, e.verbatim));
+        let verdict =
+            answer.and_then(|text| read_response(&text, &uid, &e.config.name, e.verbatim));
         match verdict {
             Ok(v) => {
                 push(warnings, v.warnings.iter().cloned());
@@ -123,13 +169,21 @@ impl Chain {
         }
     }
 
-    pub async fn mutate(&self, req: &ReviewRequest, mut obj: Value, old: Option<&Value>, warnings: &Mutex<Vec<String>>) -> ApiResult<Value> {
+    pub async fn mutate(
+        &self,
+        req: &ReviewRequest,
+        mut obj: Value,
+        old: Option<&Value>,
+        warnings: &Mutex<Vec<String>>,
+    ) -> ApiResult<Value> {
         for e in self.entries_for(Phase::Mutating).await {
             let e = e.get();
             if !self.applies(e, req, Some(&obj), old).await {
                 continue;
             }
-            let Some(v) = self.call(e, req, Some(&obj), old, warnings).await? else { continue };
+            let Some(v) = self.call(e, req, Some(&obj), old, warnings).await? else {
+                continue;
+            };
             if let Some(denial) = v.denial {
                 return Err(denial);
             }
@@ -143,7 +197,13 @@ impl Chain {
         Ok(obj)
     }
 
-    pub async fn validate(&self, req: &ReviewRequest, obj: Option<&Value>, old: Option<&Value>, warnings: &Mutex<Vec<String>>) -> ApiResult<()> {
+    pub async fn validate(
+        &self,
+        req: &ReviewRequest,
+        obj: Option<&Value>,
+        old: Option<&Value>,
+        warnings: &Mutex<Vec<String>>,
+    ) -> ApiResult<()> {
         for e in self.entries_for(Phase::Validating).await {
             let e = e.get();
             if !self.applies(e, req, obj, old).await {
@@ -183,9 +243,18 @@ fn push(warnings: &Mutex<Vec<String>>, items: impl Iterator<Item = String>) {
 fn failure(e: &CallableEntry, why: &str, warnings: &Mutex<Vec<String>>) -> ApiResult<()> {
     tracing::warn!(entry = %e.config.name, failure_policy = ?e.config.failure_policy, error = %why, "admission entry failed");
     match e.config.failure_policy {
-        FailurePolicy::Fail => Err(ApiError::internal(format!("failed calling admission plugin \"{}\": {why}", e.config.name))),
+        FailurePolicy::Fail => Err(ApiError::internal(format!(
+            "failed calling admission plugin \"{}\": {why}",
+            e.config.name
+        ))),
         FailurePolicy::Ignore => {
-            push(warnings, std::iter::once(format!("admission plugin \"{}\" failed and was ignored: {why}", e.config.name)));
+            push(
+                warnings,
+                std::iter::once(format!(
+                    "admission plugin \"{}\" failed and was ignored: {why}",
+                    e.config.name
+                )),
+            );
             Ok(())
         }
     }
@@ -200,11 +269,18 @@ pub struct RequestAdmission {
 
 impl RequestAdmission {
     pub fn new(chain: Arc<Chain>, request: ReviewRequest) -> Self {
-        RequestAdmission { chain, request, warnings: Mutex::new(Vec::new()) }
+        RequestAdmission {
+            chain,
+            request,
+            warnings: Mutex::new(Vec::new()),
+        }
     }
 
     pub fn take_warnings(&self) -> Vec<String> {
-        self.warnings.lock().map(|mut w| std::mem::take(&mut *w)).unwrap_or_default()
+        self.warnings
+            .lock()
+            .map(|mut w| std::mem::take(&mut *w))
+            .unwrap_or_default()
     }
 }
 
@@ -219,13 +295,178 @@ impl Admit for RequestAdmission {
         })
     }
 
-    fn validate<'a>(&'a self, obj: Option<&'a Value>, old: Option<&'a Value>) -> BoxFuture<'a, ApiResult<()>> {
+    fn validate<'a>(
+        &'a self,
+        obj: Option<&'a Value>,
+        old: Option<&'a Value>,
+    ) -> BoxFuture<'a, ApiResult<()>> {
         Box::pin(async move {
             let mut req = self.request.clone();
-            if let Some(name) = obj.or(old).and_then(|o| o.pointer("/metadata/name")).and_then(Value::as_str) {
+            if let Some(name) = obj
+                .or(old)
+                .and_then(|o| o.pointer("/metadata/name"))
+                .and_then(Value::as_str)
+            {
                 req.name = name.to_string();
             }
             self.chain.validate(&req, obj, old, &self.warnings).await
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::admission::config::{FailurePolicy, Phase, PluginEntry, DEFAULT_TIMEOUT};
+    use crate::admission::matcher::Selector;
+    use base64::Engine;
+    use serde_json::json;
+
+    /// A transport answering with a closure over the review.
+    struct Fake(Box<dyn Fn(&Value) -> Result<Value, String> + Send + Sync>);
+
+    impl Transport for Fake {
+        fn call<'a>(&'a self, review: &'a str) -> BoxFuture<'a, Result<String, String>> {
+            Box::pin(async move {
+                let v: Value = serde_json::from_str(review).map_err(|e| e.to_string())?;
+                (self.0)(&v).map(|r| r.to_string())
+            })
+        }
+    }
+
+    fn answer(review: &Value, allowed: bool, patch: Option<&str>) -> Value {
+        let mut resp = json!({"uid": review["request"]["uid"], "allowed": allowed});
+        if let Some(p) = patch {
+            resp["patch"] = json!(base64::engine::general_purpose::STANDARD.encode(p));
+            resp["patchType"] = json!("JSONPatch");
+        }
+        if !allowed {
+            resp["status"] = json!({"code": 403, "message": "not today"});
+        }
+        json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": resp})
+    }
+
+    fn entry(
+        name: &str,
+        phase: Phase,
+        policy: FailurePolicy,
+        f: impl Fn(&Value) -> Result<Value, String> + Send + Sync + 'static,
+    ) -> ChainEntry {
+        let config = PluginEntry {
+            name: name.into(),
+            module: "test".into(),
+            phases: vec![phase],
+            failure_policy: policy,
+            timeout: DEFAULT_TIMEOUT,
+            memory_bytes: 1 << 20,
+            config: "{}".into(),
+            rules: None,
+            namespace_selector: Selector::parse(None).unwrap(),
+            object_selector: Selector::parse(None).unwrap(),
+        };
+        ChainEntry::Plugin(CallableEntry {
+            config,
+            transport: Arc::new(Fake(Box::new(f))),
+            verbatim: false,
+        })
+    }
+
+    fn chain(entries: Vec<ChainEntry>) -> (Chain, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let storage =
+            Arc::new(crate::storage::sqlite::SqliteStorage::open(&dir.path().join("db")).unwrap());
+        let cat = crate::catalogue::Catalogue::builtin();
+        let mut c = Chain::empty(Registry::new(storage), &cat);
+        c.entries = entries;
+        (c, dir)
+    }
+
+    fn request() -> ReviewRequest {
+        ReviewRequest {
+            operation: "CREATE",
+            group: String::new(),
+            version: "v1".into(),
+            kind: "ConfigMap".into(),
+            resource: "configmaps".into(),
+            subresource: String::new(),
+            namespace: None,
+            name: "c".into(),
+            user: json!({}),
+            dry_run: false,
+        }
+    }
+
+    #[tokio::test]
+    async fn mutations_apply_in_order_and_validators_see_the_result() {
+        let (c, _dir) = chain(vec![
+            entry("first", Phase::Mutating, FailurePolicy::Fail, |r| {
+                Ok(answer(
+                    r,
+                    true,
+                    Some(r#"[{"op":"add","path":"/data","value":{"a":"1"}}]"#),
+                ))
+            }),
+            entry("second", Phase::Mutating, FailurePolicy::Fail, |r| {
+                Ok(answer(
+                    r,
+                    true,
+                    Some(r#"[{"op":"add","path":"/data/b","value":"2"}]"#),
+                ))
+            }),
+            entry("check", Phase::Validating, FailurePolicy::Fail, |r| {
+                Ok(answer(r, r["request"]["object"]["data"]["b"] == "2", None))
+            }),
+        ]);
+        let w = Mutex::new(Vec::new());
+        let out = c
+            .mutate(&request(), json!({"metadata": {"name": "c"}}), None, &w)
+            .await
+            .unwrap();
+        assert_eq!(out["data"], json!({"a": "1", "b": "2"}));
+        c.validate(&request(), Some(&out), None, &w).await.unwrap();
+        let denied = c
+            .validate(&request(), Some(&json!({})), None, &w)
+            .await
+            .unwrap_err();
+        assert_eq!(denied.code, 403);
+        assert_eq!(
+            denied.message,
+            "admission webhook \"check\" denied the request: not today"
+        );
+    }
+
+    #[tokio::test]
+    async fn failure_policy_decides_when_an_entry_breaks() {
+        let (c, _dir) = chain(vec![entry(
+            "flaky",
+            Phase::Validating,
+            FailurePolicy::Ignore,
+            |_| Err("plugin timed out after 300ms".into()),
+        )]);
+        let w = Mutex::new(Vec::new());
+        c.validate(&request(), Some(&json!({})), None, &w)
+            .await
+            .unwrap();
+        assert_eq!(
+            w.lock().unwrap()[0],
+            "admission plugin \"flaky\" failed and was ignored: plugin timed out after 300ms"
+        );
+        let (c, _dir) = chain(vec![entry(
+            "strict",
+            Phase::Validating,
+            FailurePolicy::Fail,
+            |_| Ok(json!("garbage")),
+        )]);
+        let e = c
+            .validate(&request(), Some(&json!({})), None, &w)
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, 500);
+        assert!(
+            e.message
+                .contains("failed calling admission plugin \"strict\""),
+            "{}",
+            e.message
+        );
     }
 }

@@ -90,18 +90,31 @@ struct FileConfig {
 pub fn parse(text: &str) -> Result<Option<Vec<EntryConfig>>, String> {
     let file: FileConfig = serde_yaml::from_str(text).map_err(|e| format!("configuration: {e}"))?;
     let _ = (&file.api_version, &file.kind);
-    let Some(entries) = file.admission else { return Ok(None) };
-    entries.iter().enumerate().map(|(i, v)| entry(i, v)).collect::<Result<Vec<_>, _>>().map(Some)
+    let Some(entries) = file.admission else {
+        return Ok(None);
+    };
+    entries
+        .iter()
+        .enumerate()
+        .map(|(i, v)| entry(i, v))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
 }
 
 fn entry(i: usize, v: &Value) -> Result<EntryConfig, String> {
     if let Some(marker) = v.get("webhooks") {
-        let phase: Phase = serde_json::from_value(marker.clone())
-            .map_err(|_| format!("admission[{i}]: webhooks must be \"mutating\" or \"validating\", got {marker}"))?;
+        let phase: Phase = serde_json::from_value(marker.clone()).map_err(|_| {
+            format!("admission[{i}]: webhooks must be \"mutating\" or \"validating\", got {marker}")
+        })?;
         return Ok(EntryConfig::Webhooks(phase));
     }
-    let label = v.get("name").and_then(Value::as_str).map(|n| format!("admission[{i}] ({n})")).unwrap_or(format!("admission[{i}]"));
-    let raw: PluginEntryConfig = serde_json::from_value(v.clone()).map_err(|e| format!("{label}: {e}"))?;
+    let label = v
+        .get("name")
+        .and_then(Value::as_str)
+        .map(|n| format!("admission[{i}] ({n})"))
+        .unwrap_or(format!("admission[{i}]"));
+    let raw: PluginEntryConfig =
+        serde_json::from_value(v.clone()).map_err(|e| format!("{label}: {e}"))?;
     check(&label, raw).map(EntryConfig::Plugin)
 }
 
@@ -114,17 +127,29 @@ fn check(label: &str, raw: PluginEntryConfig) -> Result<PluginEntry, String> {
             return Err(format!("{label}: rules[{j}]: {p}"));
         }
     }
-    let namespace_selector = Selector::parse(raw.namespace_selector.as_ref()).map_err(|e| format!("{label}: namespaceSelector: {e}"))?;
-    let object_selector = Selector::parse(raw.object_selector.as_ref()).map_err(|e| format!("{label}: objectSelector: {e}"))?;
-    let phases = if raw.phases.is_empty() { vec![Phase::Validating] } else { raw.phases };
+    let namespace_selector = Selector::parse(raw.namespace_selector.as_ref())
+        .map_err(|e| format!("{label}: namespaceSelector: {e}"))?;
+    let object_selector = Selector::parse(raw.object_selector.as_ref())
+        .map_err(|e| format!("{label}: objectSelector: {e}"))?;
+    let phases = if raw.phases.is_empty() {
+        vec![Phase::Validating]
+    } else {
+        raw.phases
+    };
     Ok(PluginEntry {
         name: raw.name,
         module: raw.module,
         phases,
         failure_policy: raw.failure_policy,
-        timeout: raw.timeout_ms.map(Duration::from_millis).unwrap_or(DEFAULT_TIMEOUT),
+        timeout: raw
+            .timeout_ms
+            .map(Duration::from_millis)
+            .unwrap_or(DEFAULT_TIMEOUT),
         memory_bytes: (raw.memory_mib.unwrap_or(DEFAULT_MEMORY_MIB) * 1024 * 1024) as usize,
-        config: raw.config.unwrap_or(Value::Object(Default::default())).to_string(),
+        config: raw
+            .config
+            .unwrap_or(Value::Object(Default::default()))
+            .to_string(),
         rules: raw.rules,
         namespace_selector,
         object_selector,
@@ -164,8 +189,10 @@ fn builtin_entry(name: &str, phases: &[Phase]) -> PluginEntry {
         memory_bytes: (DEFAULT_MEMORY_MIB * 1024 * 1024) as usize,
         config: "{}".into(),
         rules: None,
-        namespace_selector: Selector::parse(None).unwrap_or_else(|_| unreachable!("an absent selector always parses")),
-        object_selector: Selector::parse(None).unwrap_or_else(|_| unreachable!("an absent selector always parses")),
+        namespace_selector: Selector::parse(None)
+            .unwrap_or_else(|_| unreachable!("an absent selector always parses")),
+        object_selector: Selector::parse(None)
+            .unwrap_or_else(|_| unreachable!("an absent selector always parses")),
     }
 }
 
@@ -187,8 +214,13 @@ admission:
 - webhooks: mutating
 "#;
         let chain = parse(text).unwrap().unwrap();
-        let EntryConfig::Plugin(p) = &chain[0] else { panic!("plugin expected") };
-        assert_eq!((p.failure_policy, p.timeout), (FailurePolicy::Ignore, Duration::from_millis(50)));
+        let EntryConfig::Plugin(p) = &chain[0] else {
+            panic!("plugin expected")
+        };
+        assert_eq!(
+            (p.failure_policy, p.timeout),
+            (FailurePolicy::Ignore, Duration::from_millis(50))
+        );
         assert_eq!(p.config, r#"{"labels":["team"]}"#);
         assert!(matches!(chain[1], EntryConfig::Webhooks(Phase::Mutating)));
     }
@@ -197,10 +229,17 @@ admission:
     fn errors_name_the_entry() {
         let bad_rule = "admission:\n- name: x\n  module: builtin:x\n  rules: [{operations: [CRATE], apiGroups: ['*'], apiVersions: ['*'], resources: ['*']}]\n";
         let e = parse(bad_rule).unwrap_err();
-        assert!(e.starts_with("admission[0] (x): rules[0]: unsupported operation \"CRATE\""), "{e}");
+        assert!(
+            e.starts_with("admission[0] (x): rules[0]: unsupported operation \"CRATE\""),
+            "{e}"
+        );
         let unknown_field = "admission:\n- name: y\n  module: builtin:y\n  failurPolicy: Fail\n";
-        assert!(parse(unknown_field).unwrap_err().contains("admission[0] (y): unknown field `failurPolicy`"));
-        assert!(parse("admission:\n- webhooks: sideways\n").unwrap_err().contains("admission[0]: webhooks must be"));
+        assert!(parse(unknown_field)
+            .unwrap_err()
+            .contains("admission[0] (y): unknown field `failurPolicy`"));
+        assert!(parse("admission:\n- webhooks: sideways\n")
+            .unwrap_err()
+            .contains("admission[0]: webhooks must be"));
     }
 
     #[test]
@@ -213,6 +252,14 @@ admission:
                 EntryConfig::Webhooks(p) => format!("webhooks:{p:?}"),
             })
             .collect();
-        assert_eq!(names, ["namespace-lifecycle", "service-account", "webhooks:Mutating", "webhooks:Validating"]);
+        assert_eq!(
+            names,
+            [
+                "namespace-lifecycle",
+                "service-account",
+                "webhooks:Mutating",
+                "webhooks:Validating"
+            ]
+        );
     }
 }

@@ -75,15 +75,26 @@ impl Rule {
         let mut out = Vec::new();
         for op in &self.operations {
             if !OPERATIONS.contains(&op.as_str()) {
-                out.push(format!("unsupported operation {op:?} (one of {})", OPERATIONS.join(", ")));
+                out.push(format!(
+                    "unsupported operation {op:?} (one of {})",
+                    OPERATIONS.join(", ")
+                ));
             }
         }
         if let Some(s) = &self.scope {
             if !SCOPES.contains(&s.as_str()) {
-                out.push(format!("unsupported scope {s:?} (one of {})", SCOPES.join(", ")));
+                out.push(format!(
+                    "unsupported scope {s:?} (one of {})",
+                    SCOPES.join(", ")
+                ));
             }
         }
-        for (field, list) in [("operations", &self.operations), ("apiGroups", &self.api_groups), ("apiVersions", &self.api_versions), ("resources", &self.resources)] {
+        for (field, list) in [
+            ("operations", &self.operations),
+            ("apiGroups", &self.api_groups),
+            ("apiVersions", &self.api_versions),
+            ("resources", &self.resources),
+        ] {
             if list.is_empty() {
                 out.push(format!("{field} must not be empty"));
             }
@@ -120,7 +131,10 @@ impl Selector {
 
 /// Labels of an object (empty when it has none).
 pub fn labels_of(obj: Option<&Value>) -> Map<String, Value> {
-    obj.and_then(|o| o.pointer("/metadata/labels")).and_then(Value::as_object).cloned().unwrap_or_default()
+    obj.and_then(|o| o.pointer("/metadata/labels"))
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -181,7 +195,8 @@ mod tests {
     fn selectors_default_to_everything() {
         let s = Selector::parse(None).unwrap();
         assert!(s.is_everything() && s.matches(&Map::new()));
-        let s = Selector::parse(Some(&serde_json::json!({"matchLabels": {"env": "prod"}}))).unwrap();
+        let s =
+            Selector::parse(Some(&serde_json::json!({"matchLabels": {"env": "prod"}}))).unwrap();
         assert!(!s.matches(&Map::new()));
     }
 }

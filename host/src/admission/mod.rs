@@ -18,18 +18,30 @@ pub use chain::{Chain, RequestAdmission};
 /// prepares the object, `validate` after (for DELETE, `obj` is None).
 pub trait Admit: Send + Sync {
     fn mutate<'a>(&'a self, obj: Value, old: Option<&'a Value>) -> BoxFuture<'a, ApiResult<Value>>;
-    fn validate<'a>(&'a self, obj: Option<&'a Value>, old: Option<&'a Value>) -> BoxFuture<'a, ApiResult<()>>;
+    fn validate<'a>(
+        &'a self,
+        obj: Option<&'a Value>,
+        old: Option<&'a Value>,
+    ) -> BoxFuture<'a, ApiResult<()>>;
 }
 
 /// No admission (server-internal writes: bootstrap, controllers).
 pub struct NoAdmission;
 
 impl Admit for NoAdmission {
-    fn mutate<'a>(&'a self, obj: Value, _old: Option<&'a Value>) -> BoxFuture<'a, ApiResult<Value>> {
+    fn mutate<'a>(
+        &'a self,
+        obj: Value,
+        _old: Option<&'a Value>,
+    ) -> BoxFuture<'a, ApiResult<Value>> {
         Box::pin(async move { Ok(obj) })
     }
 
-    fn validate<'a>(&'a self, _obj: Option<&'a Value>, _old: Option<&'a Value>) -> BoxFuture<'a, ApiResult<()>> {
+    fn validate<'a>(
+        &'a self,
+        _obj: Option<&'a Value>,
+        _old: Option<&'a Value>,
+    ) -> BoxFuture<'a, ApiResult<()>> {
         Box::pin(async { Ok(()) })
     }
 }

@@ -68,24 +68,48 @@ pub struct Verdict {
 /// Reads an AdmissionReview response. `verbatim` keeps a denial's status as
 /// the plugin wrote it (built-in plugins speak as kube-apiserver's own);
 /// otherwise the message names the entry, as kube-apiserver does for webhooks.
-pub fn read_response(text: &str, uid: &str, entry: &str, verbatim: bool) -> Result<Verdict, String> {
-    let review: Value = serde_json::from_str(text).map_err(|e| format!("response is not an AdmissionReview: {e}"))?;
-    let resp = review.get("response").ok_or("response is not an AdmissionReview: no response")?;
+pub fn read_response(
+    text: &str,
+    uid: &str,
+    entry: &str,
+    verbatim: bool,
+) -> Result<Verdict, String> {
+    let review: Value = serde_json::from_str(text)
+        .map_err(|e| format!("response is not an AdmissionReview: {e}"))?;
+    let resp = review
+        .get("response")
+        .ok_or("response is not an AdmissionReview: no response")?;
     let got_uid = resp.get("uid").and_then(Value::as_str).unwrap_or_default();
     if !got_uid.is_empty() && got_uid != uid {
         return Err(format!("expected response.uid={uid:?}, got {got_uid:?}"));
     }
-    let allowed = resp.get("allowed").and_then(Value::as_bool).ok_or("response.allowed is missing")?;
-    let mut v = Verdict { allowed, ..Verdict::default() };
+    let allowed = resp
+        .get("allowed")
+        .and_then(Value::as_bool)
+        .ok_or("response.allowed is missing")?;
+    let mut v = Verdict {
+        allowed,
+        ..Verdict::default()
+    };
     v.warnings = strings(resp.get("warnings"));
     if let Some(a) = resp.get("auditAnnotations").and_then(Value::as_object) {
-        v.audit_annotations = a.iter().map(|(k, x)| (k.clone(), x.as_str().unwrap_or_default().to_string())).collect();
+        v.audit_annotations = a
+            .iter()
+            .map(|(k, x)| (k.clone(), x.as_str().unwrap_or_default().to_string()))
+            .collect();
     }
     if let Some(p) = resp.get("patch").and_then(Value::as_str) {
-        if resp.get("patchType").and_then(Value::as_str).unwrap_or("JSONPatch") != "JSONPatch" {
+        if resp
+            .get("patchType")
+            .and_then(Value::as_str)
+            .unwrap_or("JSONPatch")
+            != "JSONPatch"
+        {
             return Err("only patchType JSONPatch is supported".into());
         }
-        let raw = base64::engine::general_purpose::STANDARD.decode(p).map_err(|e| format!("response.patch is not base64: {e}"))?;
+        let raw = base64::engine::general_purpose::STANDARD
+            .decode(p)
+            .map_err(|e| format!("response.patch is not base64: {e}"))?;
         v.patch = Some(raw);
     }
     if !allowed {
@@ -95,14 +119,32 @@ pub fn read_response(text: &str, uid: &str, entry: &str, verbatim: bool) -> Resu
 }
 
 fn strings(v: Option<&Value>) -> Vec<String> {
-    v.and_then(Value::as_array).map(|a| a.iter().filter_map(|s| s.as_str().map(String::from)).collect()).unwrap_or_default()
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn denial(status: Option<&Value>, entry: &str, verbatim: bool) -> ApiError {
     let st = status.cloned().unwrap_or(json!({}));
-    let code = st.get("code").and_then(Value::as_u64).filter(|c| (400..600).contains(c)).unwrap_or(403) as u16;
-    let message = st.get("message").and_then(Value::as_str).unwrap_or_default().to_string();
-    let reason = st.get("reason").and_then(Value::as_str).map(reason_name).unwrap_or_else(|| default_reason(code));
+    let code = st
+        .get("code")
+        .and_then(Value::as_u64)
+        .filter(|c| (400..600).contains(c))
+        .unwrap_or(403) as u16;
+    let message = st
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let reason = st
+        .get("reason")
+        .and_then(Value::as_str)
+        .map(reason_name)
+        .unwrap_or_else(|| default_reason(code));
     let message = if verbatim {
         message
     } else if message.is_empty() {
@@ -110,16 +152,37 @@ fn denial(status: Option<&Value>, entry: &str, verbatim: bool) -> ApiError {
     } else {
         format!("admission webhook \"{entry}\" denied the request: {message}")
     };
-    ApiError { code, reason, message, details: st.get("details").cloned() }
+    ApiError {
+        code,
+        reason,
+        message,
+        details: st.get("details").cloned(),
+    }
 }
 
 /// Maps a reason string to the static name the status type keeps.
 fn reason_name(r: &str) -> &'static str {
     const KNOWN: [&str; 14] = [
-        "Forbidden", "NotFound", "AlreadyExists", "Conflict", "Invalid", "BadRequest", "Unauthorized",
-        "MethodNotAllowed", "Gone", "Expired", "TooManyRequests", "InternalError", "ServiceUnavailable", "Timeout",
+        "Forbidden",
+        "NotFound",
+        "AlreadyExists",
+        "Conflict",
+        "Invalid",
+        "BadRequest",
+        "Unauthorized",
+        "MethodNotAllowed",
+        "Gone",
+        "Expired",
+        "TooManyRequests",
+        "InternalError",
+        "ServiceUnavailable",
+        "Timeout",
     ];
-    KNOWN.iter().find(|k| **k == r).copied().unwrap_or("Forbidden")
+    KNOWN
+        .iter()
+        .find(|k| **k == r)
+        .copied()
+        .unwrap_or("Forbidden")
 }
 
 fn default_reason(code: u16) -> &'static str {
@@ -137,9 +200,11 @@ fn default_reason(code: u16) -> &'static str {
 
 /// Applies an entry's JSONPatch to the object.
 pub fn apply_patch(obj: &Value, patch: &[u8]) -> Result<Value, String> {
-    let ops: json_patch::Patch = serde_json::from_slice(patch).map_err(|e| format!("response.patch is not a JSON patch: {e}"))?;
+    let ops: json_patch::Patch = serde_json::from_slice(patch)
+        .map_err(|e| format!("response.patch is not a JSON patch: {e}"))?;
     let mut out = obj.clone();
-    json_patch::patch(&mut out, &ops).map_err(|e| format!("response.patch could not be applied: {e}"))?;
+    json_patch::patch(&mut out, &ops)
+        .map_err(|e| format!("response.patch could not be applied: {e}"))?;
     Ok(out)
 }
 
@@ -178,20 +243,41 @@ mod tests {
         let v = read_response(text, "u", "require-labels", false).unwrap();
         let d = v.denial.unwrap();
         assert_eq!((d.code, d.reason), (403, "Forbidden"));
-        assert_eq!(d.message, "admission webhook \"require-labels\" denied the request: no team label");
+        assert_eq!(
+            d.message,
+            "admission webhook \"require-labels\" denied the request: no team label"
+        );
         let text = r#"{"response": {"allowed": false, "status": {"code": 404, "reason": "NotFound", "message": "namespaces \"x\" not found"}}}"#;
-        let d = read_response(text, "u", "namespace-lifecycle", true).unwrap().denial.unwrap();
-        assert_eq!((d.code, d.message.as_str()), (404, "namespaces \"x\" not found"));
+        let d = read_response(text, "u", "namespace-lifecycle", true)
+            .unwrap()
+            .denial
+            .unwrap();
+        assert_eq!(
+            (d.code, d.message.as_str()),
+            (404, "namespaces \"x\" not found")
+        );
     }
 
     #[test]
     fn patches_and_bad_answers() {
-        let patch = base64::engine::general_purpose::STANDARD.encode(r#"[{"op":"add","path":"/b","value":2}]"#);
-        let text = format!(r#"{{"response": {{"uid": "u", "allowed": true, "patch": "{patch}", "patchType": "JSONPatch", "warnings": ["careful"]}}}}"#);
+        let patch = base64::engine::general_purpose::STANDARD
+            .encode(r#"[{"op":"add","path":"/b","value":2}]"#);
+        let text = format!(
+            r#"{{"response": {{"uid": "u", "allowed": true, "patch": "{patch}", "patchType": "JSONPatch", "warnings": ["careful"]}}}}"#
+        );
         let v = read_response(&text, "u", "m", false).unwrap();
-        assert_eq!(apply_patch(&json!({"a": 1}), &v.patch.unwrap()).unwrap(), json!({"a": 1, "b": 2}));
+        assert_eq!(
+            apply_patch(&json!({"a": 1}), &v.patch.unwrap()).unwrap(),
+            json!({"a": 1, "b": 2})
+        );
         assert_eq!(v.warnings, ["careful"]);
         assert!(read_response("not json", "u", "m", false).is_err());
-        assert!(read_response(r#"{"response": {"uid": "other", "allowed": true}}"#, "u", "m", false).is_err());
+        assert!(read_response(
+            r#"{"response": {"uid": "other", "allowed": true}}"#,
+            "u",
+            "m",
+            false
+        )
+        .is_err());
     }
 }

@@ -28,7 +28,7 @@ pub async fn delete(
     state: &AppState,
     name: &str,
     pre: &Value,
-    opts: WriteOptions,
+    opts: WriteOptions<'_>,
 ) -> ApiResult<DeleteOutcome> {
     if UNDELETABLE.contains(&name) {
         return Err(ApiError::forbidden(format!(

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 const POLICIES: [&str; 3] = ["Foreground", "Background", "Orphan"];
 
 /// DeleteOptions from the body (if any) merged with the query's.
-async fn delete_options(call: &Call<'_>, raw: Body) -> ApiResult<(Value, WriteOptions)> {
+async fn delete_options(call: &Call<'_>, raw: Body) -> ApiResult<(Value, WriteOptions<'static>)> {
     let bytes = body::read(raw).await?;
     let opts = if bytes.iter().all(u8::is_ascii_whitespace) {
         json!({})
@@ -68,7 +68,9 @@ async fn delete_options(call: &Call<'_>, raw: Body) -> ApiResult<(Value, WriteOp
 
 pub async fn delete(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     let output = call.output()?;
-    let (preconditions, opts) = delete_options(call, raw).await?;
+    let (preconditions, mut opts) = delete_options(call, raw).await?;
+    let admission = call.admission("DELETE", opts.dry_run);
+    opts.admit = &admission;
     let outcome = if call.res.group.is_empty() && call.res.plural == "namespaces" {
         crate::controllers::namespace::delete(call.state, call.name(), &preconditions, opts).await?
     } else {
@@ -96,7 +98,12 @@ pub async fn delete(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
             success_status(&call.res.group, &call.res.plural, call.name(), uid)
         }
     };
-    Ok(respond(StatusCode::OK, &body, output, &[]))
+    Ok(respond(
+        StatusCode::OK,
+        &body,
+        output,
+        &admission.take_warnings(),
+    ))
 }
 
 /// Pods come back whole from DELETE, as kube-apiserver's pod storage does.
@@ -106,7 +113,9 @@ fn returns_deleted_object(call: &Call<'_>) -> bool {
 
 pub async fn delete_collection(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     let output = call.output()?;
-    let (preconditions, opts) = delete_options(call, raw).await?;
+    let (preconditions, mut opts) = delete_options(call, raw).await?;
+    let admission = call.admission("DELETE", opts.dry_run);
+    opts.admit = &admission;
     let page = list_page(call).await?;
     let mut deleted = Vec::new();
     for obj in page.items {

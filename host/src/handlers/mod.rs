@@ -9,6 +9,8 @@ mod read;
 mod watch;
 mod write;
 
+use crate::admission::review::ReviewRequest;
+use crate::admission::RequestAdmission;
 use crate::catalogue::ResourceInfo;
 use crate::request_info::{ResourceRequest, Verb};
 use crate::state::AppState;
@@ -40,6 +42,29 @@ impl Call<'_> {
 
     pub fn header(&self, name: http::header::HeaderName) -> Option<&str> {
         self.parts.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// The requester as AdmissionReview's userInfo. Until authentication
+    /// plugins land, a verified client certificate is the admin's.
+    pub fn user_info(&self) -> serde_json::Value {
+        serde_json::json!({"username": "capstan-admin", "groups": ["system:masters", "system:authenticated"]})
+    }
+
+    /// The admission chain bound to this request for `operation`.
+    pub fn admission(&self, operation: &'static str, dry_run: bool) -> RequestAdmission {
+        let request = ReviewRequest {
+            operation,
+            group: self.res.group.clone(),
+            version: self.res.version.clone(),
+            kind: self.res.kind.clone(),
+            resource: self.res.plural.clone(),
+            subresource: self.req.subresource.clone().unwrap_or_default(),
+            namespace: self.namespace().map(String::from),
+            name: self.name().to_string(),
+            user: self.user_info(),
+            dry_run,
+        };
+        RequestAdmission::new(self.state.admission.clone(), request)
     }
 
     pub fn output(&self) -> ApiResult<Output> {

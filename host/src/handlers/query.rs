@@ -39,10 +39,13 @@ impl Query {
     }
 
     /// `dryRun`: only `All` is accepted.
-    pub fn write_options(&self) -> ApiResult<WriteOptions> {
+    pub fn write_options(&self) -> ApiResult<WriteOptions<'static>> {
         match self.get("dryRun") {
-            None => Ok(WriteOptions { dry_run: false }),
-            Some("All") => Ok(WriteOptions { dry_run: true }),
+            None => Ok(WriteOptions::default()),
+            Some("All") => Ok(WriteOptions {
+                dry_run: true,
+                ..WriteOptions::default()
+            }),
             Some(other) => Err(ApiError::bad_request(format!(
                 "dryRun: Unsupported value: {other:?}: supported values: \"All\""
             ))),

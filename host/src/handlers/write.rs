@@ -76,7 +76,9 @@ pub async fn create(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
 
 async fn create_decoded(call: &Call<'_>, d: Decoded) -> ApiResult<Response> {
     let output = call.output()?;
-    let opts = call.query.write_options()?;
+    let mut opts = call.query.write_options()?;
+    let admission = call.admission("CREATE", opts.dry_run);
+    opts.admit = &admission;
     call.query.check_field_manager()?;
     if meta::resource_version(&d.obj).is_some() {
         return Err(ApiError::internal(
@@ -90,12 +92,15 @@ async fn create_decoded(call: &Call<'_>, d: Decoded) -> ApiResult<Response> {
         .create(call.res, call.namespace(), d.obj, opts)
         .await?;
     let body = render(call, output, vec![created], json!({}), true);
-    Ok(respond(StatusCode::CREATED, &body, output, &d.warnings))
+    let warnings = [d.warnings, admission.take_warnings()].concat();
+    Ok(respond(StatusCode::CREATED, &body, output, &warnings))
 }
 
 pub async fn update(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     let output = call.output()?;
-    let opts = call.query.write_options()?;
+    let mut opts = call.query.write_options()?;
+    let admission = call.admission("UPDATE", opts.dry_run);
+    opts.admit = &admission;
     call.query.check_field_manager()?;
     if call.req.subresource.as_deref() == Some("scale") {
         let bytes = body::read(raw).await?;
@@ -119,7 +124,8 @@ pub async fn update(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
             opts,
         )
         .await?;
-    Ok(updated_response(call, output, out, &d.warnings))
+    let warnings = [d.warnings, admission.take_warnings()].concat();
+    Ok(updated_response(call, output, out, &warnings))
 }
 
 fn updated_response(
@@ -136,7 +142,7 @@ fn updated_response(
 /// Applies a change to the Scale view and writes the replicas back.
 async fn write_scale(
     call: &Call<'_>,
-    opts: crate::registry::WriteOptions,
+    opts: crate::registry::WriteOptions<'_>,
     change: impl Fn(Value) -> ApiResult<Value> + Send + Sync,
 ) -> ApiResult<Response> {
     let res = call.res;
@@ -183,7 +189,9 @@ async fn patch_with(
     patch_body: bytes::Bytes,
 ) -> ApiResult<Response> {
     let output = call.output()?;
-    let opts = call.query.write_options()?;
+    let mut opts = call.query.write_options()?;
+    let admission = call.admission("UPDATE", opts.dry_run);
+    opts.admit = &admission;
     let schemas = call.state.catalogue.schemas();
     if call.req.subresource.as_deref() == Some("scale") {
         let scale_schema = Some("io.k8s.api.autoscaling.v1.Scale");
@@ -219,7 +227,11 @@ async fn patch_with(
         .registry
         .guaranteed_update(call.res, call.namespace(), call.name(), opts, &mutate)
         .await?;
-    let warnings = warnings.into_inner().unwrap_or_default();
+    let warnings = [
+        warnings.into_inner().unwrap_or_default(),
+        admission.take_warnings(),
+    ]
+    .concat();
     Ok(updated_response(call, output, out, &warnings))
 }
 

@@ -1,1 +1,26 @@
-//! placeholder
+//! The WebAssembly plugin runtime: loads components that implement one of the
+//! Capstan plugin worlds (see `plugin-sdk/wit/capstan.wit`) and calls them in a
+//! sandbox — no files, sockets, environment or processes; a wall-clock
+//! timeout, a memory cap and optional fuel per call; a fresh instance for
+//! every call, so a plugin that traps never affects the next one.
+//!
+//! ```ignore
+//! let runtime = PluginRuntime::new(Some(cache_dir))?;
+//! let plugin = runtime.load("deny-latest", wasm, PluginKind::Admission)?;
+//! let answer = plugin.call(&review_json, CallContext::new(config, reader)).await?;
+//! ```
+
+mod bindings;
+mod cache;
+mod context;
+pub mod embedded;
+mod engine;
+mod failure;
+mod host_imports;
+mod limiter;
+mod output;
+mod runtime;
+
+pub use context::{CallContext, Limits, ObjectReader};
+pub use failure::PluginFailure;
+pub use runtime::{Plugin, PluginKind, PluginRuntime};

@@ -11,6 +11,7 @@ pub mod scale;
 pub mod strategy;
 mod update;
 
+use crate::admission::{Admit, NoAdmission};
 use crate::catalogue::ResourceInfo;
 use crate::status::{ApiError, ApiResult, Cause};
 use crate::storage::{KeyValue, RangeRequest, Storage, StorageError};
@@ -19,10 +20,22 @@ use std::sync::Arc;
 
 pub use update::UpdateOutcome;
 
-/// Options shared by every write.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct WriteOptions {
+/// Options shared by every write: dry-run, and the admission hooks to run.
+#[derive(Clone, Copy)]
+pub struct WriteOptions<'a> {
     pub dry_run: bool,
+    pub admit: &'a dyn Admit,
+}
+
+static NO_ADMISSION: NoAdmission = NoAdmission;
+
+impl Default for WriteOptions<'_> {
+    fn default() -> Self {
+        WriteOptions {
+            dry_run: false,
+            admit: &NO_ADMISSION,
+        }
+    }
 }
 
 /// What a paged, filtered list asks for.
@@ -218,16 +231,17 @@ impl Registry {
         &self,
         res: &ResourceInfo,
         ns: Option<&str>,
-        mut obj: Value,
-        opts: WriteOptions,
+        obj: Value,
+        opts: WriteOptions<'_>,
     ) -> ApiResult<Value> {
+        let mut obj = opts.admit.mutate(obj, None).await?;
         meta::set_create_fields(&mut obj, ns);
         strategy::prepare_for_create(res, &mut obj);
         if res.group.is_empty() && res.plural == "services" {
             self.allocate_service(&mut obj).await?;
         }
         let generate = meta::name(&obj).is_none();
-        for _attempt in 0..8 {
+        for attempt in 0..8 {
             if generate {
                 let prefix = meta::meta_str(&obj, "generateName")
                     .unwrap_or_default()
@@ -235,6 +249,9 @@ impl Registry {
                 meta::metadata_mut(&mut obj).insert("name".into(), json!(names::generate(&prefix)));
             }
             validate_name(res, &obj)?;
+            if attempt == 0 {
+                opts.admit.validate(Some(&obj), None).await?;
+            }
             let name = meta::name(&obj).unwrap_or_default().to_string();
             let key = keys::key(res, ns, &name);
             if opts.dry_run {
@@ -279,7 +296,7 @@ impl Registry {
         ns: Option<&str>,
         name: &str,
         preconditions: &Value,
-        opts: WriteOptions,
+        opts: WriteOptions<'_>,
     ) -> ApiResult<DeleteOutcome> {
         let key = keys::key(res, ns, name);
         loop {
@@ -291,6 +308,7 @@ impl Registry {
             let kv = kv.ok_or_else(|| ApiError::not_found(&res.group, &res.plural, name))?;
             let current = decode(&kv)?;
             check_preconditions(res, name, &current, preconditions)?;
+            opts.admit.validate(None, Some(&current)).await?;
             if !meta::finalizers(&current).is_empty() {
                 return self.mark_deleting(res, ns, name, current, opts).await;
             }
@@ -318,7 +336,7 @@ impl Registry {
         ns: Option<&str>,
         name: &str,
         current: Value,
-        opts: WriteOptions,
+        opts: WriteOptions<'_>,
     ) -> ApiResult<DeleteOutcome> {
         if meta::is_terminating(&current) {
             return Ok(DeleteOutcome::Pending(current));

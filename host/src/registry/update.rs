@@ -37,7 +37,7 @@ impl Registry {
         res: &ResourceInfo,
         ns: Option<&str>,
         name: &str,
-        opts: WriteOptions,
+        opts: WriteOptions<'_>,
         change: &Mutation<'_>,
     ) -> ApiResult<UpdateOutcome> {
         self.update_loop(res, ns, name, opts, change, false).await
@@ -49,7 +49,7 @@ impl Registry {
         res: &ResourceInfo,
         ns: Option<&str>,
         name: &str,
-        opts: WriteOptions,
+        opts: WriteOptions<'_>,
         change: &Mutation<'_>,
         deleting: bool,
     ) -> ApiResult<UpdateOutcome> {
@@ -62,7 +62,7 @@ impl Registry {
                 .map_err(|e| storage_error(res, name, e))?;
             let kv = kv.ok_or_else(|| ApiError::not_found(&res.group, &res.plural, name))?;
             let current = decode(&kv)?;
-            let mut desired = change(current.clone())?;
+            let desired = change(current.clone())?;
             let precondition = meta::resource_version(&desired).map(String::from);
             if precondition
                 .as_deref()
@@ -70,7 +70,15 @@ impl Registry {
             {
                 return Err(ApiError::stale(&res.group, &res.plural, name));
             }
+            let mut desired = if deleting {
+                desired
+            } else {
+                opts.admit.mutate(desired, Some(&current)).await?
+            };
             finish_update(res, &current, &mut desired, deleting);
+            if !deleting {
+                opts.admit.validate(Some(&desired), Some(&current)).await?;
+            }
             let last_finalizer_removed =
                 !meta::finalizers(&current).is_empty() && meta::finalizers(&desired).is_empty();
             if meta::is_terminating(&desired) && last_finalizer_removed {
@@ -108,7 +116,7 @@ impl Registry {
         name: &str,
         subresource: Option<&str>,
         body: Value,
-        opts: WriteOptions,
+        opts: WriteOptions<'_>,
     ) -> ApiResult<UpdateOutcome> {
         let body_name = meta::name(&body).unwrap_or_default();
         if body_name != name {

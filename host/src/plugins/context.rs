@@ -1,0 +1,85 @@
+//! What a caller hands to a plugin call: the plugin's configuration, a
+//! read-only view of the server's objects, and the call's resource limits.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+
+/// Read-only access to the server's objects, offered to plugins through the
+/// `get-object` and `list-objects` host imports. Errors are plain text that
+/// the plugin receives as `err(...)`.
+pub trait ObjectReader: Send + Sync {
+    /// One object as JSON text, or `None` when it does not exist.
+    /// `api_version` is "v1" or "<group>/<version>", `resource` the plural.
+    fn get(
+        &self,
+        api_version: &str,
+        resource: &str,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> BoxFuture<'_, Result<Option<String>, String>>;
+
+    /// The JSON text of a List, filtered like `kubectl get -l ... --field-selector ...`.
+    fn list(
+        &self,
+        api_version: &str,
+        resource: &str,
+        namespace: Option<&str>,
+        label_selector: Option<&str>,
+        field_selector: Option<&str>,
+    ) -> BoxFuture<'_, Result<String, String>>;
+}
+
+/// Resource limits of one plugin call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Wall-clock time the call may take, host imports included.
+    pub timeout: Duration,
+    /// Largest linear memory the instance may grow to. Capped by the runtime's
+    /// pool (256 MiB).
+    pub memory_bytes: usize,
+    /// Wasm fuel (roughly one unit per instruction); `None` = unmetered.
+    pub fuel: Option<u64>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            timeout: Duration::from_millis(300),
+            memory_bytes: 64 << 20,
+            fuel: None,
+        }
+    }
+}
+
+/// Everything one call needs besides its input.
+#[derive(Clone)]
+pub struct CallContext {
+    /// The plugin's configuration as JSON text ("{}" when none); returned by
+    /// the `config` import.
+    pub config: String,
+    /// Backs the `get-object` / `list-objects` imports.
+    pub reader: Arc<dyn ObjectReader>,
+    pub limits: Limits,
+}
+
+impl CallContext {
+    /// A context with default limits.
+    pub fn new(config: impl Into<String>, reader: Arc<dyn ObjectReader>) -> Self {
+        CallContext {
+            config: config.into(),
+            reader,
+            limits: Limits::default(),
+        }
+    }
+}
+
+impl std::fmt::Debug for CallContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallContext")
+            .field("config", &self.config)
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,87 @@
+//! The one wasmtime `Engine` of a server, and the thread that advances its
+//! epoch so that running plugins can be interrupted at their deadline.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+
+/// How often the epoch advances; a call's timeout is rounded up to this.
+pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
+
+/// Largest linear memory any instance may have (per-call limits are capped to it).
+pub(crate) const MAX_MEMORY_BYTES: usize = 256 << 20;
+
+/// Most plugin instances alive at once (concurrent calls); more fail to instantiate.
+const MAX_CONCURRENT_INSTANCES: u32 = 64;
+
+/// Builds the engine: component model, async, epoch interruption, fuel
+/// metering, and a modest pooling allocator.
+pub(crate) fn build_engine() -> anyhow::Result<Engine> {
+    let mut config = Config::new();
+    config
+        .wasm_component_model(true)
+        .epoch_interruption(true)
+        .consume_fuel(true)
+        .memory_reservation(MAX_MEMORY_BYTES as u64)
+        .allocation_strategy(InstanceAllocationStrategy::Pooling(pool()));
+    Ok(Engine::new(&config)?)
+}
+
+fn pool() -> PoolingAllocationConfig {
+    let mut pool = PoolingAllocationConfig::default();
+    pool.total_component_instances(MAX_CONCURRENT_INSTANCES)
+        .total_core_instances(MAX_CONCURRENT_INSTANCES * 8)
+        .total_memories(MAX_CONCURRENT_INSTANCES * 2)
+        .total_tables(MAX_CONCURRENT_INSTANCES * 8)
+        .total_stacks(MAX_CONCURRENT_INSTANCES)
+        .max_memory_size(MAX_MEMORY_BYTES);
+    pool
+}
+
+/// Advances the engine's epoch every [`EPOCH_TICK`] on a thread of its own
+/// until dropped.
+pub(crate) struct EpochTicker {
+    stop: Arc<AtomicBool>,
+}
+
+impl EpochTicker {
+    pub(crate) fn start(engine: &Engine) -> anyhow::Result<Self> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (engine, flag) = (engine.clone(), stop.clone());
+        std::thread::Builder::new()
+            .name("plugin-epoch".into())
+            .spawn(move || {
+                while !flag.load(Ordering::Relaxed) {
+                    std::thread::sleep(EPOCH_TICK);
+                    engine.increment_epoch();
+                }
+            })?;
+        Ok(EpochTicker { stop })
+    }
+}
+
+impl Drop for EpochTicker {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Epoch ticks to allow for `timeout`: rounded up, plus one because the
+/// current tick may be about to end.
+pub(crate) fn deadline_ticks(timeout: Duration) -> u64 {
+    let tick = EPOCH_TICK.as_nanos();
+    (timeout.as_nanos().div_ceil(tick) as u64).saturating_add(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deadline_rounds_up_and_adds_a_tick() {
+        assert_eq!(deadline_ticks(Duration::from_millis(300)), 31);
+        assert_eq!(deadline_ticks(Duration::from_millis(1)), 2);
+    }
+}

@@ -1,0 +1,122 @@
+//! Why a plugin call failed, and how a wasmtime error is classified into one
+//! of those reasons.
+
+use std::time::Duration;
+
+use wasmtime::Trap;
+
+/// A failed plugin call. The caller applies the plugin's failurePolicy to
+/// every variant alike; the texts are meant for the user who configured it.
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+pub enum PluginFailure {
+    #[error("plugin timed out after {}ms", .0.as_millis())]
+    Timeout(Duration),
+    /// The instance tried to grow its memory past the call's limit.
+    #[error("plugin exceeded its memory limit of {}", mib(*.0))]
+    OutOfMemory(usize),
+    #[error("plugin ran out of fuel (its instruction budget)")]
+    OutOfFuel,
+    #[error("plugin trapped: {0}")]
+    Trap(String),
+    /// The plugin's own `err(...)` answer.
+    #[error("plugin returned an error: {0}")]
+    Returned(String),
+    #[error("plugin runtime error: {0}")]
+    Internal(String),
+}
+
+fn mib(bytes: usize) -> String {
+    if bytes % (1 << 20) == 0 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// What the store observed during the failed call, used to tell the causes
+/// of a trap apart.
+pub(crate) struct Observed<'a> {
+    pub timeout: Duration,
+    /// Set when the memory limiter refused a growth (the limit in bytes).
+    pub memory_refused: Option<usize>,
+    /// What the guest wrote to stderr (e.g. its panic message).
+    pub stderr: &'a str,
+}
+
+/// Classifies an error raised while instantiating or calling a plugin.
+pub(crate) fn classify(error: &wasmtime::Error, seen: Observed<'_>) -> PluginFailure {
+    match error.downcast_ref::<Trap>() {
+        Some(Trap::Interrupt) => PluginFailure::Timeout(seen.timeout),
+        Some(Trap::OutOfFuel) => PluginFailure::OutOfFuel,
+        Some(_) if seen.memory_refused.is_some() => {
+            PluginFailure::OutOfMemory(seen.memory_refused.unwrap_or_default())
+        }
+        Some(trap) => PluginFailure::Trap(trap_text(&trap.to_string(), seen.stderr)),
+        None if seen.memory_refused.is_some() => {
+            PluginFailure::OutOfMemory(seen.memory_refused.unwrap_or_default())
+        }
+        None => PluginFailure::Internal(format!("{error:#}")),
+    }
+}
+
+/// The trap's text, preceded by the guest's last stderr line (a panic message
+/// says far more than "wasm `unreachable` instruction executed").
+fn trap_text(trap: &str, stderr: &str) -> String {
+    let last_line = stderr.lines().rev().find(|l| !l.trim().is_empty());
+    match last_line {
+        Some(line) => format!("{} ({trap})", line.trim()),
+        None => trap.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seen(memory_refused: Option<usize>, stderr: &str) -> Observed<'_> {
+        Observed {
+            timeout: Duration::from_millis(300),
+            memory_refused,
+            stderr,
+        }
+    }
+
+    #[test]
+    fn messages_name_the_limit() {
+        let t = PluginFailure::Timeout(Duration::from_millis(300));
+        assert_eq!(t.to_string(), "plugin timed out after 300ms");
+        let m = PluginFailure::OutOfMemory(64 << 20);
+        assert_eq!(m.to_string(), "plugin exceeded its memory limit of 64 MiB");
+    }
+
+    #[test]
+    fn interrupt_is_a_timeout() {
+        let e = wasmtime::Error::from(Trap::Interrupt);
+        assert_eq!(
+            classify(&e, seen(None, "")),
+            PluginFailure::Timeout(Duration::from_millis(300))
+        );
+    }
+
+    #[test]
+    fn a_trap_after_a_refused_growth_is_out_of_memory() {
+        let e = wasmtime::Error::from(Trap::UnreachableCodeReached);
+        assert_eq!(
+            classify(&e, seen(Some(1 << 20), "memory allocation failed")),
+            PluginFailure::OutOfMemory(1 << 20)
+        );
+    }
+
+    #[test]
+    fn a_trap_carries_the_panic_message() {
+        let e = wasmtime::Error::from(Trap::UnreachableCodeReached);
+        let stderr = "\nthread '<unnamed>' panicked at src/lib.rs:3:9:\nboom\n";
+        match classify(&e, seen(None, stderr)) {
+            PluginFailure::Trap(text) => {
+                assert!(text.starts_with("boom ("), "{text}");
+                assert!(text.contains("unreachable"), "{text}");
+            }
+            other => panic!("expected a trap, got {other:?}"),
+        }
+    }
+}
