@@ -1,5 +1,7 @@
 //! The server's shared state: catalogue, storage and the registry over it.
 
+use crate::admission::chain::ChainEntry;
+use crate::admission::config::Phase;
 use crate::admission::Chain;
 use crate::catalogue::openapi::OpenApiCache;
 use crate::catalogue::Catalogue;
@@ -26,7 +28,16 @@ impl AppState {
     ) -> Self {
         let openapi = OpenApiCache::new(&catalogue);
         let registry = Registry::new(storage.clone());
-        let admission = Arc::new(Chain::empty(registry.clone(), &catalogue));
+        let markers = vec![
+            ChainEntry::Webhooks(Phase::Mutating),
+            ChainEntry::Webhooks(Phase::Validating),
+        ];
+        let admission = Arc::new(Chain::new(
+            markers,
+            registry.clone(),
+            &catalogue,
+            Default::default(),
+        ));
         AppState {
             catalogue,
             openapi,

@@ -10,3 +10,4 @@ mod objects;
 mod patching;
 mod python_client;
 mod watching;
+mod webhooks;

@@ -1,7 +1,7 @@
 //! Starting a server in a fresh data directory and talking to it.
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 

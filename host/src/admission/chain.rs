@@ -55,6 +55,20 @@ impl Chain {
         }
     }
 
+    /// A chain of `entries` whose webhook markers run the API's webhooks.
+    pub fn new(
+        entries: Vec<ChainEntry>,
+        registry: Registry,
+        catalogue: &crate::catalogue::Catalogue,
+        services: std::collections::HashMap<String, String>,
+    ) -> Chain {
+        let mut chain = Chain::empty(registry.clone(), catalogue);
+        chain.entries = entries;
+        chain.webhooks = super::webhook::ApiWebhooks::new(registry, catalogue, services)
+            .map(|w| Arc::new(w) as Arc<dyn WebhookSource>);
+        chain
+    }
+
     pub fn names(&self) -> Vec<String> {
         self.entries
             .iter()

@@ -7,6 +7,7 @@ pub mod chain;
 pub mod config;
 pub mod matcher;
 pub mod review;
+pub mod webhook;
 
 use crate::status::ApiResult;
 use futures_util::future::BoxFuture;

@@ -78,7 +78,9 @@ pub(crate) fn load_or_compile(
         // SAFETY: see the function's documentation: only this module writes there.
         match unsafe { Component::deserialize_file(engine, &path) } {
             Ok(component) => return Ok((component, Source::Cache)),
-            Err(e) => tracing::warn!(path = %path.display(), error = %e, "unusable plugin cache entry; recompiling"),
+            Err(e) => {
+                tracing::warn!(path = %path.display(), error = %e, "unusable plugin cache entry; recompiling")
+            }
         }
     }
     let artifact = engine.precompile_component(wasm)?;

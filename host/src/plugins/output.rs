@@ -37,7 +37,11 @@ impl CapturedOutput {
 }
 
 impl AsyncWrite for CapturedOutput {
-    fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         self.append(buf);
         // Claims everything was written, so a chatty guest never blocks or errors.
         Poll::Ready(Ok(buf.len()))

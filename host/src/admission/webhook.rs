@@ -1,0 +1,251 @@
+//! The API's admission webhooks (Mutating/ValidatingWebhookConfiguration,
+//! admissionregistration.k8s.io/v1) as chain entries: the same matcher and
+//! AdmissionReview as Wasm plugins, over HTTPS with the webhook's caBundle.
+
+use super::chain::{CallableEntry, WebhookSource};
+use super::config::{FailurePolicy, Phase, PluginEntry};
+use super::matcher::{Rule, Selector};
+use super::Transport;
+use crate::catalogue::{Catalogue, ResourceInfo};
+use crate::registry::{ListQuery, Registry};
+use base64::Engine;
+use futures_util::future::BoxFuture;
+use http_body_util::{BodyExt, Full};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Reads webhook configurations from the registry for every request.
+pub struct ApiWebhooks {
+    pub registry: Registry,
+    mutating: ResourceInfo,
+    validating: ResourceInfo,
+    /// `namespace/name` of a Service → base URL, for webhooks that name a service.
+    services: HashMap<String, String>,
+}
+
+impl ApiWebhooks {
+    pub fn new(
+        registry: Registry,
+        catalogue: &Catalogue,
+        services: HashMap<String, String>,
+    ) -> Option<ApiWebhooks> {
+        let g = "admissionregistration.k8s.io";
+        let mutating = catalogue
+            .lookup(g, "v1", "mutatingwebhookconfigurations")?
+            .clone();
+        let validating = catalogue
+            .lookup(g, "v1", "validatingwebhookconfigurations")?
+            .clone();
+        Some(ApiWebhooks {
+            registry,
+            mutating,
+            validating,
+            services,
+        })
+    }
+
+    async fn configurations(&self, phase: Phase) -> Vec<Value> {
+        let res = if phase == Phase::Mutating {
+            &self.mutating
+        } else {
+            &self.validating
+        };
+        match self.registry.list(res, None, &ListQuery::default()).await {
+            Ok(page) => page.items,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not read webhook configurations");
+                Vec::new()
+            }
+        }
+    }
+
+    fn url(&self, client: &Value) -> Result<String, String> {
+        if let Some(url) = client.get("url").and_then(Value::as_str) {
+            return Ok(url.to_string());
+        }
+        let svc = client
+            .get("service")
+            .ok_or("clientConfig needs url or service")?;
+        let ns = svc
+            .get("namespace")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let name = svc.get("name").and_then(Value::as_str).unwrap_or_default();
+        let path = svc.get("path").and_then(Value::as_str).unwrap_or("");
+        match self.services.get(&format!("{ns}/{name}")) {
+            Some(base) => Ok(format!("{}{path}", base.trim_end_matches('/'))),
+            None => Err(format!("service {ns}/{name} is not reachable from this server: map it to a URL under webhookServices in the configuration")),
+        }
+    }
+
+    fn entry(&self, phase: Phase, hook: &Value) -> Result<CallableEntry, String> {
+        let name = hook
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let client = hook.get("clientConfig").cloned().unwrap_or_default();
+        let rules: Vec<Rule> =
+            serde_json::from_value(hook.get("rules").cloned().unwrap_or(Value::Array(vec![])))
+                .map_err(|e| format!("webhook {name}: rules: {e}"))?;
+        let policy = match hook.get("failurePolicy").and_then(Value::as_str) {
+            Some("Ignore") => FailurePolicy::Ignore,
+            _ => FailurePolicy::Fail,
+        };
+        let timeout = hook
+            .get("timeoutSeconds")
+            .and_then(Value::as_u64)
+            .map(Duration::from_secs)
+            .unwrap_or(DEFAULT_TIMEOUT);
+        let config = PluginEntry {
+            name: name.clone(),
+            module: "webhook".into(),
+            phases: vec![phase],
+            failure_policy: policy,
+            timeout,
+            memory_bytes: 0,
+            config: "{}".into(),
+            rules: Some(rules),
+            namespace_selector: Selector::parse(hook.get("namespaceSelector"))?,
+            object_selector: Selector::parse(hook.get("objectSelector"))?,
+        };
+        let transport = HttpsWebhook {
+            url: self.url(&client),
+            ca_bundle: client
+                .get("caBundle")
+                .and_then(Value::as_str)
+                .map(String::from),
+            timeout,
+        };
+        Ok(CallableEntry {
+            config,
+            transport: Arc::new(transport),
+            verbatim: false,
+        })
+    }
+}
+
+impl WebhookSource for ApiWebhooks {
+    fn webhooks<'a>(&'a self, phase: Phase) -> BoxFuture<'a, Vec<CallableEntry>> {
+        Box::pin(async move {
+            let mut configs = self.configurations(phase).await;
+            configs.sort_by(|a, b| {
+                a.pointer("/metadata/name")
+                    .and_then(Value::as_str)
+                    .cmp(&b.pointer("/metadata/name").and_then(Value::as_str))
+            });
+            let hooks = configs.iter().flat_map(|c| {
+                c.get("webhooks")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default()
+            });
+            hooks
+                .filter_map(|h| match self.entry(phase, &h) {
+                    Ok(e) => Some(e),
+                    Err(why) => {
+                        tracing::warn!(error = %why, "skipping a webhook that cannot be called");
+                        None
+                    }
+                })
+                .collect()
+        })
+    }
+}
+
+/// One HTTPS webhook endpoint.
+struct HttpsWebhook {
+    url: Result<String, String>,
+    ca_bundle: Option<String>,
+    timeout: Duration,
+}
+
+impl Transport for HttpsWebhook {
+    fn call<'a>(&'a self, review: &'a str) -> BoxFuture<'a, Result<String, String>> {
+        Box::pin(async move {
+            let url = self.url.clone()?;
+            let post = post(&url, self.ca_bundle.as_deref(), review.as_bytes().to_vec());
+            match tokio::time::timeout(self.timeout, post).await {
+                Ok(r) => r.map_err(|e| format!("failed to call webhook: Post {url:?}: {e}")),
+                Err(_) => Err(format!(
+                    "failed to call webhook: Post {url:?}: context deadline exceeded"
+                )),
+            }
+        })
+    }
+}
+
+fn tls_config(ca_bundle: Option<&str>) -> Result<rustls::ClientConfig, String> {
+    let pem = ca_bundle.ok_or("clientConfig.caBundle is required (no system roots are trusted)")?;
+    let pem = base64::engine::general_purpose::STANDARD
+        .decode(pem.trim())
+        .map_err(|e| format!("caBundle is not base64: {e}"))?;
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_slice_iter(&pem) {
+        roots
+            .add(cert.map_err(|e| format!("caBundle: {e}"))?)
+            .map_err(|e| format!("caBundle: {e}"))?;
+    }
+    Ok(rustls::ClientConfig::builder()
+        .with_root_certificates(roots)
+        .with_no_client_auth())
+}
+
+/// POSTs `body` as JSON over HTTPS/1.1 and returns the response body (2xx only).
+async fn post(url: &str, ca_bundle: Option<&str>, body: Vec<u8>) -> Result<String, String> {
+    let parsed = url::Url::parse(url).map_err(|e| format!("invalid URL: {e}"))?;
+    if parsed.scheme() != "https" {
+        return Err("webhook URLs must use https".into());
+    }
+    let host = parsed
+        .host_str()
+        .ok_or("URL has no host")?
+        .trim_matches(|c| c == '[' || c == ']')
+        .to_string();
+    let port = parsed.port().unwrap_or(443);
+    let tcp = tokio::net::TcpStream::connect((host.as_str(), port))
+        .await
+        .map_err(|e| e.to_string())?;
+    let _ = tcp.set_nodelay(true);
+    let name = ServerName::try_from(host.clone()).map_err(|e| e.to_string())?;
+    let connector = tokio_rustls::TlsConnector::from(Arc::new(tls_config(ca_bundle)?));
+    let tls = connector
+        .connect(name, tcp)
+        .await
+        .map_err(|e| e.to_string())?;
+    let (mut sender, conn) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tls))
+            .await
+            .map_err(|e| e.to_string())?;
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    let path = match parsed.query() {
+        Some(q) => format!("{}?{q}", parsed.path()),
+        None => parsed.path().to_string(),
+    };
+    let req = http::Request::post(path)
+        .header(http::header::HOST, format!("{host}:{port}"))
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .header(http::header::ACCEPT, "application/json")
+        .body(Full::new(bytes::Bytes::from(body)))
+        .map_err(|e| e.to_string())?;
+    let resp = sender.send_request(req).await.map_err(|e| e.to_string())?;
+    let status = resp.status();
+    let bytes = resp
+        .into_body()
+        .collect()
+        .await
+        .map_err(|e| e.to_string())?
+        .to_bytes();
+    if !status.is_success() {
+        return Err(format!("webhook answered HTTP {}", status.as_u16()));
+    }
+    String::from_utf8(bytes.to_vec()).map_err(|_| "response is not UTF-8".to_string())
+}

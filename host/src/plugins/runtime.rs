@@ -1,0 +1,291 @@
+//! `PluginRuntime` (one per server: engine, linker, cache, epoch ticker) and
+//! `Plugin` (one loaded component, pre-linked for its world): loading checks
+//! that the wasm is a component exporting the expected world; every call runs
+//! in a fresh store with the call's limits and is dropped afterwards.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use wasmtime::component::{HasSelf, Linker};
+use wasmtime::{Engine, Store, UpdateDeadline};
+
+use super::bindings::{admission, authenticator, authorizer, host, strategy};
+use super::cache::{self, Source};
+use super::context::CallContext;
+use super::engine::{self, EpochTicker, MAX_MEMORY_BYTES};
+use super::failure::{classify, Observed, PluginFailure};
+use super::host_imports::PluginState;
+
+/// Extra wall-clock time granted beyond the timeout before the host stops
+/// waiting for a call stuck in a host import.
+const HOST_GRACE: Duration = Duration::from_millis(100);
+
+/// Which world a plugin implements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PluginKind {
+    Admission,
+    Authenticator,
+    Authorizer,
+    Strategy,
+}
+
+impl PluginKind {
+    /// The WIT world's name.
+    pub fn world(self) -> &'static str {
+        match self {
+            PluginKind::Admission => "admission",
+            PluginKind::Authenticator => "authenticator",
+            PluginKind::Authorizer => "authorizer",
+            PluginKind::Strategy => "strategy",
+        }
+    }
+
+    /// The function the world exports.
+    pub fn export(self) -> &'static str {
+        match self {
+            PluginKind::Admission => "review",
+            PluginKind::Authenticator => "authenticate",
+            PluginKind::Authorizer => "authorize",
+            PluginKind::Strategy => "call",
+        }
+    }
+}
+
+/// The server's plugin runtime.
+pub struct PluginRuntime {
+    engine: Engine,
+    linker: Linker<PluginState>,
+    cache_dir: Option<PathBuf>,
+    ticker: Arc<EpochTicker>,
+}
+
+impl PluginRuntime {
+    /// Creates the engine and starts its epoch ticker. With `cache_dir`,
+    /// compiled plugins are kept there across restarts (see `cache.rs` for
+    /// why that directory must be writable only by the server).
+    pub fn new(cache_dir: Option<PathBuf>) -> anyhow::Result<Arc<PluginRuntime>> {
+        let engine = engine::build_engine()?;
+        let mut linker = Linker::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
+        host::add_to_linker::<_, HasSelf<PluginState>>(&mut linker, |state| state)?;
+        let ticker = Arc::new(EpochTicker::start(&engine)?);
+        Ok(Arc::new(PluginRuntime {
+            engine,
+            linker,
+            cache_dir,
+            ticker,
+        }))
+    }
+
+    /// Compiles (or loads from the cache) `wasm` and pre-links it for the
+    /// world of `kind`. Errors name the plugin and say what is wrong.
+    pub fn load(&self, name: &str, wasm: &[u8], kind: PluginKind) -> anyhow::Result<Plugin> {
+        check_is_component(name, wasm)?;
+        let started = Instant::now();
+        let (component, source) =
+            cache::load_or_compile(&self.engine, self.cache_dir.as_deref(), wasm).map_err(|e| {
+                anyhow::anyhow!("plugin {name:?}: cannot compile the component: {e:#}")
+            })?;
+        let instance_pre = self.linker.instantiate_pre(&component).map_err(|e| {
+            anyhow::anyhow!("plugin {name:?}: imports something the host does not offer (only capstan:plugin/host and WASI): {e:#}")
+        })?;
+        let pre = Pre::new(kind, instance_pre).map_err(|e| {
+            anyhow::anyhow!(
+                "plugin {name:?} does not implement the {} world (expected export `{}`); is it a plugin of another kind? {e:#}",
+                kind.world(),
+                kind.export()
+            )
+        })?;
+        tracing::debug!(plugin = name, ?source, elapsed = ?started.elapsed(), "plugin loaded");
+        Ok(Plugin {
+            name: name.into(),
+            kind,
+            pre,
+            engine: self.engine.clone(),
+            from_cache: source == Source::Cache,
+            _ticker: self.ticker.clone(),
+        })
+    }
+}
+
+/// Rejects core modules (and non-wasm) up front with a message that says
+/// how to make a component.
+fn check_is_component(name: &str, wasm: &[u8]) -> anyhow::Result<()> {
+    match wasm.get(..8) {
+        Some([0, b'a', b's', b'm', 0x0d, 0, 1, 0]) => Ok(()),
+        Some([0, b'a', b's', b'm', 1, 0, 0, 0]) => anyhow::bail!(
+            "plugin {name:?} is a core WebAssembly module, not a component: build it for the wasm32-wasip2 target (or wrap it with `wasm-tools component new`)"
+        ),
+        _ => anyhow::bail!("plugin {name:?} is not a WebAssembly component (bad header)"),
+    }
+}
+
+/// The pre-linked instance, typed by world.
+#[derive(Clone)]
+enum Pre {
+    Admission(admission::AdmissionPre<PluginState>),
+    Authenticator(authenticator::AuthenticatorPre<PluginState>),
+    Authorizer(authorizer::AuthorizerPre<PluginState>),
+    Strategy(strategy::StrategyPre<PluginState>),
+}
+
+impl Pre {
+    fn new(
+        kind: PluginKind,
+        pre: wasmtime::component::InstancePre<PluginState>,
+    ) -> wasmtime::Result<Pre> {
+        Ok(match kind {
+            PluginKind::Admission => Pre::Admission(admission::AdmissionPre::new(pre)?),
+            PluginKind::Authenticator => {
+                Pre::Authenticator(authenticator::AuthenticatorPre::new(pre)?)
+            }
+            PluginKind::Authorizer => Pre::Authorizer(authorizer::AuthorizerPre::new(pre)?),
+            PluginKind::Strategy => Pre::Strategy(strategy::StrategyPre::new(pre)?),
+        })
+    }
+
+    /// Instantiates into `store` and calls the world's export.
+    async fn invoke(
+        &self,
+        store: &mut Store<PluginState>,
+        input: &str,
+    ) -> wasmtime::Result<Result<String, String>> {
+        match self {
+            Pre::Admission(pre) => {
+                pre.instantiate_async(&mut *store)
+                    .await?
+                    .call_review(store, input)
+                    .await
+            }
+            Pre::Authenticator(pre) => {
+                pre.instantiate_async(&mut *store)
+                    .await?
+                    .call_authenticate(store, input)
+                    .await
+            }
+            Pre::Authorizer(pre) => {
+                pre.instantiate_async(&mut *store)
+                    .await?
+                    .call_authorize(store, input)
+                    .await
+            }
+            Pre::Strategy(pre) => {
+                pre.instantiate_async(&mut *store)
+                    .await?
+                    .call_call(store, input)
+                    .await
+            }
+        }
+    }
+}
+
+/// A loaded plugin. Cheap to clone; calls may run concurrently.
+#[derive(Clone)]
+pub struct Plugin {
+    name: Arc<str>,
+    kind: PluginKind,
+    pre: Pre,
+    engine: Engine,
+    from_cache: bool,
+    _ticker: Arc<EpochTicker>,
+}
+
+impl std::fmt::Debug for Plugin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Plugin")
+            .field("name", &self.name)
+            .field("kind", &self.kind)
+            .finish()
+    }
+}
+
+impl Plugin {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn kind(&self) -> PluginKind {
+        self.kind
+    }
+
+    /// Whether `load` found the compiled component in the cache directory.
+    pub fn loaded_from_cache(&self) -> bool {
+        self.from_cache
+    }
+
+    /// Calls the world's export with `input` (JSON text) in a fresh instance.
+    /// An `Ok` answer is passed through unparsed: the caller must parse it
+    /// and treat text that does not parse as a failure.
+    pub async fn call(&self, input: &str, ctx: CallContext) -> Result<String, PluginFailure> {
+        let timeout = ctx.limits.timeout;
+        let mut store = self.new_store(ctx)?;
+        let outcome =
+            tokio::time::timeout(timeout + HOST_GRACE, self.pre.invoke(&mut store, input)).await;
+        let state = store.data();
+        let stderr = state.output.text();
+        if !stderr.is_empty() {
+            tracing::info!(plugin = &*self.name, output = %stderr.trim_end(), "plugin output");
+        }
+        let result = match outcome {
+            Err(_) => Err(PluginFailure::Timeout(timeout)),
+            Ok(Ok(Ok(answer))) => Ok(answer),
+            Ok(Ok(Err(message))) => Err(PluginFailure::Returned(message)),
+            Ok(Err(error)) => Err(classify(
+                &error,
+                Observed {
+                    timeout,
+                    memory_refused: state.limiter.refused(),
+                    stderr: &stderr,
+                },
+            )),
+        };
+        if let Err(failure) = &result {
+            tracing::debug!(plugin = &*self.name, %failure, "plugin call failed");
+        }
+        result
+    }
+
+    /// A store for one call: memory limiter, fuel, and an epoch callback that
+    /// yields to the executor every tick and interrupts at the deadline.
+    fn new_store(&self, ctx: CallContext) -> Result<Store<PluginState>, PluginFailure> {
+        let memory = ctx.limits.memory_bytes.min(MAX_MEMORY_BYTES);
+        let state = PluginState::new(self.name.clone(), ctx.config, ctx.reader, memory);
+        let mut store = Store::new(&self.engine, state);
+        store.limiter(|state| &mut state.limiter);
+        let fuel = ctx.limits.fuel.unwrap_or(u64::MAX);
+        store
+            .set_fuel(fuel)
+            .map_err(|e| PluginFailure::Internal(e.to_string()))?;
+        let deadline = Instant::now() + ctx.limits.timeout;
+        store.set_epoch_deadline(1);
+        store.epoch_deadline_callback(move |_| {
+            if Instant::now() >= deadline {
+                Ok(UpdateDeadline::Interrupt)
+            } else {
+                Ok(UpdateDeadline::Yield(1))
+            }
+        });
+        Ok(store)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn core_modules_are_refused_with_a_hint() {
+        let core = [0, b'a', b's', b'm', 1, 0, 0, 0];
+        let err = check_is_component("p", &core).unwrap_err().to_string();
+        assert!(err.contains("core WebAssembly module"), "{err}");
+        assert!(err.contains("wasm32-wasip2"), "{err}");
+        assert!(check_is_component("p", b"hello world").is_err());
+    }
+
+    #[test]
+    fn kinds_name_their_world_and_export() {
+        assert_eq!(PluginKind::Authorizer.world(), "authorizer");
+        assert_eq!(PluginKind::Strategy.export(), "call");
+    }
+}

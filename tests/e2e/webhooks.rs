@@ -1,0 +1,207 @@
+//! Admission webhooks from the API (Mutating/ValidatingWebhookConfiguration)
+//! called over HTTPS: a real webhook server runs in this test process.
+
+use crate::support::Server;
+use base64::Engine;
+use http_body_util::{BodyExt, Full};
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// A TLS webhook server on 127.0.0.1; returns (port, CA PEM, call counter).
+fn start_webhook() -> (u16, String, Arc<AtomicUsize>) {
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let ca = ca_params.self_signed(&ca_key).unwrap();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let params = rcgen::CertificateParams::new(vec!["127.0.0.1".to_string()]).unwrap();
+    let cert = params.signed_by(&key, &ca, &ca_key).unwrap();
+    let der = rustls::pki_types::CertificateDer::from(cert.der().to_vec());
+    let key_der = rustls::pki_types::PrivateKeyDer::try_from(key.serialize_der()).unwrap();
+    let config = rustls::ServerConfig::builder()
+        .with_no_client_auth()
+        .with_single_cert(vec![der], key_der)
+        .unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counter = calls.clone();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(serve(listener, config, counter));
+    });
+    (port, ca.pem(), calls)
+}
+
+async fn serve(
+    listener: std::net::TcpListener,
+    config: rustls::ServerConfig,
+    calls: Arc<AtomicUsize>,
+) {
+    listener.set_nonblocking(true).unwrap();
+    let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    loop {
+        let Ok((tcp, _)) = listener.accept().await else {
+            continue;
+        };
+        let acceptor = acceptor.clone();
+        let calls = calls.clone();
+        tokio::spawn(async move {
+            let Ok(tls) = acceptor.accept(tcp).await else {
+                return;
+            };
+            let svc =
+                hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
+                    let calls = calls.clone();
+                    async move {
+                        calls.fetch_add(1, Ordering::SeqCst);
+                        let path = req.uri().path().to_string();
+                        let body = req.into_body().collect().await.unwrap().to_bytes();
+                        let review: Value = serde_json::from_slice(&body).unwrap();
+                        let answer = respond(&path, &review);
+                        Ok::<_, std::convert::Infallible>(http::Response::new(Full::new(
+                            bytes::Bytes::from(answer.to_string()),
+                        )))
+                    }
+                });
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(hyper_util::rt::TokioIo::new(tls), svc)
+                .await;
+        });
+    }
+}
+
+/// /mutate labels every object `mutated=yes`; /validate denies objects labelled `blocked=true`.
+fn respond(path: &str, review: &Value) -> Value {
+    let req = &review["request"];
+    let mut resp = json!({"uid": req["uid"], "allowed": true});
+    if path == "/mutate" {
+        let has_labels = req["object"]["metadata"]["labels"].is_object();
+        let patch = if has_labels {
+            json!([{"op": "add", "path": "/metadata/labels/mutated", "value": "yes"}])
+        } else {
+            json!([{"op": "add", "path": "/metadata/labels", "value": {"mutated": "yes"}}])
+        };
+        resp["patch"] = json!(base64::engine::general_purpose::STANDARD.encode(patch.to_string()));
+        resp["patchType"] = json!("JSONPatch");
+    } else if req["object"]["metadata"]["labels"]["blocked"] == "true" {
+        resp["allowed"] = json!(false);
+        resp["status"] = json!({"code": 403, "message": "blocked by test webhook"});
+    }
+    json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": resp})
+}
+
+fn configuration(kind: &str, name: &str, url: &str, ca: &str, policy: &str) -> String {
+    let ca = base64::engine::general_purpose::STANDARD.encode(ca);
+    format!(
+        r#"apiVersion: admissionregistration.k8s.io/v1
+kind: {kind}
+metadata: {{name: {name}}}
+webhooks:
+- name: {name}.capstan.test
+  clientConfig: {{url: "{url}", caBundle: "{ca}"}}
+  rules: [{{operations: [CREATE, UPDATE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}}]
+  failurePolicy: {policy}
+  sideEffects: None
+  admissionReviewVersions: [v1]
+  timeoutSeconds: 2
+"#
+    )
+}
+
+#[test]
+fn validating_and_mutating_webhooks_are_called_over_https() {
+    let s = Server::start();
+    let (port, ca, calls) = start_webhook();
+    let base = format!("https://127.0.0.1:{port}");
+    s.ok_stdin(
+        &["apply", "-f", "-"],
+        &configuration(
+            "ValidatingWebhookConfiguration",
+            "deny",
+            &format!("{base}/validate"),
+            &ca,
+            "Fail",
+        ),
+    );
+    s.ok_stdin(
+        &["apply", "-f", "-"],
+        &configuration(
+            "MutatingWebhookConfiguration",
+            "label",
+            &format!("{base}/mutate"),
+            &ca,
+            "Fail",
+        ),
+    );
+    s.ok(&["create", "configmap", "plain"]);
+    assert_eq!(
+        s.json(&["get", "cm", "plain"])["metadata"]["labels"]["mutated"],
+        "yes"
+    );
+    let err = s.fails(&["label", "cm", "plain", "blocked=true"]);
+    assert!(
+        err.contains(
+            r#"admission webhook "deny.capstan.test" denied the request: blocked by test webhook"#
+        ),
+        "{err}"
+    );
+    assert!(s.json(&["get", "cm", "plain"])["metadata"]["labels"]
+        .get("blocked")
+        .is_none());
+    assert!(calls.load(Ordering::SeqCst) >= 4);
+    s.ok(&["create", "secret", "generic", "untouched"]);
+    assert!(
+        s.json(&["get", "secret", "untouched"])["metadata"]
+            .get("labels")
+            .is_none(),
+        "rules limit webhooks to configmaps"
+    );
+}
+
+#[test]
+fn unreachable_webhooks_follow_their_failure_policy() {
+    let s = Server::start();
+    let (_, ca, _) = start_webhook();
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("https://127.0.0.1:{closed}/validate");
+    s.ok_stdin(
+        &["apply", "-f", "-"],
+        &configuration(
+            "ValidatingWebhookConfiguration",
+            "lenient",
+            &url,
+            &ca,
+            "Ignore",
+        ),
+    );
+    let out = s.kubectl(&["create", "configmap", "allowed"]);
+    assert!(out.status.success());
+    assert!(crate::support::stderr(&out)
+        .contains(r#"admission plugin "lenient.capstan.test" failed and was ignored"#));
+    s.ok_stdin(
+        &["apply", "-f", "-"],
+        &configuration(
+            "ValidatingWebhookConfiguration",
+            "strict",
+            &url,
+            &ca,
+            "Fail",
+        ),
+    );
+    let err = s.fails(&["create", "configmap", "refused"]);
+    assert!(
+        err.contains(r#"failed calling admission plugin "strict.capstan.test""#),
+        "{err}"
+    );
+    assert!(s.fails(&["get", "cm", "refused"]).contains("not found"));
+}
