@@ -19,6 +19,34 @@ pub struct Cli {
 pub enum Command {
     /// Run the API server.
     Serve(ServeArgs),
+    /// Work with plugins outside a server.
+    #[command(subcommand)]
+    Plugin(PluginCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum PluginCommand {
+    /// Call an admission plugin with an AdmissionReview and print its answer (like kwctl run).
+    Run(PluginRunArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct PluginRunArgs {
+    /// `builtin:<name>` or a path to a .wasm component.
+    #[arg(long)]
+    pub module: String,
+    /// A file holding an AdmissionReview (admission.k8s.io/v1) with `request` set.
+    #[arg(long)]
+    pub request: std::path::PathBuf,
+    /// The plugin's configuration as JSON text.
+    #[arg(long, default_value = "{}")]
+    pub config: String,
+    /// Per-call deadline in milliseconds.
+    #[arg(long = "timeout-ms", default_value_t = 300)]
+    pub timeout_ms: u64,
+    /// Memory cap in MiB.
+    #[arg(long = "memory-mib", default_value_t = 64)]
+    pub memory_mib: u64,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -35,6 +63,12 @@ pub struct ServeArgs {
     /// Keep at least this many revisions of history before compacting.
     #[arg(long = "history-revisions", default_value_t = 10_000)]
     pub history_revisions: i64,
+    /// Server configuration file (the ordered admission chain, webhook service URLs).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Where compiled plugins are cached (default: <data-dir>/plugin-cache).
+    #[arg(long = "plugin-cache-dir")]
+    pub plugin_cache_dir: Option<PathBuf>,
     /// How often old history is compacted, in seconds.
     #[arg(long = "compaction-interval", default_value_t = 300)]
     pub compaction_interval_secs: u64,

@@ -12,6 +12,8 @@ pub mod health;
 pub mod kubeconfig;
 pub mod patch;
 pub mod pki;
+pub mod plugin_run;
+pub mod plugins;
 pub mod protobuf;
 pub mod registry;
 pub mod request_info;

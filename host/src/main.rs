@@ -1,6 +1,6 @@
 //! The `capstan` binary.
 
-use capstan::cli::{Cli, Command};
+use capstan::cli::{Cli, Command, PluginCommand};
 use clap::Parser;
 
 fn main() -> anyhow::Result<()> {
@@ -17,5 +17,10 @@ fn main() -> anyhow::Result<()> {
         .build()?;
     match cli.command {
         Command::Serve(args) => runtime.block_on(capstan::serve::run(args)),
+        Command::Plugin(PluginCommand::Run(args)) => {
+            let answer = runtime.block_on(capstan::plugin_run::run(&args))?;
+            println!("{answer}");
+            Ok(())
+        }
     }
 }

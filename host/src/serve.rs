@@ -1,7 +1,10 @@
 //! `capstan serve`: certificates, store, catalogue, bootstrap, then HTTPS.
 
+use crate::admission::{assemble, config, Chain};
 use crate::catalogue::Catalogue;
 use crate::cli::ServeArgs;
+use crate::plugins::store_reader::StoreReader;
+use crate::plugins::PluginRuntime;
 use crate::state::AppState;
 use crate::storage::sqlite::SqliteStorage;
 use crate::{controllers, kubeconfig, pki, server};
@@ -20,8 +23,36 @@ fn client_host(bind: IpAddr) -> String {
     }
 }
 
+/// The configured admission chain (or kube-apiserver's default order of the built-ins).
+fn admission_chain(
+    state: &AppState,
+    config: &config::ServerConfig,
+    cache: std::path::PathBuf,
+) -> Result<Chain> {
+    let entries = match &config.admission {
+        Some(entries) => entries.clone(),
+        None => config::default_chain(&assemble::public_builtins()),
+    };
+    let runtime = PluginRuntime::new(Some(cache)).context("starting the plugin runtime")?;
+    let reader = Arc::new(StoreReader {
+        registry: state.registry.clone(),
+        catalogue: state.catalogue.clone(),
+    });
+    let chain = assemble::assemble(&entries, &runtime, reader).map_err(anyhow::Error::msg)?;
+    Ok(Chain::new(
+        chain,
+        state.registry.clone(),
+        &state.catalogue,
+        config.webhook_services.clone(),
+    ))
+}
+
 pub async fn run(args: ServeArgs) -> Result<()> {
     let started = std::time::Instant::now();
+    let config = match &args.config {
+        Some(path) => config::load(path).map_err(anyhow::Error::msg)?,
+        None => config::ServerConfig::default(),
+    };
     server::ensure_dir(&args.data_dir)?;
     let extra = if args.bind_address.is_unspecified() {
         vec![]
@@ -42,15 +73,19 @@ pub async fn run(args: ServeArgs) -> Result<()> {
             .with_context(|| format!("binding {}:{}", args.bind_address, args.secure_port))?;
     let port = listener.local_addr()?.port();
     let address = format!("{}:{port}", client_host(args.bind_address));
-    let state = Arc::new(AppState::new(
-        Arc::new(Catalogue::builtin()),
-        storage,
-        address.clone(),
-    ));
+    let mut state = AppState::new(Arc::new(Catalogue::builtin()), storage, address.clone());
+    let cache = args
+        .plugin_cache_dir
+        .clone()
+        .unwrap_or_else(|| args.data_dir.join("plugin-cache"));
+    state.admission = Arc::new(admission_chain(&state, &config, cache)?);
+    tracing::info!(chain = ?state.admission.names(), "admission chain");
+    let state = Arc::new(state);
     controllers::bootstrap::bootstrap(&state)
         .await
         .map_err(|e| anyhow::anyhow!("bootstrap: {e}"))?;
     controllers::namespace::spawn_sweeper(state.clone(), Duration::from_secs(2));
+    controllers::service_account::spawn(state.clone());
     let kubeconfig_path = args.data_dir.join("admin.kubeconfig");
     kubeconfig::write_admin(&kubeconfig_path, &format!("https://{address}"), &pki)?;
     let kubeconfig_path = std::fs::canonicalize(&kubeconfig_path).unwrap_or(kubeconfig_path);

@@ -25,7 +25,11 @@ pub fn log(level: Level, message: &str) {
 /// The plugin's configuration (`{}` when none), decoded into `T`.
 pub fn config<T: DeserializeOwned>() -> Result<T, String> {
     let text = imp::config();
-    let text = if text.trim().is_empty() { "{}".to_string() } else { text };
+    let text = if text.trim().is_empty() {
+        "{}".to_string()
+    } else {
+        text
+    };
     serde_json::from_str(&text).map_err(|e| format!("invalid plugin configuration: {e}"))
 }
 
@@ -51,7 +55,13 @@ pub fn list_objects(
     label_selector: Option<&str>,
     field_selector: Option<&str>,
 ) -> Result<Vec<Value>, String> {
-    let text = imp::list_objects(api_version, resource, namespace, label_selector, field_selector)?;
+    let text = imp::list_objects(
+        api_version,
+        resource,
+        namespace,
+        label_selector,
+        field_selector,
+    )?;
     let list: Value =
         serde_json::from_str(&text).map_err(|e| format!("host returned invalid JSON: {e}"))?;
     match list.get("items") {
@@ -97,7 +107,13 @@ mod imp {
         label_selector: Option<&str>,
         field_selector: Option<&str>,
     ) -> Result<String, String> {
-        wit::list_objects(api_version, resource, namespace, label_selector, field_selector)
+        wit::list_objects(
+            api_version,
+            resource,
+            namespace,
+            label_selector,
+            field_selector,
+        )
     }
 }
 
@@ -121,7 +137,12 @@ mod tests {
         assert_eq!(cfg["seconds"], 5);
         assert!(get_object("v1", "namespaces", None, "a").unwrap().is_some());
         assert!(get_object("v1", "namespaces", None, "b").unwrap().is_none());
-        assert_eq!(list_objects("v1", "namespaces", None, None, None).unwrap().len(), 1);
+        assert_eq!(
+            list_objects("v1", "namespaces", None, None, None)
+                .unwrap()
+                .len(),
+            1
+        );
     }
 
     #[test]
@@ -130,14 +151,19 @@ mod tests {
         let empty: Value = config().unwrap();
         assert_eq!(empty, json!({}));
         testing::set_config_text("not json");
-        assert!(config::<Value>().unwrap_err().contains("invalid plugin configuration"));
+        assert!(config::<Value>()
+            .unwrap_err()
+            .contains("invalid plugin configuration"));
     }
 
     #[test]
     fn store_failures_surface_as_errors() {
         testing::reset();
         testing::fail_reads(Some("store down"));
-        assert_eq!(get_object("v1", "pods", Some("ns"), "p").unwrap_err(), "store down");
+        assert_eq!(
+            get_object("v1", "pods", Some("ns"), "p").unwrap_err(),
+            "store down"
+        );
         log(Level::Warn, "hello");
         assert_eq!(testing::logs(), vec![(Level::Warn, "hello".to_string())]);
     }

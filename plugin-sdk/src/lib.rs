@@ -57,7 +57,7 @@ macro_rules! __capstan_export {
                     $crate::$dispatch::<$plugin>(&$arg)
                 }
             }
-            $crate::bindings::$world::export!(CapstanExport with_types_in $crate::bindings::$world);
+    $crate::bindings::$world::export!(CapstanExport with_types_in $crate::bindings::$world);
         };
         #[cfg(not(target_arch = "wasm32"))]
         const _: fn() = || {
@@ -71,7 +71,14 @@ macro_rules! __capstan_export {
 #[macro_export]
 macro_rules! admission_plugin {
     ($plugin:ty) => {
-        $crate::__capstan_export!($plugin, AdmissionPlugin, admission, review, admission_review, run_admission);
+        $crate::__capstan_export!(
+            $plugin,
+            AdmissionPlugin,
+            admission,
+            review,
+            admission_review,
+            run_admission
+        );
     };
 }
 
@@ -79,7 +86,14 @@ macro_rules! admission_plugin {
 #[macro_export]
 macro_rules! authenticator_plugin {
     ($plugin:ty) => {
-        $crate::__capstan_export!($plugin, AuthenticatorPlugin, authenticator, authenticate, token_review, run_authenticator);
+        $crate::__capstan_export!(
+            $plugin,
+            AuthenticatorPlugin,
+            authenticator,
+            authenticate,
+            token_review,
+            run_authenticator
+        );
     };
 }
 
@@ -87,7 +101,14 @@ macro_rules! authenticator_plugin {
 #[macro_export]
 macro_rules! authorizer_plugin {
     ($plugin:ty) => {
-        $crate::__capstan_export!($plugin, AuthorizerPlugin, authorizer, authorize, subject_access_review, run_authorizer);
+        $crate::__capstan_export!(
+            $plugin,
+            AuthorizerPlugin,
+            authorizer,
+            authorize,
+            subject_access_review,
+            run_authorizer
+        );
     };
 }
 
@@ -95,6 +116,13 @@ macro_rules! authorizer_plugin {
 #[macro_export]
 macro_rules! strategy_plugin {
     ($plugin:ty) => {
-        $crate::__capstan_export!($plugin, StrategyPlugin, strategy, call, strategy_call, run_strategy);
+        $crate::__capstan_export!(
+            $plugin,
+            StrategyPlugin,
+            strategy,
+            call,
+            strategy_call,
+            run_strategy
+        );
     };
 }

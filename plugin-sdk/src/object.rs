@@ -86,7 +86,8 @@ mod tests {
 
     #[test]
     fn reads_names_and_labels() {
-        let o = json!({"metadata": {"name": "", "generateName": "g-", "labels": {"a": "1", "n": 2}}});
+        let o =
+            json!({"metadata": {"name": "", "generateName": "g-", "labels": {"a": "1", "n": 2}}});
         assert_eq!(name_or_generate_name(&o).as_deref(), Some("g-"));
         assert_eq!(labels(&o).len(), 1);
         assert_eq!(name(&o), "");
@@ -102,7 +103,12 @@ mod tests {
             .collect();
         assert_eq!(
             order,
-            ["initContainers/0/a", "containers/0/b", "ephemeralContainers/0/c", "ephemeralContainers/1/d"]
+            [
+                "initContainers/0/a",
+                "containers/0/b",
+                "ephemeralContainers/0/c",
+                "ephemeralContainers/1/d"
+            ]
         );
     }
 }

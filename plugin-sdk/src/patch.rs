@@ -38,9 +38,9 @@ impl PatchOp {
     /// The operation's JSON pointer.
     pub fn path(&self) -> &str {
         match self {
-            PatchOp::Add { path, .. } | PatchOp::Replace { path, .. } | PatchOp::Remove { path } => {
-                path
-            }
+            PatchOp::Add { path, .. }
+            | PatchOp::Replace { path, .. }
+            | PatchOp::Remove { path } => path,
         }
     }
 }
@@ -82,7 +82,11 @@ impl JsonPatch {
     }
 
     /// Adds a `replace` operation.
-    pub fn replace<I: IntoIterator<Item = S>, S: AsRef<str>>(mut self, path: I, value: Value) -> Self {
+    pub fn replace<I: IntoIterator<Item = S>, S: AsRef<str>>(
+        mut self,
+        path: I,
+        value: Value,
+    ) -> Self {
         self.ops.push(PatchOp::replace(pointer(path), value));
         self
     }

@@ -6,7 +6,9 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::access::{SubjectAccessReview, SubjectAccessReviewStatus, TokenReview, TokenReviewStatus};
+use crate::access::{
+    SubjectAccessReview, SubjectAccessReviewStatus, TokenReview, TokenReviewStatus,
+};
 use crate::response::AdmissionResponse;
 use crate::review::{AdmissionRequest, AdmissionReview};
 use crate::strategy::{StrategyAnswer, StrategyCall};
@@ -50,7 +52,11 @@ pub fn run_admission<P: AdmissionPlugin>(admission_review: &str) -> Result<Strin
     let mut response = P::review(&request)?;
     response.uid = request.uid.clone();
     render(&AdmissionReview {
-        api_version: Some(review.api_version.unwrap_or_else(|| "admission.k8s.io/v1".into())),
+        api_version: Some(
+            review
+                .api_version
+                .unwrap_or_else(|| "admission.k8s.io/v1".into()),
+        ),
         kind: Some("AdmissionReview".to_string()),
         request: None,
         response: Some(response),
@@ -61,7 +67,9 @@ pub fn run_admission<P: AdmissionPlugin>(admission_review: &str) -> Result<Strin
 pub fn run_authenticator<P: AuthenticatorPlugin>(token_review: &str) -> Result<String, String> {
     let mut review: TokenReview = parse("TokenReview", token_review)?;
     review.status = Some(P::authenticate(&review)?);
-    review.api_version.get_or_insert_with(|| "authentication.k8s.io/v1".into());
+    review
+        .api_version
+        .get_or_insert_with(|| "authentication.k8s.io/v1".into());
     review.kind.get_or_insert_with(|| "TokenReview".into());
     render(&review)
 }
@@ -70,8 +78,12 @@ pub fn run_authenticator<P: AuthenticatorPlugin>(token_review: &str) -> Result<S
 pub fn run_authorizer<P: AuthorizerPlugin>(subject_access_review: &str) -> Result<String, String> {
     let mut review: SubjectAccessReview = parse("SubjectAccessReview", subject_access_review)?;
     review.status = Some(P::authorize(&review)?);
-    review.api_version.get_or_insert_with(|| "authorization.k8s.io/v1".into());
-    review.kind.get_or_insert_with(|| "SubjectAccessReview".into());
+    review
+        .api_version
+        .get_or_insert_with(|| "authorization.k8s.io/v1".into());
+    review
+        .kind
+        .get_or_insert_with(|| "SubjectAccessReview".into());
     render(&review)
 }
 
@@ -103,19 +115,28 @@ mod tests {
             "request": {"uid": "abc", "operation": "DELETE", "name": "p",
                         "resource": {"group": "", "version": "v1", "resource": "pods"},
                         "kind": {"group": "", "version": "v1", "kind": "Pod"}}});
-        let out: Value = serde_json::from_str(&run_admission::<DenyDeletes>(&input.to_string()).unwrap()).unwrap();
+        let out: Value =
+            serde_json::from_str(&run_admission::<DenyDeletes>(&input.to_string()).unwrap())
+                .unwrap();
         assert_eq!(out["apiVersion"], "admission.k8s.io/v1");
         assert_eq!(out["kind"], "AdmissionReview");
         assert_eq!(out["response"]["uid"], "abc");
         assert_eq!(out["response"]["allowed"], false);
-        assert_eq!(out["response"]["status"]["message"], "pods \"p\" is forbidden: no deletes");
+        assert_eq!(
+            out["response"]["status"]["message"],
+            "pods \"p\" is forbidden: no deletes"
+        );
         assert!(out.get("request").is_none());
     }
 
     #[test]
     fn admission_without_request_or_bad_json_is_an_error() {
-        assert!(run_admission::<DenyDeletes>("{}").unwrap_err().contains("no request"));
-        assert!(run_admission::<DenyDeletes>("nope").unwrap_err().starts_with("invalid AdmissionReview"));
+        assert!(run_admission::<DenyDeletes>("{}")
+            .unwrap_err()
+            .contains("no request"));
+        assert!(run_admission::<DenyDeletes>("nope")
+            .unwrap_err()
+            .starts_with("invalid AdmissionReview"));
     }
 
     struct Static;
@@ -158,13 +179,20 @@ mod tests {
             &run_authorizer::<Static>(r#"{"spec":{"user":"mallory"}}"#).unwrap(),
         )
         .unwrap();
-        assert_eq!(out["status"], json!({"allowed": false, "denied": true, "reason": "never"}));
+        assert_eq!(
+            out["status"],
+            json!({"allowed": false, "denied": true, "reason": "never"})
+        );
     }
 
     #[test]
     fn strategy_answers_with_object() {
-        let out = run_strategy::<Static>(r#"{"phase":"prepare-for-create","object":{"a":1}}"#).unwrap();
-        assert_eq!(serde_json::from_str::<Value>(&out).unwrap(), json!({"object": {"a": 1}}));
+        let out =
+            run_strategy::<Static>(r#"{"phase":"prepare-for-create","object":{"a":1}}"#).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Value>(&out).unwrap(),
+            json!({"object": {"a": 1}})
+        );
         assert!(run_strategy::<Static>(r#"{"phase":"explode"}"#).is_err());
     }
 }

@@ -176,14 +176,21 @@ impl AdmissionResponse {
     }
 
     /// Adds an audit annotation.
-    pub fn with_audit_annotation(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+    pub fn with_audit_annotation(
+        mut self,
+        key: impl Into<String>,
+        value: impl Into<String>,
+    ) -> Self {
         self.audit_annotations.insert(key.into(), value.into());
         self
     }
 
     /// The status message, "" when none (handy in tests).
     pub fn message(&self) -> &str {
-        self.status.as_ref().map(|s| s.message.as_str()).unwrap_or("")
+        self.status
+            .as_ref()
+            .map(|s| s.message.as_str())
+            .unwrap_or("")
     }
 
     /// The status code, 0 when none.

@@ -124,7 +124,7 @@ impl AdmissionRequest {
         let from_object = self
             .object
             .as_ref()
-            .and_then(|o| crate::object::name_or_generate_name(o));
+            .and_then(crate::object::name_or_generate_name);
         match from_object {
             Some(name) => name,
             None if !self.name.is_empty() => self.name.clone(),

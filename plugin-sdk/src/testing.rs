@@ -114,7 +114,9 @@ fn apply_op(doc: &mut Value, op: &PatchOp) -> Result<(), String> {
         .pointer_mut(&parent_path)
         .ok_or_else(|| format!("{}: parent does not exist", op.path()))?;
     match (op, parent) {
-        (PatchOp::Add { value, .. }, Value::Array(items)) if last == "-" => items.push(value.clone()),
+        (PatchOp::Add { value, .. }, Value::Array(items)) if last == "-" => {
+            items.push(value.clone())
+        }
         (PatchOp::Add { value, .. }, Value::Array(items)) => {
             let i = index(&last, items.len() + 1, op.path())?;
             items.insert(i, value.clone());
@@ -145,7 +147,10 @@ fn split_pointer(path: &str) -> Result<(String, String), String> {
     let (parent, last) = path
         .rsplit_once('/')
         .ok_or_else(|| format!("{path}: not a JSON pointer"))?;
-    Ok((parent.to_string(), last.replace("~1", "/").replace("~0", "~")))
+    Ok((
+        parent.to_string(),
+        last.replace("~1", "/").replace("~0", "~"),
+    ))
 }
 
 fn index(token: &str, bound: usize, path: &str) -> Result<usize, String> {
@@ -208,8 +213,10 @@ pub(crate) mod host_impl {
                 .filter(|(_, o)| field_selector.is_none_or(|s| fields_match(o, s)))
                 .map(|(_, o)| o.clone())
                 .collect();
-            Ok(serde_json::json!({"apiVersion": api_version, "kind": "List", "items": items})
-                .to_string())
+            Ok(
+                serde_json::json!({"apiVersion": api_version, "kind": "List", "items": items})
+                    .to_string(),
+            )
         })
     }
 
@@ -228,7 +235,9 @@ pub(crate) mod host_impl {
     fn fields_match(object: &Value, selector: &str) -> bool {
         let at = |k: &str| {
             let path: Vec<&str> = k.split('.').collect();
-            crate::object::get_str(object, &path).unwrap_or("").to_string()
+            crate::object::get_str(object, &path)
+                .unwrap_or("")
+                .to_string()
         };
         requirements(selector).all(|req| match req {
             Req::Eq(k, v) => at(k) == v,
@@ -245,17 +254,21 @@ pub(crate) mod host_impl {
     }
 
     fn requirements(selector: &str) -> impl Iterator<Item = Req<'_>> {
-        selector.split(',').map(str::trim).filter(|s| !s.is_empty()).map(|s| {
-            if let Some((k, v)) = s.split_once("!=") {
-                Req::Ne(k.trim(), v.trim())
-            } else if let Some((k, v)) = s.split_once("==").or_else(|| s.split_once('=')) {
-                Req::Eq(k.trim(), v.trim())
-            } else if let Some(k) = s.strip_prefix('!') {
-                Req::Absent(k.trim())
-            } else {
-                Req::Exists(s)
-            }
-        })
+        selector
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|s| {
+                if let Some((k, v)) = s.split_once("!=") {
+                    Req::Ne(k.trim(), v.trim())
+                } else if let Some((k, v)) = s.split_once("==").or_else(|| s.split_once('=')) {
+                    Req::Eq(k.trim(), v.trim())
+                } else if let Some(k) = s.strip_prefix('!') {
+                    Req::Absent(k.trim())
+                } else {
+                    Req::Exists(s)
+                }
+            })
     }
 }
 
@@ -267,9 +280,21 @@ mod tests {
     #[test]
     fn list_filters_by_namespace_and_selectors() {
         reset();
-        put_object("v1", "pods", json!({"metadata": {"name": "a", "namespace": "x", "labels": {"app": "web"}}}));
-        put_object("v1", "pods", json!({"metadata": {"name": "b", "namespace": "x"}}));
-        put_object("v1", "pods", json!({"metadata": {"name": "c", "namespace": "y", "labels": {"app": "web"}}}));
+        put_object(
+            "v1",
+            "pods",
+            json!({"metadata": {"name": "a", "namespace": "x", "labels": {"app": "web"}}}),
+        );
+        put_object(
+            "v1",
+            "pods",
+            json!({"metadata": {"name": "b", "namespace": "x"}}),
+        );
+        put_object(
+            "v1",
+            "pods",
+            json!({"metadata": {"name": "c", "namespace": "y", "labels": {"app": "web"}}}),
+        );
         let list = |ns, l, f| {
             let text = host_impl::list_objects("v1", "pods", ns, l, f).unwrap();
             let v: Value = serde_json::from_str(&text).unwrap();

@@ -3,6 +3,7 @@
 
 mod support;
 
+mod admission_plugins;
 mod api_discovery;
 mod errors;
 mod lifecycle;

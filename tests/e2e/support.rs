@@ -50,6 +50,10 @@ impl Server {
             .args(["serve", "--data-dir"])
             .arg(self.dir.path())
             .args(["--secure-port", &self.port.to_string()])
+            .args([
+                "--plugin-cache-dir",
+                concat!(env!("CARGO_TARGET_TMPDIR"), "/plugin-cache"),
+            ])
             .args(&self.extra_args)
             .env("RUST_LOG", "capstan=debug")
             .stdout(Stdio::null())

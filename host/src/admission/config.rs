@@ -74,6 +74,9 @@ pub struct PluginEntry {
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(300);
 pub const DEFAULT_MEMORY_MIB: u64 = 64;
 
+/// The optional apiVersion of a configuration file.
+pub const CONFIG_API_VERSION: &str = "capstan.dev/v1alpha1";
+
 /// The server configuration file (only admission today).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -84,21 +87,62 @@ struct FileConfig {
     kind: Option<String>,
     #[serde(default)]
     admission: Option<Vec<Value>>,
+    /// `namespace/name` of a webhook's Service → the URL it is reached at.
+    #[serde(default)]
+    webhook_services: Option<std::collections::HashMap<String, String>>,
+}
+
+/// The checked configuration of a server.
+#[derive(Clone, Debug, Default)]
+pub struct ServerConfig {
+    /// None: the default chain.
+    pub admission: Option<Vec<EntryConfig>>,
+    pub webhook_services: std::collections::HashMap<String, String>,
+}
+
+/// Reads and checks a configuration file.
+pub fn load(path: &std::path::Path) -> Result<ServerConfig, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    parse_file(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Parses a configuration file's text.
+pub fn parse_file(text: &str) -> Result<ServerConfig, String> {
+    let file: FileConfig = serde_yaml::from_str(text).map_err(|e| format!("configuration: {e}"))?;
+    if let Some(kind) = file.kind.as_deref().filter(|k| *k != "ServerConfiguration") {
+        return Err(format!(
+            "configuration: kind must be ServerConfiguration, got {kind:?}"
+        ));
+    }
+    if let Some(v) = file
+        .api_version
+        .as_deref()
+        .filter(|v| *v != CONFIG_API_VERSION)
+    {
+        return Err(format!(
+            "configuration: apiVersion must be {CONFIG_API_VERSION}, got {v:?}"
+        ));
+    }
+    let admission = match &file.admission {
+        None => None,
+        Some(entries) => Some(
+            entries
+                .iter()
+                .enumerate()
+                .map(|(i, v)| entry(i, v))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+    };
+    Ok(ServerConfig {
+        admission,
+        webhook_services: file.webhook_services.unwrap_or_default(),
+    })
 }
 
 /// Parses a configuration file's text; `None` admission means "use the default chain".
 pub fn parse(text: &str) -> Result<Option<Vec<EntryConfig>>, String> {
-    let file: FileConfig = serde_yaml::from_str(text).map_err(|e| format!("configuration: {e}"))?;
-    let _ = (&file.api_version, &file.kind);
-    let Some(entries) = file.admission else {
-        return Ok(None);
-    };
-    entries
-        .iter()
-        .enumerate()
-        .map(|(i, v)| entry(i, v))
-        .collect::<Result<Vec<_>, _>>()
-        .map(Some)
+    parse_file(text).map(|c| c.admission)
 }
 
 fn entry(i: usize, v: &Value) -> Result<EntryConfig, String> {

@@ -3,6 +3,7 @@
 //! webhooks are entries of one list, matched by one matcher and called with
 //! one contract (AdmissionReview), over two transports (Wasm, HTTPS).
 
+pub mod assemble;
 pub mod chain;
 pub mod config;
 pub mod matcher;

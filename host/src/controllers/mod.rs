@@ -3,3 +3,4 @@
 
 pub mod bootstrap;
 pub mod namespace;
+pub mod service_account;

@@ -14,7 +14,6 @@ use std::time::Duration;
 /// Namespaces that exist from the first start and may not be deleted.
 pub const SYSTEM_NAMESPACES: [&str; 4] =
     ["default", "kube-system", "kube-public", "kube-node-lease"];
-const UNDELETABLE: [&str; 3] = ["default", "kube-system", "kube-public"];
 
 fn namespaces(state: &AppState) -> ApiResult<&ResourceInfo> {
     state
@@ -30,14 +29,10 @@ pub async fn delete(
     pre: &Value,
     opts: WriteOptions<'_>,
 ) -> ApiResult<DeleteOutcome> {
-    if UNDELETABLE.contains(&name) {
-        return Err(ApiError::forbidden(format!(
-            "namespaces \"{name}\" is forbidden: this namespace may not be deleted"
-        )));
-    }
     let res = namespaces(state)?;
     let current = state.registry.get(res, None, name).await?;
     check_preconditions(res, name, &current, pre)?;
+    opts.admit.validate(None, Some(&current)).await?;
     let marked = state
         .registry
         .mark_deleting(res, None, name, current, opts)

@@ -49,26 +49,6 @@ fn validate_fields(call: &Call<'_>, json_bytes: &[u8], obj: &mut Value) -> ApiRe
     })
 }
 
-/// The namespace must exist and not be terminating (404 / 403 as kube-apiserver).
-async fn check_namespace(call: &Call<'_>, name: &str) -> ApiResult<()> {
-    let Some(ns) = call.namespace().filter(|_| call.res.namespaced) else {
-        return Ok(());
-    };
-    let ns_res = call
-        .state
-        .catalogue
-        .lookup("", "v1", "namespaces")
-        .ok_or_else(|| ApiError::internal("no namespaces"))?;
-    let namespace = call.state.registry.get(ns_res, None, ns).await?;
-    if meta::is_terminating(&namespace) {
-        return Err(ApiError::forbidden(format!(
-            "{} \"{name}\" is forbidden: unable to create new content in namespace {ns} because it is being terminated",
-            crate::status::qualified_resource(&call.res.group, &call.res.plural)
-        )));
-    }
-    Ok(())
-}
-
 pub async fn create(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     let d = decode_object(call, raw).await?;
     create_decoded(call, d).await
@@ -85,7 +65,6 @@ async fn create_decoded(call: &Call<'_>, d: Decoded) -> ApiResult<Response> {
             "resourceVersion should not be set on objects to be created",
         ));
     }
-    check_namespace(call, meta::name(&d.obj).unwrap_or_default()).await?;
     let created = call
         .state
         .registry

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
-/// How often the epoch advances; a call's timeout is rounded up to this.
+/// How often the epoch advances: a running plugin yields to the executor and
+/// checks its deadline this often.
 pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 
 /// Largest linear memory any instance may have (per-call limits are capped to it).
@@ -65,23 +66,5 @@ impl EpochTicker {
 impl Drop for EpochTicker {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
-    }
-}
-
-/// Epoch ticks to allow for `timeout`: rounded up, plus one because the
-/// current tick may be about to end.
-pub(crate) fn deadline_ticks(timeout: Duration) -> u64 {
-    let tick = EPOCH_TICK.as_nanos();
-    (timeout.as_nanos().div_ceil(tick) as u64).saturating_add(1)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn deadline_rounds_up_and_adds_a_tick() {
-        assert_eq!(deadline_ticks(Duration::from_millis(300)), 31);
-        assert_eq!(deadline_ticks(Duration::from_millis(1)), 2);
     }
 }

@@ -26,7 +26,7 @@ pub enum PluginFailure {
 }
 
 fn mib(bytes: usize) -> String {
-    if bytes % (1 << 20) == 0 {
+    if bytes.is_multiple_of(1 << 20) {
         format!("{} MiB", bytes >> 20)
     } else {
         format!("{bytes} bytes")
@@ -59,13 +59,24 @@ pub(crate) fn classify(error: &wasmtime::Error, seen: Observed<'_>) -> PluginFai
     }
 }
 
-/// The trap's text, preceded by the guest's last stderr line (a panic message
-/// says far more than "wasm `unreachable` instruction executed").
+/// The trap's text, preceded by what the guest said last on stderr (a panic
+/// message says far more than "wasm `unreachable` instruction executed").
 fn trap_text(trap: &str, stderr: &str) -> String {
-    let last_line = stderr.lines().rev().find(|l| !l.trim().is_empty());
-    match last_line {
-        Some(line) => format!("{} ({trap})", line.trim()),
+    match guest_message(stderr) {
+        Some(message) => format!("{message} ({trap})"),
         None => trap.to_string(),
+    }
+}
+
+/// A Rust panic's message (the lines after "panicked at ...:", without the
+/// backtrace hint), or else the last meaningful stderr line.
+fn guest_message(stderr: &str) -> Option<String> {
+    let meaningful = |line: &&str| !line.trim().is_empty() && !line.starts_with("note: run with");
+    let lines: Vec<&str> = stderr.lines().filter(meaningful).collect();
+    let panic_at = lines.iter().rposition(|line| line.contains("panicked at"));
+    match panic_at {
+        Some(at) if at + 1 < lines.len() => Some(lines[at + 1..].join(" ").trim().to_string()),
+        _ => lines.last().map(|line| line.trim().to_string()),
     }
 }
 
@@ -110,7 +121,8 @@ mod tests {
     #[test]
     fn a_trap_carries_the_panic_message() {
         let e = wasmtime::Error::from(Trap::UnreachableCodeReached);
-        let stderr = "\nthread '<unnamed>' panicked at src/lib.rs:3:9:\nboom\n";
+        let stderr = "\nthread '<unnamed>' panicked at src/lib.rs:3:9:\nboom\n\
+            note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n";
         match classify(&e, seen(None, stderr)) {
             PluginFailure::Trap(text) => {
                 assert!(text.starts_with("boom ("), "{text}");

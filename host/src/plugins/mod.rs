@@ -20,6 +20,7 @@ mod host_imports;
 mod limiter;
 mod output;
 mod runtime;
+pub mod store_reader;
 
 pub use context::{CallContext, Limits, ObjectReader};
 pub use failure::PluginFailure;

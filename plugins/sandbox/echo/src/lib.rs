@@ -19,7 +19,8 @@ impl Guest for Echo {
         let uid = request_uid(&admission_review).unwrap_or_default();
         let config = host::config();
         let got = describe_get(host::get_object("v1", "namespaces", None, "default"));
-        let listed = match host::list_objects("v1", "pods", Some("default"), Some("app=web"), None) {
+        let listed = match host::list_objects("v1", "pods", Some("default"), Some("app=web"), None)
+        {
             Ok(list) => list,
             Err(e) => format!("error: {e}"),
         };

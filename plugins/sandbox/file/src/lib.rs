@@ -19,7 +19,9 @@ impl Guest for Escape {
             Ok(_) => "socket: CONNECTED".to_string(),
             Err(e) => format!("socket: denied: {e}"),
         };
-        let message = format!("{file}; {socket}").replace('\\', "\\\\").replace('"', "\\\"");
+        let message = format!("{file}; {socket}")
+            .replace('\\', "\\\\")
+            .replace('"', "\\\"");
         Ok(format!(
             r#"{{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{{"uid":"","allowed":false,"status":{{"code":403,"message":"{message}"}}}}}}"#
         ))

@@ -1,0 +1,90 @@
+//! Every namespace gets its `default` ServiceAccount as soon as it exists
+//! (kube-controller-manager's service account controller), so pods admitted
+//! by the ServiceAccount plugin find one.
+
+use crate::registry::{decode, keys, meta, WriteOptions};
+use crate::state::AppState;
+use crate::status::{ApiError, ApiResult};
+use crate::storage::{EventKind, RangeRequest};
+use futures_util::StreamExt;
+use serde_json::json;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Creates `default` in `namespace` unless it exists or the namespace is terminating.
+async fn ensure_default(state: &AppState, namespace: &str) -> ApiResult<()> {
+    let res = state
+        .catalogue
+        .lookup("", "v1", "serviceaccounts")
+        .ok_or_else(|| ApiError::internal("serviceaccounts are not served"))?;
+    if state
+        .registry
+        .get(res, Some(namespace), "default")
+        .await
+        .is_ok()
+    {
+        return Ok(());
+    }
+    let sa = json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default", "namespace": namespace}});
+    match state
+        .registry
+        .create(res, Some(namespace), sa, WriteOptions::default())
+        .await
+    {
+        Ok(_) => Ok(()),
+        Err(e) if e.code == 409 || e.code == 404 => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// One pass over every namespace, then a watch for new ones; restarts on errors.
+pub fn spawn(state: Arc<AppState>) {
+    tokio::spawn(async move {
+        loop {
+            if let Err(e) = run(&state).await {
+                tracing::warn!(error = %e, "service account controller restarting");
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    });
+}
+
+async fn run(state: &AppState) -> ApiResult<()> {
+    let ns_res = state
+        .catalogue
+        .lookup("", "v1", "namespaces")
+        .ok_or_else(|| ApiError::internal("namespaces are not served"))?;
+    let prefix = keys::prefix(ns_res, None);
+    let page = state
+        .storage
+        .range(RangeRequest {
+            prefix: &prefix,
+            start_after: None,
+            limit: None,
+            revision: None,
+        })
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))?;
+    let mut events = state
+        .storage
+        .watch(&prefix, page.revision)
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))?;
+    for kv in &page.kvs {
+        reconcile(state, &decode(kv)?).await?;
+    }
+    while let Some(ev) = events.next().await {
+        let ev = ev.map_err(|e| ApiError::internal(e.to_string()))?;
+        if ev.kind == EventKind::Put {
+            reconcile(state, &decode(&ev.kv)?).await?;
+        }
+    }
+    Ok(())
+}
+
+async fn reconcile(state: &AppState, namespace: &serde_json::Value) -> ApiResult<()> {
+    match meta::name(namespace) {
+        Some(name) if !meta::is_terminating(namespace) => ensure_default(state, name).await,
+        _ => Ok(()),
+    }
+}

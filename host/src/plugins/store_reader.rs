@@ -1,0 +1,118 @@
+//! The `get-object` / `list-objects` host imports over the server's own
+//! registry, so context-aware plugins read cluster state without a copy.
+
+use super::ObjectReader;
+use crate::catalogue::{Catalogue, ResourceInfo};
+use crate::registry::{ListQuery, Registry};
+use crate::selectors::{parse_field_selector, parse_label_selector};
+use futures_util::future::BoxFuture;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+pub struct StoreReader {
+    pub registry: Registry,
+    pub catalogue: Arc<Catalogue>,
+}
+
+impl StoreReader {
+    fn resource(&self, api_version: &str, resource: &str) -> Result<&ResourceInfo, String> {
+        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+        self.catalogue
+            .lookup(group, version, resource)
+            .ok_or_else(|| format!("the server does not serve {resource} in {api_version}"))
+    }
+}
+
+impl ObjectReader for StoreReader {
+    fn get(
+        &self,
+        api_version: &str,
+        resource: &str,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> BoxFuture<'_, Result<Option<String>, String>> {
+        let res = self.resource(api_version, resource).cloned();
+        let (namespace, name) = (namespace.map(String::from), name.to_string());
+        Box::pin(async move {
+            let res = res?;
+            match self.registry.get(&res, namespace.as_deref(), &name).await {
+                Ok(obj) => Ok(Some(obj.to_string())),
+                Err(e) if e.code == 404 => Ok(None),
+                Err(e) => Err(e.message),
+            }
+        })
+    }
+
+    fn list(
+        &self,
+        api_version: &str,
+        resource: &str,
+        namespace: Option<&str>,
+        label_selector: Option<&str>,
+        field_selector: Option<&str>,
+    ) -> BoxFuture<'_, Result<String, String>> {
+        let res = self.resource(api_version, resource).cloned();
+        let namespace = namespace.map(String::from);
+        let labels = label_selector
+            .filter(|s| !s.is_empty())
+            .map(parse_label_selector)
+            .transpose();
+        let fields = field_selector
+            .filter(|s| !s.is_empty())
+            .map(parse_field_selector)
+            .transpose();
+        Box::pin(async move {
+            let (res, labels, fields) = (res?, labels?, fields?);
+            let empty = serde_json::Map::new();
+            let filter = |o: &Value| {
+                let l = o
+                    .pointer("/metadata/labels")
+                    .and_then(Value::as_object)
+                    .unwrap_or(&empty);
+                labels.as_ref().is_none_or(|s| s.matches(l))
+                    && fields
+                        .as_ref()
+                        .is_none_or(|f| f.matches(&res.group, &res.plural, o))
+            };
+            let q = ListQuery {
+                filter: Some(&filter),
+                ..ListQuery::default()
+            };
+            let page = self
+                .registry
+                .list(&res, namespace.as_deref(), &q)
+                .await
+                .map_err(|e| e.message)?;
+            let list = json!({"kind": res.list_kind, "apiVersion": res.api_version(), "metadata": {"resourceVersion": page.revision.to_string()}, "items": page.items});
+            Ok(list.to_string())
+        })
+    }
+}
+
+/// A reader with no objects, for `capstan plugin run` outside a server.
+pub struct EmptyReader;
+
+impl ObjectReader for EmptyReader {
+    fn get(
+        &self,
+        _: &str,
+        _: &str,
+        _: Option<&str>,
+        _: &str,
+    ) -> BoxFuture<'_, Result<Option<String>, String>> {
+        Box::pin(async { Ok(None) })
+    }
+
+    fn list(
+        &self,
+        api_version: &str,
+        _: &str,
+        _: Option<&str>,
+        _: Option<&str>,
+        _: Option<&str>,
+    ) -> BoxFuture<'_, Result<String, String>> {
+        let list = json!({"kind": "List", "apiVersion": api_version, "metadata": {}, "items": []})
+            .to_string();
+        Box::pin(async move { Ok(list) })
+    }
+}

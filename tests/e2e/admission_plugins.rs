@@ -1,0 +1,235 @@
+//! The admission chain with Wasm plugins: the built-ins in their default
+//! order, a user's plugin from a path, the sandbox (misbehaving plugins get
+//! their failurePolicy and the server keeps serving), and `capstan plugin run`.
+
+use crate::support::{eventually, stderr, stdout, Server};
+use std::time::Duration;
+
+/// Starts a server with the given admission configuration text.
+fn start_with_config(text: &str) -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("capstan.yaml");
+    std::fs::write(&path, text).unwrap();
+    let s = Server::start_with(&["--config", path.to_str().unwrap()]);
+    drop(dir);
+    s
+}
+
+#[test]
+fn default_chain_runs_the_builtin_plugins() {
+    let s = Server::start();
+    let err = s.fails(&["create", "configmap", "x", "-n", "nowhere"]);
+    assert!(err.contains(r#"namespaces "nowhere" not found"#), "{err}");
+    let err = s.fails(&["delete", "namespace", "kube-system"]);
+    assert!(err.contains("this namespace may not be deleted"), "{err}");
+    s.ok(&["create", "namespace", "team"]);
+    assert!(eventually(Duration::from_secs(10), || s
+        .kubectl(&["get", "sa", "default", "-n", "team"])
+        .status
+        .success()));
+    s.ok(&["run", "web", "--image=nginx:1.27", "-n", "team"]);
+    let pod = s.json(&["get", "pod", "web", "-n", "team"]);
+    assert_eq!(pod["spec"]["serviceAccountName"], "default");
+    let tolerations = pod["spec"]["tolerations"].as_array().unwrap();
+    assert!(tolerations
+        .iter()
+        .any(|t| t["key"] == "node.kubernetes.io/not-ready" && t["tolerationSeconds"] == 300));
+    let err = s.fails(&[
+        "run",
+        "orphan",
+        "--image=nginx",
+        "-n",
+        "team",
+        "--overrides",
+        r#"{"spec":{"serviceAccountName":"ghost"}}"#,
+    ]);
+    assert!(err.contains(r#"serviceaccount "ghost" not found"#), "{err}");
+}
+
+#[test]
+fn pod_security_enforces_namespace_levels() {
+    let s = Server::start();
+    s.ok(&["create", "namespace", "locked"]);
+    s.ok(&[
+        "label",
+        "namespace",
+        "locked",
+        "pod-security.kubernetes.io/enforce=restricted",
+    ]);
+    assert!(eventually(Duration::from_secs(10), || s
+        .kubectl(&["get", "sa", "default", "-n", "locked"])
+        .status
+        .success()));
+    let err = s.fails(&["run", "root", "--image=nginx", "-n", "locked"]);
+    assert!(
+        err.contains(r#"violates PodSecurity "restricted:latest""#),
+        "{err}"
+    );
+    assert!(s
+        .fails(&["get", "pod", "root", "-n", "locked"])
+        .contains("not found"));
+}
+
+#[test]
+fn a_bad_configuration_fails_the_start_naming_the_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("admission:\n- name: nope\n  module: builtin:does-not-exist\n", "admission[0] (nope): unknown module \"builtin:does-not-exist\""),
+        ("admission:\n- name: notwasm\n  module: /etc/hostname\n", "admission[0] (notwasm)"),
+        ("admission:\n- name: r\n  module: builtin:namespace-lifecycle\n  rules: [{operations: [CRATE], apiGroups: ['*'], apiVersions: ['*'], resources: ['*']}]\n", "admission[0] (r): rules[0]: unsupported operation \"CRATE\""),
+    ];
+    for (text, expected) in cases {
+        let path = dir.path().join("c.yaml");
+        std::fs::write(&path, text).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_capstan"))
+            .args(["serve", "--secure-port", "0", "--data-dir"])
+            .arg(dir.path().join("data"))
+            .arg("--config")
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        assert!(
+            stderr(&out).contains(expected),
+            "expected {expected:?} in:\n{}",
+            stderr(&out)
+        );
+    }
+}
+
+const SANDBOX: &str = r#"
+admission:
+- name: looping
+  module: builtin:sandbox-loop
+  timeoutMs: 100
+  failurePolicy: Ignore
+  rules: [{operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}]
+- name: hungry
+  module: builtin:sandbox-alloc
+  memoryMib: 16
+  rules: [{operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [secrets]}]
+- name: trapping
+  module: builtin:sandbox-trap
+  rules: [{operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [serviceaccounts]}]
+- name: babbling
+  module: builtin:sandbox-garbage
+  rules: [{operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [limitranges]}]
+- name: snooping
+  module: builtin:sandbox-file
+  rules: [{operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [podtemplates]}]
+"#;
+
+#[test]
+fn misbehaving_plugins_get_their_failure_policy_and_the_server_keeps_serving() {
+    let s = start_with_config(SANDBOX);
+    let out = s.kubectl(&["create", "configmap", "slow"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            r#"admission plugin "looping" failed and was ignored: plugin timed out after 100ms"#
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let err = s.fails(&["create", "secret", "generic", "big", "--from-literal=a=b"]);
+    assert!(
+        err.contains(r#"failed calling admission plugin "hungry""#) && err.contains("memory limit"),
+        "{err}"
+    );
+    let err = s.fails(&["create", "serviceaccount", "boom"]);
+    assert!(
+        err.contains(r#"failed calling admission plugin "trapping""#) && err.contains("trapped"),
+        "{err}"
+    );
+    let lr = "apiVersion: v1\nkind: LimitRange\nmetadata: {name: lr}\nspec: {limits: [{type: Container}]}\n";
+    let err = stderr(&s.kubectl_stdin(&["create", "-f", "-"], Some(lr)));
+    assert!(
+        err.contains(r#"failed calling admission plugin "babbling""#),
+        "{err}"
+    );
+    let pt = "apiVersion: v1\nkind: PodTemplate\nmetadata: {name: pt}\ntemplate: {spec: {containers: [{name: c, image: i}]}}\n";
+    let err = stderr(&s.kubectl_stdin(&["create", "-f", "-"], Some(pt)));
+    assert!(
+        err.contains("file: denied") && err.contains("socket: denied") && !err.contains("root:"),
+        "{err}"
+    );
+    for _ in 0..3 {
+        s.ok(&["get", "ns"]);
+        s.ok(&["create", "configmap", &format!("again-{}", rand_suffix())]);
+    }
+    assert!(s.fails(&["get", "secret", "big"]).contains("not found"));
+}
+
+fn rand_suffix() -> u32 {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+#[test]
+fn plugin_run_answers_offline() {
+    let dir = tempfile::tempdir().unwrap();
+    let review = r#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u-1","kind":{"group":"","version":"v1","kind":"Namespace"},"resource":{"group":"","version":"v1","resource":"namespaces"},"name":"default","operation":"DELETE","userInfo":{"username":"alice"},"oldObject":{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"default"}}}}"#;
+    let path = dir.path().join("review.json");
+    std::fs::write(&path, review).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_capstan"))
+        .args([
+            "plugin",
+            "run",
+            "--module",
+            "builtin:namespace-lifecycle",
+            "--request",
+        ])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let answer: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(answer["response"]["uid"], "u-1");
+    assert_eq!(answer["response"]["allowed"], false);
+    assert!(answer["response"]["status"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("may not be deleted"));
+}
+
+#[test]
+fn a_users_plugin_from_a_path_rejects_kubectl_apply() {
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/require-labels/Cargo.toml"
+    );
+    let target = concat!(env!("CARGO_TARGET_TMPDIR"), "/examples-wasm");
+    let build = std::process::Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "--release",
+            "--target",
+            "wasm32-wasip2",
+            "--manifest-path",
+            example,
+            "--target-dir",
+            target,
+        ])
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .output()
+        .unwrap();
+    assert!(build.status.success(), "{}", stderr(&build));
+    let wasm = format!("{target}/wasm32-wasip2/release/require_labels.wasm");
+    let config = format!(
+        "admission:\n- name: require-labels\n  module: {wasm}\n  config: {{labels: [team]}}\n  rules: [{{operations: [CREATE, UPDATE], apiGroups: [apps], apiVersions: [v1], resources: [deployments]}}]\n"
+    );
+    let s = start_with_config(&config);
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: nginx}]}\n";
+    let err = stderr(&s.kubectl_stdin(&["apply", "-f", "-"], Some(deployment)));
+    assert!(
+        err.contains("require-labels") && err.contains("team"),
+        "{err}"
+    );
+    let labelled = deployment.replace(
+        "metadata: {name: web}",
+        "metadata: {name: web, labels: {team: a}}",
+    );
+    s.ok_stdin(&["apply", "-f", "-"], &labelled);
+}
