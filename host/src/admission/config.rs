@@ -204,23 +204,77 @@ fn check(label: &str, raw: PluginEntryConfig) -> Result<PluginEntry, String> {
 /// webhook markers where kube runs MutatingAdmissionWebhook and
 /// ValidatingAdmissionWebhook. Names missing from `available` are skipped.
 pub fn default_chain(available: &[&str]) -> Vec<EntryConfig> {
-    let order: [(&str, &[Phase]); 6] = [
-        ("namespace-lifecycle", &[Phase::Validating]),
-        ("service-account", &[Phase::Mutating, Phase::Validating]),
-        ("default-toleration-seconds", &[Phase::Mutating]),
-        ("limit-ranger", &[Phase::Mutating, Phase::Validating]),
-        ("default-storage-class", &[Phase::Mutating]),
-        ("pod-security", &[Phase::Validating]),
+    use Phase::{Mutating, Validating};
+    let pods = || rule(&["CREATE", "UPDATE"], &["pods"]);
+    let order: [(&str, &[Phase], Option<Vec<Rule>>); 6] = [
+        (
+            "namespace-lifecycle",
+            &[Validating],
+            Some(vec![
+                rule(&["CREATE"], &["*", "*/*"]),
+                rule(&["DELETE"], &["namespaces"]),
+            ]),
+        ),
+        (
+            "service-account",
+            &[Mutating, Validating],
+            Some(vec![rule(&["CREATE"], &["pods"])]),
+        ),
+        (
+            "default-toleration-seconds",
+            &[Mutating],
+            Some(vec![rule(&["CREATE"], &["pods"])]),
+        ),
+        ("limit-ranger", &[Mutating, Validating], Some(vec![pods()])),
+        (
+            "default-storage-class",
+            &[Mutating],
+            Some(vec![rule(&["CREATE"], &["persistentvolumeclaims"])]),
+        ),
+        (
+            "pod-security",
+            &[Validating],
+            Some(vec![rule(&["CREATE", "UPDATE"], &POD_SECURITY_RESOURCES)]),
+        ),
     ];
     let mut out = Vec::new();
-    for (name, phases) in order {
+    for (name, phases, rules) in order {
         if available.contains(&name) {
-            out.push(EntryConfig::Plugin(builtin_entry(name, phases)));
+            let mut entry = builtin_entry(name, phases);
+            entry.rules = rules;
+            out.push(EntryConfig::Plugin(entry));
         }
     }
     out.push(EntryConfig::Webhooks(Phase::Mutating));
     out.push(EntryConfig::Webhooks(Phase::Validating));
     out
+}
+
+/// What PodSecurity admission looks at: pods, namespaces (their labels), and
+/// the kinds that carry pod templates (for warnings).
+const POD_SECURITY_RESOURCES: [&str; 10] = [
+    "pods",
+    "namespaces",
+    "deployments",
+    "replicasets",
+    "statefulsets",
+    "daemonsets",
+    "jobs",
+    "cronjobs",
+    "replicationcontrollers",
+    "podtemplates",
+];
+
+/// A rule over every group and version (what a built-in plugin looks at).
+fn rule(operations: &[&str], resources: &[&str]) -> Rule {
+    let all = || vec!["*".to_string()];
+    Rule {
+        operations: operations.iter().map(|s| s.to_string()).collect(),
+        api_groups: all(),
+        api_versions: all(),
+        resources: resources.iter().map(|s| s.to_string()).collect(),
+        scope: None,
+    }
 }
 
 fn builtin_entry(name: &str, phases: &[Phase]) -> PluginEntry {
