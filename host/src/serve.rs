@@ -4,7 +4,8 @@ use crate::admission::{assemble, config, Chain};
 use crate::catalogue::Catalogue;
 use crate::cli::ServeArgs;
 use crate::plugins::store_reader::StoreReader;
-use crate::plugins::PluginRuntime;
+use crate::plugins::strategy_validation::WasmValidation;
+use crate::plugins::{embedded, Limits, PluginKind, PluginRuntime};
 use crate::state::AppState;
 use crate::storage::sqlite::SqliteStorage;
 use crate::{controllers, kubeconfig, pki, server};
@@ -27,18 +28,17 @@ fn client_host(bind: IpAddr) -> String {
 fn admission_chain(
     state: &AppState,
     config: &config::ServerConfig,
-    cache: std::path::PathBuf,
+    runtime: &PluginRuntime,
 ) -> Result<Chain> {
     let entries = match &config.admission {
         Some(entries) => entries.clone(),
         None => config::default_chain(&assemble::public_builtins()),
     };
-    let runtime = PluginRuntime::new(Some(cache)).context("starting the plugin runtime")?;
     let reader = Arc::new(StoreReader {
         registry: state.registry.clone(),
         catalogue: state.catalogue.clone(),
     });
-    let chain = assemble::assemble(&entries, &runtime, reader).map_err(anyhow::Error::msg)?;
+    let chain = assemble::assemble(&entries, runtime, reader).map_err(anyhow::Error::msg)?;
     Ok(Chain::new(
         chain,
         state.registry.clone(),
@@ -46,6 +46,28 @@ fn admission_chain(
         config.webhook_services.clone(),
     ))
 }
+
+/// The built-in strategy plugin's Validate step, when the binary embeds it.
+fn strategy_validation(
+    state: &AppState,
+    runtime: &PluginRuntime,
+) -> Result<Option<WasmValidation>> {
+    let Some(bytes) = embedded::builtin(STRATEGY_PLUGIN) else {
+        return Ok(None);
+    };
+    let plugin = runtime.load(STRATEGY_PLUGIN, bytes, PluginKind::Strategy)?;
+    let reader = Arc::new(StoreReader {
+        registry: state.registry.clone(),
+        catalogue: state.catalogue.clone(),
+    });
+    Ok(Some(WasmValidation {
+        plugin,
+        reader,
+        limits: Limits::default(),
+    }))
+}
+
+const STRATEGY_PLUGIN: &str = "strategy-validation";
 
 pub async fn run(args: ServeArgs) -> Result<()> {
     let started = std::time::Instant::now();
@@ -78,7 +100,11 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         .plugin_cache_dir
         .clone()
         .unwrap_or_else(|| args.data_dir.join("plugin-cache"));
-    state.admission = Arc::new(admission_chain(&state, &config, cache)?);
+    let runtime = PluginRuntime::new(Some(cache)).context("starting the plugin runtime")?;
+    if let Some(v) = strategy_validation(&state, &runtime)? {
+        state.registry.validation = Arc::new(v);
+    }
+    state.admission = Arc::new(admission_chain(&state, &config, &runtime)?);
     tracing::info!(chain = ?state.admission.names(), "admission chain");
     let state = Arc::new(state);
     controllers::bootstrap::bootstrap(&state)

@@ -21,6 +21,7 @@ mod limiter;
 mod output;
 mod runtime;
 pub mod store_reader;
+pub mod strategy_validation;
 
 pub use context::{CallContext, Limits, ObjectReader};
 pub use failure::PluginFailure;

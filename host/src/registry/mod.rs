@@ -10,6 +10,7 @@ pub mod names;
 pub mod scale;
 pub mod strategy;
 mod update;
+pub mod validation;
 
 use crate::admission::{Admit, NoAdmission};
 use crate::catalogue::ResourceInfo;
@@ -67,6 +68,8 @@ pub enum DeleteOutcome {
 #[derive(Clone)]
 pub struct Registry {
     pub storage: Arc<dyn Storage>,
+    /// The strategy's Validate step for every create and update.
+    pub validation: Arc<dyn validation::Validation>,
 }
 
 /// Maps a storage failure to the API error a client sees.
@@ -123,7 +126,10 @@ pub fn encode(obj: &Value) -> bytes::Bytes {
 
 impl Registry {
     pub fn new(storage: Arc<dyn Storage>) -> Self {
-        Registry { storage }
+        Registry {
+            storage,
+            validation: Arc::new(validation::NoValidation),
+        }
     }
 
     pub async fn get(&self, res: &ResourceInfo, ns: Option<&str>, name: &str) -> ApiResult<Value> {
@@ -250,6 +256,7 @@ impl Registry {
             }
             validate_name(res, &obj)?;
             if attempt == 0 {
+                self.validation.validate(res, &obj, None).await?;
                 opts.admit.validate(Some(&obj), None).await?;
             }
             let name = meta::name(&obj).unwrap_or_default().to_string();

@@ -77,6 +77,9 @@ impl Registry {
             };
             finish_update(res, &current, &mut desired, deleting);
             if !deleting {
+                self.validation
+                    .validate(res, &desired, Some(&current))
+                    .await?;
                 opts.admit.validate(Some(&desired), Some(&current)).await?;
             }
             let last_finalizer_removed =

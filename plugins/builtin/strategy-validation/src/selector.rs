@@ -1,0 +1,122 @@
+//! `metav1.LabelSelector`s of workloads: checking their expressions
+//! (`ValidateLabelSelectorRequirement`) and matching them against labels
+//! (`LabelSelectorAsSelector(...).Matches`).
+
+use capstan_plugin_sdk::Cause;
+use serde_json::Value;
+
+use crate::common::{self, list, text};
+
+/// The problems of each `matchExpressions` entry; the bool is false when
+/// the selector cannot be turned into a selector at all.
+pub fn check(selector: &Value, field: &str) -> (Vec<Cause>, bool) {
+    let mut causes = Vec::new();
+    let mut usable = true;
+    for (i, req) in list(selector, "matchExpressions").iter().enumerate() {
+        let at = format!("{field}.matchExpressions[{i}]");
+        if let Some(cause) = requirement_problem(req, &at) {
+            causes.push(cause);
+            usable = false;
+        }
+    }
+    (causes, usable)
+}
+
+fn requirement_problem(req: &Value, at: &str) -> Option<Cause> {
+    let has_values = !list(req, "values").is_empty();
+    match text(req, "operator") {
+        "In" | "NotIn" if !has_values => Some(common::required(
+            &format!("{at}.values"),
+            "must be specified when `operator` is 'In' or 'NotIn'",
+        )),
+        "Exists" | "DoesNotExist" if has_values => Some(common::forbidden(
+            &format!("{at}.values"),
+            "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+        )),
+        "In" | "NotIn" | "Exists" | "DoesNotExist" => None,
+        other => Some(common::invalid_str(
+            &format!("{at}.operator"),
+            other,
+            "not a valid selector operator",
+        )),
+    }
+}
+
+/// True when the selector has neither matchLabels nor matchExpressions.
+pub fn is_empty(selector: &Value) -> bool {
+    let labels = selector
+        .get("matchLabels")
+        .and_then(Value::as_object)
+        .map_or(0, |m| m.len());
+    labels + list(selector, "matchExpressions").len() == 0
+}
+
+/// Whether `labels` (a JSON map, or nothing) satisfies the selector.
+pub fn matches(selector: &Value, labels: Option<&Value>) -> bool {
+    let label = |key: &str| labels.and_then(|l| l.get(key)).and_then(Value::as_str);
+    let by_labels = selector
+        .get("matchLabels")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .all(|(k, v)| label(k) == v.as_str());
+    by_labels
+        && list(selector, "matchExpressions")
+            .iter()
+            .all(|req| requirement_matches(req, label(text(req, "key"))))
+}
+
+fn requirement_matches(req: &Value, value: Option<&str>) -> bool {
+    let listed = |v: &str| list(req, "values").iter().any(|x| x.as_str() == Some(v));
+    match text(req, "operator") {
+        "In" => value.is_some_and(listed),
+        "NotIn" => !value.is_some_and(listed),
+        "Exists" => value.is_some(),
+        "DoesNotExist" => value.is_none(),
+        _ => false,
+    }
+}
+
+/// Whether every key=value of a plain map selector (RC) is among `labels`.
+pub fn map_matches(selector: &Value, labels: Option<&Value>) -> bool {
+    selector.as_object().into_iter().flatten().all(|(k, v)| {
+        labels
+            .and_then(|l| l.get(k))
+            .is_some_and(|have| have.as_str() == v.as_str())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn match_labels_and_expressions() {
+        let sel = json!({"matchLabels": {"app": "web"},
+            "matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["db"]}]});
+        assert!(matches(&sel, Some(&json!({"app": "web"}))));
+        assert!(!matches(&sel, Some(&json!({"app": "web", "tier": "db"}))));
+        assert!(!matches(&sel, None));
+        let exists = json!({"matchExpressions": [{"key": "a", "operator": "Exists"}]});
+        assert!(matches(&exists, Some(&json!({"a": ""}))));
+    }
+
+    #[test]
+    fn bad_expressions_are_reported() {
+        let sel = json!({"matchExpressions": [
+            {"key": "a", "operator": "In"},
+            {"key": "b", "operator": "Near", "values": ["x"]}]});
+        let (causes, usable) = check(&sel, "spec.selector");
+        assert!(!usable);
+        assert_eq!(causes[0].field, "spec.selector.matchExpressions[0].values");
+        assert_eq!(
+            causes[0].message,
+            "Required value: must be specified when `operator` is 'In' or 'NotIn'"
+        );
+        assert_eq!(
+            causes[1].message,
+            "Invalid value: \"Near\": not a valid selector operator"
+        );
+    }
+}

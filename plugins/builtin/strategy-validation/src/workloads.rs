@@ -1,0 +1,355 @@
+//! Workloads with a pod template: deployments, replicasets and statefulsets
+//! (apps/v1) and replicationcontrollers (v1). Replicas are non-negative, the
+//! selector is required and must match the template's labels, the template
+//! is a valid pod spec that always restarts, and apps selectors are immutable.
+
+use capstan_plugin_sdk::Cause;
+use serde_json::Value;
+
+use crate::common::{self, int, same};
+use crate::{gofmt, pods, selector};
+
+const NEGATIVE: &str = "must be greater than or equal to 0";
+const MISMATCH: &str = "`selector` does not match template `labels`";
+const LABELS_FIELD: &str = "spec.template.metadata.labels";
+const STATEFULSET_UPDATABLE: &str = "updates to statefulset spec for fields other than \
+'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', \
+'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden";
+
+/// What an apps selector turns into (`metav1.LabelSelectorAsSelector`).
+enum Selector<'a> {
+    /// No selector: matches nothing.
+    Nothing,
+    /// An empty selector: no check against the template.
+    Everything,
+    Labels(&'a Value),
+    /// Malformed expressions: the template is not checked.
+    Unusable,
+}
+
+/// A create or update of the workload `resource` (plural).
+pub fn validate(resource: &str, object: &Value, old: Option<&Value>) -> Vec<Cause> {
+    let spec = object.get("spec").unwrap_or(&Value::Null);
+    let mut causes = Vec::new();
+    if resource == "replicationcontrollers" {
+        controller_spec(spec, &mut causes);
+    } else {
+        apps_spec(resource, spec, &mut causes);
+    }
+    if let Some(old) = old {
+        let old_spec = old.get("spec").unwrap_or(&Value::Null);
+        apps_update(resource, spec, old_spec, &mut causes);
+    }
+    causes
+}
+
+fn non_negative(spec: &Value, key: &str, causes: &mut Vec<Cause>) {
+    let value = int(spec, key);
+    if value < 0 {
+        let field = format!("spec.{key}");
+        causes.push(common::invalid(&field, &value.to_string(), NEGATIVE));
+    }
+}
+
+fn apps_spec(resource: &str, spec: &Value, causes: &mut Vec<Cause>) {
+    let kind = match resource {
+        "statefulsets" => "statefulset",
+        _ => "deployment",
+    };
+    non_negative(spec, "replicas", causes);
+    non_negative(spec, "minReadySeconds", causes);
+    let selector = apps_selector(spec, kind, causes);
+    let template = spec.get("template").unwrap_or(&Value::Null);
+    let labels = template.get("metadata").and_then(|m| m.get("labels"));
+    let matched = match selector {
+        Selector::Unusable => return,
+        Selector::Nothing => false,
+        Selector::Everything => true,
+        Selector::Labels(sel) => selector::matches(sel, labels),
+    };
+    if !matched {
+        causes.push(common::invalid(
+            LABELS_FIELD,
+            &gofmt::string_map(labels),
+            MISMATCH,
+        ));
+    }
+    let owner = match resource {
+        "statefulsets" => "StatefulSet",
+        _ => "ReplicaSet",
+    };
+    template_spec(template, owner, causes);
+}
+
+fn apps_selector<'a>(spec: &'a Value, kind: &str, causes: &mut Vec<Cause>) -> Selector<'a> {
+    let field = "spec.selector";
+    let Some(sel) = spec.get("selector").filter(|s| !s.is_null()) else {
+        causes.push(common::required(field, ""));
+        return Selector::Nothing;
+    };
+    let (problems, usable) = selector::check(sel, field);
+    causes.extend(problems);
+    let empty = selector::is_empty(sel);
+    if empty {
+        let detail = format!("empty selector is invalid for {kind}");
+        causes.push(common::invalid(field, &gofmt::label_selector(sel), &detail));
+    }
+    if !usable {
+        let detail = if kind == "statefulset" {
+            ""
+        } else {
+            "invalid label selector"
+        };
+        causes.push(common::invalid(field, &gofmt::label_selector(sel), detail));
+        return Selector::Unusable;
+    }
+    if empty {
+        Selector::Everything
+    } else {
+        Selector::Labels(sel)
+    }
+}
+
+/// The template's pod spec, which must restart Always and have no deadline.
+fn template_spec(template: &Value, owner: &str, causes: &mut Vec<Cause>) {
+    let spec = template.get("spec").unwrap_or(&Value::Null);
+    causes.extend(pods::validate_spec(spec, "spec.template.spec"));
+    let restart = spec.get("restartPolicy").and_then(Value::as_str);
+    if let Some(policy) = restart.filter(|p| *p != "Always") {
+        let field = "spec.template.spec.restartPolicy";
+        causes.push(common::not_supported(field, policy, &["Always"]));
+    }
+    if spec
+        .get("activeDeadlineSeconds")
+        .is_some_and(|v| !v.is_null())
+    {
+        let field = "spec.template.spec.activeDeadlineSeconds";
+        let detail = format!("activeDeadlineSeconds in {owner} is not Supported");
+        causes.push(common::forbidden(field, &detail));
+    }
+}
+
+/// ReplicationControllers: a plain map selector, defaulted from the
+/// template's labels when empty, and a template that may be missing.
+fn controller_spec(spec: &Value, causes: &mut Vec<Cause>) {
+    non_negative(spec, "minReadySeconds", causes);
+    let template = spec.get("template").filter(|t| !t.is_null());
+    let labels = template
+        .and_then(|t| t.get("metadata"))
+        .and_then(|m| m.get("labels"));
+    let given = spec.get("selector").filter(|s| !is_empty_map(Some(s)));
+    let selector = given.or(labels).filter(|s| !is_empty_map(Some(s)));
+    if selector.is_none() {
+        causes.push(common::required("spec.selector", ""));
+    }
+    non_negative(spec, "replicas", causes);
+    let Some(template) = template else {
+        causes.push(common::required("spec.template", ""));
+        return;
+    };
+    if selector.is_some_and(|sel| !selector::map_matches(sel, labels)) {
+        causes.push(common::invalid(
+            LABELS_FIELD,
+            &gofmt::string_map(labels),
+            MISMATCH,
+        ));
+    }
+    template_spec(template, "ReplicationController", causes);
+}
+
+fn is_empty_map(value: Option<&Value>) -> bool {
+    value
+        .and_then(Value::as_object)
+        .is_none_or(|m| m.is_empty())
+}
+
+/// Deployments and ReplicaSets keep their selector; StatefulSets may only
+/// change a few spec fields. ReplicationControllers have no such rule.
+fn apps_update(resource: &str, new: &Value, old: &Value, causes: &mut Vec<Cause>) {
+    match resource {
+        "deployments" | "replicasets" => {
+            let (selector, before) = (new.get("selector"), old.get("selector"));
+            if !same(selector, before) {
+                let shown = selector
+                    .filter(|s| !s.is_null())
+                    .map_or_else(|| gofmt::scalar(None), gofmt::label_selector);
+                causes.push(common::immutable("spec.selector", &shown));
+            }
+        }
+        "statefulsets" if !same(Some(&fixed_part(new)), Some(&fixed_part(old))) => {
+            causes.push(common::forbidden("spec", STATEFULSET_UPDATABLE));
+        }
+        _ => {}
+    }
+}
+
+/// A StatefulSet spec without its updatable fields, defaults filled in.
+fn fixed_part(spec: &Value) -> Value {
+    let mut fixed = spec.clone();
+    if let Some(map) = fixed.as_object_mut() {
+        for key in [
+            "replicas",
+            "ordinals",
+            "template",
+            "updateStrategy",
+            "revisionHistoryLimit",
+            "persistentVolumeClaimRetentionPolicy",
+            "minReadySeconds",
+        ] {
+            map.remove(key);
+        }
+        let policy = map.entry("podManagementPolicy").or_insert(Value::Null);
+        if policy.is_null() {
+            *policy = Value::String("OrderedReady".into());
+        }
+    }
+    fixed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn messages(causes: &[Cause]) -> Vec<String> {
+        causes
+            .iter()
+            .map(|c| format!("{}: {}", c.field, c.message))
+            .collect()
+    }
+
+    fn deployment(selector: Value, labels: Value) -> Value {
+        json!({"spec": {"replicas": 1, "selector": selector, "template": {
+            "metadata": {"labels": labels},
+            "spec": {"containers": [{"name": "web", "image": "nginx"}]}}}})
+    }
+
+    #[test]
+    fn a_valid_deployment_has_no_causes() {
+        let d = deployment(
+            json!({"matchLabels": {"app": "web"}}),
+            json!({"app": "web", "v": "1"}),
+        );
+        assert!(validate("deployments", &d, None).is_empty());
+    }
+
+    #[test]
+    fn selector_must_match_template_labels() {
+        let d = deployment(json!({"matchLabels": {"app": "web"}}), json!({"app": "x"}));
+        assert_eq!(
+            messages(&validate("deployments", &d, None)),
+            vec![
+                "spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"x\"}: \
+                  `selector` does not match template `labels`"
+            ]
+        );
+    }
+
+    #[test]
+    fn missing_selector_is_required_and_matches_nothing() {
+        let mut d = deployment(json!(null), json!({"app": "x"}));
+        d["spec"].as_object_mut().unwrap().remove("selector");
+        let got = messages(&validate("replicasets", &d, None));
+        assert_eq!(
+            got,
+            vec![
+                "spec.selector: Required value",
+                "spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"x\"}: \
+                 `selector` does not match template `labels`",
+            ]
+        );
+    }
+
+    #[test]
+    fn replicas_and_template_rules() {
+        let mut d = deployment(
+            json!({"matchLabels": {"app": "web"}}),
+            json!({"app": "web"}),
+        );
+        d["spec"]["replicas"] = json!(-1);
+        d["spec"]["template"]["spec"]["restartPolicy"] = json!("Never");
+        d["spec"]["template"]["spec"]["containers"][0]
+            .as_object_mut()
+            .unwrap()
+            .remove("image");
+        let got = messages(&validate("statefulsets", &d, None));
+        assert_eq!(
+            got,
+            vec![
+                "spec.replicas: Invalid value: -1: must be greater than or equal to 0",
+                "spec.template.spec.containers[0].image: Required value",
+                "spec.template.spec.restartPolicy: Unsupported value: \"Never\": supported values: \"Always\"",
+            ]
+        );
+    }
+
+    #[test]
+    fn apps_selector_is_immutable() {
+        let old = deployment(
+            json!({"matchLabels": {"app": "web"}}),
+            json!({"app": "web", "b": "1"}),
+        );
+        let new = deployment(
+            json!({"matchLabels": {"b": "1"}}),
+            json!({"app": "web", "b": "1"}),
+        );
+        let got = validate("deployments", &new, Some(&old));
+        assert_eq!(
+            messages(&got),
+            vec!["spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string\
+                  {\"b\":\"1\"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable"]
+        );
+        assert_eq!(got[0].cause_type, "FieldValueInvalid");
+        let mut scaled = old.clone();
+        scaled["spec"]["replicas"] = json!(5);
+        assert!(validate("deployments", &scaled, Some(&old)).is_empty());
+    }
+
+    #[test]
+    fn statefulset_spec_is_mostly_immutable() {
+        let mut old = deployment(
+            json!({"matchLabels": {"app": "web"}}),
+            json!({"app": "web"}),
+        );
+        old["spec"]["serviceName"] = json!("web");
+        let mut new = old.clone();
+        new["spec"]["replicas"] = json!(3);
+        new["spec"]["podManagementPolicy"] = json!("OrderedReady");
+        assert!(validate("statefulsets", &new, Some(&old)).is_empty());
+        new["spec"]["serviceName"] = json!("other");
+        assert_eq!(
+            messages(&validate("statefulsets", &new, Some(&old))),
+            vec![format!("spec: Forbidden: {STATEFULSET_UPDATABLE}")]
+        );
+    }
+
+    #[test]
+    fn replication_controllers() {
+        let rc = json!({"spec": {"selector": {"app": "a"}, "template": {
+            "metadata": {"labels": {"app": "b"}},
+            "spec": {"containers": [{"name": "c", "image": "x"}], "activeDeadlineSeconds": 5}}}});
+        assert_eq!(
+            messages(&validate("replicationcontrollers", &rc, None)),
+            vec![
+                "spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"b\"}: \
+                 `selector` does not match template `labels`",
+                "spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in \
+                 ReplicationController is not Supported",
+            ]
+        );
+        let defaulted = json!({"spec": {"template": {"metadata": {"labels": {"app": "b"}},
+            "spec": {"containers": [{"name": "c", "image": "x"}]}}}});
+        assert!(validate("replicationcontrollers", &defaulted, None).is_empty());
+        assert_eq!(
+            messages(&validate(
+                "replicationcontrollers",
+                &json!({"spec": {}}),
+                None
+            )),
+            vec![
+                "spec.selector: Required value",
+                "spec.template: Required value"
+            ]
+        );
+    }
+}
