@@ -6,7 +6,6 @@ use crate::catalogue::ResourceInfo;
 use crate::registry::{check_preconditions, keys, meta, DeleteOutcome, WriteOptions};
 use crate::state::AppState;
 use crate::status::{ApiError, ApiResult};
-use crate::storage::RangeRequest;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
@@ -77,19 +76,9 @@ async fn finalize(state: &AppState, name: &str) -> ApiResult<Option<Value>> {
 /// Deletes every object of `res` in namespace `ns`; returns how many remain (held by finalizers).
 async fn purge(state: &AppState, res: &ResourceInfo, ns: &str) -> ApiResult<usize> {
     let prefix = keys::prefix(res, Some(ns));
-    let req = RangeRequest {
-        prefix: &prefix,
-        start_after: None,
-        limit: None,
-        revision: None,
-    };
-    let page = state
-        .storage
-        .range(req)
-        .await
-        .map_err(|e| crate::registry::storage_error(res, "", e))?;
+    let kvs = state.registry.read_all(res, &prefix).await?;
     let mut remaining = 0;
-    for kv in page.kvs {
+    for kv in kvs {
         let name = kv.key.strip_prefix(&prefix).unwrap_or_default().to_string();
         match state
             .registry
@@ -121,18 +110,8 @@ pub fn spawn_sweeper(state: Arc<AppState>, every: Duration) {
 async fn sweep(state: &AppState) -> ApiResult<()> {
     let res = namespaces(state)?;
     let prefix = keys::prefix(res, None);
-    let req = RangeRequest {
-        prefix: &prefix,
-        start_after: None,
-        limit: None,
-        revision: None,
-    };
-    let page = state
-        .storage
-        .range(req)
-        .await
-        .map_err(|e| crate::registry::storage_error(res, "", e))?;
-    for kv in page.kvs {
+    let kvs = state.registry.read_all(res, &prefix).await?;
+    for kv in kvs {
         let ns = crate::registry::decode(&kv)?;
         if meta::is_terminating(&ns) {
             if let Some(name) = meta::name(&ns) {

@@ -3,8 +3,8 @@
 //! services that exist (kube-apiserver's service REST allocators).
 
 use super::{decode, Registry};
+use crate::catalogue::ResourceInfo;
 use crate::status::{ApiError, ApiResult, Cause};
-use crate::storage::RangeRequest;
 use rand::Rng;
 use serde_json::{json, Value};
 use std::collections::HashSet;
@@ -20,23 +20,15 @@ struct InUse {
 }
 
 impl Registry {
-    async fn services_in_use(&self) -> ApiResult<InUse> {
-        let req = RangeRequest {
-            prefix: "/registry/core/services/",
-            start_after: None,
-            limit: None,
-            revision: None,
-        };
-        let page = self
-            .storage
-            .range(req)
-            .await
-            .map_err(|e| ApiError::internal(e.to_string()))?;
+    async fn services_in_use(&self, services: &ResourceInfo) -> ApiResult<InUse> {
+        let kvs = self
+            .read_all(services, &super::keys::prefix(services, None))
+            .await?;
         let mut used = InUse {
             ips: HashSet::new(),
             node_ports: HashSet::new(),
         };
-        for kv in &page.kvs {
+        for kv in &kvs {
             let svc = decode(kv)?;
             if let Some(ip) = svc.pointer("/spec/clusterIP").and_then(Value::as_str) {
                 used.ips.insert(ip.to_string());
@@ -56,7 +48,11 @@ impl Registry {
     }
 
     /// Fills in `spec.clusterIP(s)` and node ports of a new Service.
-    pub async fn allocate_service(&self, svc: &mut Value) -> ApiResult<()> {
+    pub async fn allocate_service(
+        &self,
+        services: &ResourceInfo,
+        svc: &mut Value,
+    ) -> ApiResult<()> {
         let kind = svc
             .pointer("/spec/type")
             .and_then(Value::as_str)
@@ -65,7 +61,7 @@ impl Registry {
         if kind == "ExternalName" {
             return Ok(());
         }
-        let used = self.services_in_use().await?;
+        let used = self.services_in_use(services).await?;
         let requested = svc
             .pointer("/spec/clusterIP")
             .and_then(Value::as_str)

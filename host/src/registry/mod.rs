@@ -132,6 +132,39 @@ impl Registry {
         }
     }
 
+    /// The stored entry at `key` and its decoded object (404 when absent).
+    async fn read(
+        &self,
+        res: &ResourceInfo,
+        key: &str,
+        name: &str,
+    ) -> ApiResult<(KeyValue, Value)> {
+        let kv = self
+            .storage
+            .get(key)
+            .await
+            .map_err(|e| storage_error(res, name, e))?;
+        let kv = kv.ok_or_else(|| ApiError::not_found(&res.group, &res.plural, name))?;
+        let obj = decode(&kv)?;
+        Ok((kv, obj))
+    }
+
+    /// Every stored object under `prefix`, at the latest revision.
+    pub async fn read_all(&self, res: &ResourceInfo, prefix: &str) -> ApiResult<Vec<KeyValue>> {
+        let req = RangeRequest {
+            prefix,
+            start_after: None,
+            limit: None,
+            revision: None,
+        };
+        let page = self
+            .storage
+            .range(req)
+            .await
+            .map_err(|e| storage_error(res, "", e))?;
+        Ok(page.kvs)
+    }
+
     pub async fn get(&self, res: &ResourceInfo, ns: Option<&str>, name: &str) -> ApiResult<Value> {
         let key = keys::key(res, ns, name);
         match self
@@ -244,7 +277,7 @@ impl Registry {
         meta::set_create_fields(&mut obj, ns);
         strategy::prepare_for_create(res, &mut obj);
         if res.group.is_empty() && res.plural == "services" {
-            self.allocate_service(&mut obj).await?;
+            self.allocate_service(res, &mut obj).await?;
         }
         let generate = meta::name(&obj).is_none();
         for attempt in 0..8 {
@@ -307,13 +340,7 @@ impl Registry {
     ) -> ApiResult<DeleteOutcome> {
         let key = keys::key(res, ns, name);
         loop {
-            let kv = self
-                .storage
-                .get(&key)
-                .await
-                .map_err(|e| storage_error(res, name, e))?;
-            let kv = kv.ok_or_else(|| ApiError::not_found(&res.group, &res.plural, name))?;
-            let current = decode(&kv)?;
+            let (kv, current) = self.read(res, &key, name).await?;
             check_preconditions(res, name, &current, preconditions)?;
             opts.admit.validate(None, Some(&current)).await?;
             if !meta::finalizers(&current).is_empty() {

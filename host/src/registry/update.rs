@@ -55,13 +55,7 @@ impl Registry {
     ) -> ApiResult<UpdateOutcome> {
         let key = keys::key(res, ns, name);
         loop {
-            let kv = self
-                .storage
-                .get(&key)
-                .await
-                .map_err(|e| storage_error(res, name, e))?;
-            let kv = kv.ok_or_else(|| ApiError::not_found(&res.group, &res.plural, name))?;
-            let current = decode(&kv)?;
+            let (kv, current) = self.read(res, &key, name).await?;
             let desired = change(current.clone())?;
             let precondition = meta::resource_version(&desired).map(String::from);
             if precondition
