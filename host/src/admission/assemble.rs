@@ -86,6 +86,7 @@ fn load(
         config: e.clone(),
         transport: Arc::new(transport) as Arc<dyn Transport>,
         verbatim: e.module.starts_with("builtin:"),
+        dry_run_safe: true,
     })
 }
 

@@ -19,6 +19,9 @@ pub struct CallableEntry {
     pub transport: Arc<dyn Transport>,
     /// Built-in plugins speak as kube-apiserver's own admission does.
     pub verbatim: bool,
+    /// May be called for dry-run requests (Wasm plugins always: they cannot
+    /// write anything; webhooks when sideEffects is None or NoneOnDryRun).
+    pub dry_run_safe: bool,
 }
 
 pub enum ChainEntry {
@@ -163,6 +166,12 @@ impl Chain {
         old: Option<&Value>,
         warnings: &Mutex<Vec<String>>,
     ) -> ApiResult<Option<super::review::Verdict>> {
+        if req.dry_run && !e.dry_run_safe {
+            return Err(ApiError::bad_request(format!(
+                "admission webhook \"{}\" does not support dry run",
+                e.config.name
+            )));
+        }
         let review = req.review(obj, old);
         let uid = review["request"]["uid"]
             .as_str()
@@ -382,6 +391,7 @@ mod tests {
             config,
             transport: Arc::new(Fake(Box::new(f))),
             verbatim: false,
+            dry_run_safe: false,
         })
     }
 
@@ -446,6 +456,30 @@ mod tests {
         assert_eq!(
             denied.message,
             "admission webhook \"check\" denied the request: not today"
+        );
+    }
+
+    #[tokio::test]
+    async fn dry_run_is_refused_by_entries_with_side_effects() {
+        let (c, _dir) = chain(vec![entry(
+            "effects",
+            Phase::Validating,
+            FailurePolicy::Ignore,
+            |r| Ok(answer(r, true, None)),
+        )]);
+        let w = Mutex::new(Vec::new());
+        let mut req = request();
+        req.dry_run = true;
+        let e = c
+            .validate(&req, Some(&json!({})), None, &w)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (
+                400,
+                "admission webhook \"effects\" does not support dry run"
+            )
         );
     }
 

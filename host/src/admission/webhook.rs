@@ -123,10 +123,16 @@ impl ApiWebhooks {
                 .map(String::from),
             timeout,
         };
+        let side_effects = hook
+            .get("sideEffects")
+            .and_then(Value::as_str)
+            .unwrap_or("Unknown");
+        let dry_run_safe = matches!(side_effects, "None" | "NoneOnDryRun");
         Ok(CallableEntry {
             config,
             transport: Arc::new(transport),
             verbatim: false,
+            dry_run_safe,
         })
     }
 }
