@@ -27,6 +27,75 @@ pub struct ApiWebhooks {
     validating: ResourceInfo,
     /// `namespace/name` of a Service → base URL, for webhooks that name a service.
     services: HashMap<String, String>,
+    mutating_cache: ConfigCache,
+    validating_cache: ConfigCache,
+}
+
+async fn list(
+    registry: &Registry,
+    res: &ResourceInfo,
+) -> Result<Vec<Value>, crate::status::ApiError> {
+    registry
+        .list(res, None, &ListQuery::default())
+        .await
+        .map(|page| page.items)
+}
+
+/// The configurations of one kind, kept current by a watch (as an informer
+/// would), so a write does not read them from storage every time.
+#[derive(Clone, Default)]
+struct ConfigCache(Arc<std::sync::RwLock<Option<Vec<Value>>>>);
+
+impl ConfigCache {
+    fn current(&self) -> Option<Vec<Value>> {
+        self.0.read().ok().and_then(|c| c.clone())
+    }
+
+    fn set(&self, items: Option<Vec<Value>>) {
+        if let Ok(mut c) = self.0.write() {
+            *c = items;
+        }
+    }
+
+    /// Starts the watch when a tokio runtime is running; otherwise every read lists.
+    fn watching(registry: &Registry, res: &ResourceInfo) -> ConfigCache {
+        let cache = ConfigCache::default();
+        if tokio::runtime::Handle::try_current().is_ok() {
+            let (registry, res, c) = (registry.clone(), res.clone(), cache.clone());
+            tokio::spawn(async move {
+                loop {
+                    if let Err(e) = c.follow(&registry, &res).await {
+                        tracing::warn!(error = %e, "webhook configuration watch restarting");
+                    }
+                    c.set(None);
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+            });
+        }
+        cache
+    }
+
+    /// Lists, then re-lists on every change until the watch ends.
+    async fn follow(&self, registry: &Registry, res: &ResourceInfo) -> Result<(), String> {
+        use futures_util::StreamExt;
+        let prefix = crate::registry::keys::prefix(res, None);
+        let revision = registry
+            .storage
+            .current_revision()
+            .await
+            .map_err(|e| e.to_string())?;
+        let mut events = registry
+            .storage
+            .watch(&prefix, revision)
+            .await
+            .map_err(|e| e.to_string())?;
+        self.set(Some(list(registry, res).await.map_err(|e| e.message)?));
+        while let Some(ev) = events.next().await {
+            ev.map_err(|e| e.to_string())?;
+            self.set(Some(list(registry, res).await.map_err(|e| e.message)?));
+        }
+        Ok(())
+    }
 }
 
 impl ApiWebhooks {
@@ -42,27 +111,31 @@ impl ApiWebhooks {
         let validating = catalogue
             .lookup(g, "v1", "validatingwebhookconfigurations")?
             .clone();
+        let mutating_cache = ConfigCache::watching(&registry, &mutating);
+        let validating_cache = ConfigCache::watching(&registry, &validating);
         Some(ApiWebhooks {
             registry,
             mutating,
             validating,
             services,
+            mutating_cache,
+            validating_cache,
         })
     }
 
     async fn configurations(&self, phase: Phase) -> Vec<Value> {
-        let res = if phase == Phase::Mutating {
-            &self.mutating
+        let (res, cache) = if phase == Phase::Mutating {
+            (&self.mutating, &self.mutating_cache)
         } else {
-            &self.validating
+            (&self.validating, &self.validating_cache)
         };
-        match self.registry.list(res, None, &ListQuery::default()).await {
-            Ok(page) => page.items,
-            Err(e) => {
-                tracing::warn!(error = %e, "could not read webhook configurations");
-                Vec::new()
-            }
+        if let Some(items) = cache.current() {
+            return items;
         }
+        list(&self.registry, res).await.unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "could not read webhook configurations");
+            Vec::new()
+        })
     }
 
     fn url(&self, client: &Value) -> Result<String, String> {
