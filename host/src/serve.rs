@@ -24,21 +24,26 @@ fn client_host(bind: IpAddr) -> String {
     }
 }
 
-/// The configured admission chain (or kube-apiserver's default order of the built-ins).
+/// The configured admission entries, or kube-apiserver's default order of the built-ins.
+fn chain_entries(config: &config::ServerConfig) -> Vec<config::EntryConfig> {
+    config
+        .admission
+        .clone()
+        .unwrap_or_else(|| config::default_chain(&assemble::public_builtins()))
+}
+
+/// The admission chain of `entries`, loaded into the runtime.
 fn admission_chain(
     state: &AppState,
+    entries: &[config::EntryConfig],
     config: &config::ServerConfig,
     runtime: &PluginRuntime,
 ) -> Result<Chain> {
-    let entries = match &config.admission {
-        Some(entries) => entries.clone(),
-        None => config::default_chain(&assemble::public_builtins()),
-    };
     let reader = Arc::new(StoreReader {
         registry: state.registry.clone(),
         catalogue: state.catalogue.clone(),
     });
-    let chain = assemble::assemble(&entries, runtime, reader).map_err(anyhow::Error::msg)?;
+    let chain = assemble::assemble(entries, runtime, reader).map_err(anyhow::Error::msg)?;
     Ok(Chain::new(
         chain,
         state.registry.clone(),
@@ -68,6 +73,20 @@ fn strategy_validation(
 }
 
 const STRATEGY_PLUGIN: &str = "strategy-validation";
+
+/// Compiles every module the start will load, in parallel, into the cache.
+fn precompile(runtime: &PluginRuntime, entries: &[config::EntryConfig]) {
+    let mut modules: Vec<std::borrow::Cow<'static, [u8]>> = entries
+        .iter()
+        .filter_map(|e| match e {
+            config::EntryConfig::Plugin(p) => assemble::module_bytes(&p.module).ok(),
+            config::EntryConfig::Webhooks(_) => None,
+        })
+        .collect();
+    modules.extend(embedded::builtin(STRATEGY_PLUGIN).map(std::borrow::Cow::Borrowed));
+    let refs: Vec<&[u8]> = modules.iter().map(|m| m.as_ref()).collect();
+    runtime.precompile(&refs);
+}
 
 pub async fn run(args: ServeArgs) -> Result<()> {
     let started = std::time::Instant::now();
@@ -101,10 +120,12 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         .clone()
         .unwrap_or_else(|| args.data_dir.join("plugin-cache"));
     let runtime = PluginRuntime::new(Some(cache)).context("starting the plugin runtime")?;
+    let entries = chain_entries(&config);
+    precompile(&runtime, &entries);
     if let Some(v) = strategy_validation(&state, &runtime)? {
         state.registry.validation = Arc::new(v);
     }
-    state.admission = Arc::new(admission_chain(&state, &config, &runtime)?);
+    state.admission = Arc::new(admission_chain(&state, &entries, &config, &runtime)?);
     tracing::info!(chain = ?state.admission.names(), "admission chain");
     let state = Arc::new(state);
     controllers::bootstrap::bootstrap(&state)

@@ -78,6 +78,29 @@ impl PluginRuntime {
         }))
     }
 
+    /// Compiles the components in parallel (one thread per core) so later
+    /// `load`s find them in the cache; a no-op without a cache directory.
+    /// Errors are left for `load`, which names the plugin.
+    pub fn precompile(&self, modules: &[&[u8]]) {
+        let Some(dir) = self.cache_dir.as_deref() else {
+            return;
+        };
+        let workers = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .max(1);
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..workers.min(modules.len()) {
+                scope.spawn(|| loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(wasm) = modules.get(i) else { break };
+                    let _ = cache::load_or_compile(&self.engine, Some(dir), wasm);
+                });
+            }
+        });
+    }
+
     /// Compiles (or loads from the cache) `wasm` and pre-links it for the
     /// world of `kind`. Errors name the plugin and say what is wrong.
     pub fn load(&self, name: &str, wasm: &[u8], kind: PluginKind) -> anyhow::Result<Plugin> {
