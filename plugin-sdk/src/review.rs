@@ -113,6 +113,15 @@ impl AdmissionRequest {
             && self.sub_resource.as_deref().unwrap_or("").is_empty()
     }
 
+    /// The object being created or updated, when the request writes `group/resource`
+    /// itself (not a subresource); None for other requests.
+    pub fn written_object(&self, group: &str, resource: &str) -> Option<&Value> {
+        let writes = matches!(self.operation, Operation::Create | Operation::Update);
+        self.object
+            .as_ref()
+            .filter(|_| writes && self.is_resource(group, resource))
+    }
+
     /// The subresource, "" when none.
     pub fn subresource(&self) -> &str {
         self.sub_resource.as_deref().unwrap_or("")

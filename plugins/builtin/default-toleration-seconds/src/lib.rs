@@ -36,12 +36,7 @@ pub struct DefaultTolerationSeconds;
 
 impl AdmissionPlugin for DefaultTolerationSeconds {
     fn review(req: &AdmissionRequest) -> Result<AdmissionResponse, String> {
-        let writes = matches!(req.operation, Operation::Create | Operation::Update);
-        let Some(pod) = req
-            .object
-            .as_ref()
-            .filter(|_| writes && req.is_resource("", "pods"))
-        else {
+        let Some(pod) = req.written_object("", "pods") else {
             return Ok(AdmissionResponse::allow());
         };
         let config: Config = host::config()?;

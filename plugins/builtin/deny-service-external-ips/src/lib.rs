@@ -14,12 +14,7 @@ pub struct DenyServiceExternalIps;
 
 impl AdmissionPlugin for DenyServiceExternalIps {
     fn review(req: &AdmissionRequest) -> Result<AdmissionResponse, String> {
-        let writes = matches!(req.operation, Operation::Create | Operation::Update);
-        let Some(service) = req
-            .object
-            .as_ref()
-            .filter(|_| writes && req.is_resource("", "services"))
-        else {
+        let Some(service) = req.written_object("", "services") else {
             return Ok(AdmissionResponse::allow());
         };
         if is_subset(service, req.old_object.as_ref()) {
