@@ -3,7 +3,6 @@
 use crate::admission::{assemble, config, Chain};
 use crate::catalogue::Catalogue;
 use crate::cli::ServeArgs;
-use crate::plugins::store_reader::StoreReader;
 use crate::plugins::strategy_validation::WasmValidation;
 use crate::plugins::{embedded, Limits, PluginKind, PluginRuntime};
 use crate::state::AppState;
@@ -39,11 +38,7 @@ fn admission_chain(
     config: &config::ServerConfig,
     runtime: &PluginRuntime,
 ) -> Result<Chain> {
-    let reader = Arc::new(StoreReader {
-        registry: state.registry.clone(),
-        catalogue: state.catalogue.clone(),
-    });
-    let chain = assemble::assemble(entries, runtime, reader).map_err(anyhow::Error::msg)?;
+    let chain = assemble::assemble(entries, runtime, state.reader()).map_err(anyhow::Error::msg)?;
     Ok(Chain::new(
         chain,
         state.registry.clone(),
@@ -61,13 +56,9 @@ fn strategy_validation(
         return Ok(None);
     };
     let plugin = runtime.load(STRATEGY_PLUGIN, bytes, PluginKind::Strategy)?;
-    let reader = Arc::new(StoreReader {
-        registry: state.registry.clone(),
-        catalogue: state.catalogue.clone(),
-    });
     Ok(Some(WasmValidation {
         plugin,
-        reader,
+        reader: state.reader(),
         limits: Limits::default(),
     }))
 }

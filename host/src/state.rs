@@ -6,6 +6,8 @@ use crate::admission::Chain;
 use crate::catalogue::openapi::OpenApiCache;
 use crate::catalogue::Catalogue;
 use crate::registry::Registry;
+use crate::plugins::store_reader::StoreReader;
+use crate::storage::watermarks::{TrackedStorage, Watermarks};
 use crate::storage::Storage;
 use std::sync::Arc;
 
@@ -13,6 +15,8 @@ pub struct AppState {
     pub catalogue: Arc<Catalogue>,
     pub openapi: OpenApiCache,
     pub storage: Arc<dyn Storage>,
+    /// Per-resource write revisions (the plugins' `watermark` import).
+    pub watermarks: Arc<Watermarks>,
     pub registry: Registry,
     /// The admission chain every write passes through.
     pub admission: Arc<Chain>,
@@ -27,6 +31,9 @@ impl AppState {
         server_address: String,
     ) -> Self {
         let openapi = OpenApiCache::new(&catalogue);
+        let watermarks = Arc::new(Watermarks::default());
+        let storage: Arc<dyn Storage> =
+            Arc::new(TrackedStorage::new(storage, watermarks.clone()));
         let registry = Registry::new(storage.clone());
         let markers = vec![
             ChainEntry::Webhooks(Phase::Mutating),
@@ -42,9 +49,19 @@ impl AppState {
             catalogue,
             openapi,
             storage,
+            watermarks,
             registry,
             admission,
             server_address,
         }
+    }
+
+    /// The read-only view of the store that plugins get through their imports.
+    pub fn reader(&self) -> Arc<StoreReader> {
+        Arc::new(StoreReader {
+            registry: self.registry.clone(),
+            catalogue: self.catalogue.clone(),
+            watermarks: self.watermarks.clone(),
+        })
     }
 }

@@ -46,6 +46,10 @@ impl FakeReader {
 }
 
 impl ObjectReader for FakeReader {
+    fn watermark(&self, _: &str, _: &str) -> Result<String, String> {
+        Ok("0".to_string())
+    }
+
     fn get(
         &self,
         api_version: &str,

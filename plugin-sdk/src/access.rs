@@ -17,10 +17,30 @@ pub struct TokenReview {
     pub api_version: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Value>,
     #[serde(default)]
     pub spec: TokenReviewSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<TokenReviewStatus>,
+}
+
+/// The annotation that carries the verified client certificate (base64 DER).
+pub const CLIENT_CERTIFICATE_ANNOTATION: &str = "authentication.capstan.dev/client-certificate";
+
+impl TokenReview {
+    /// The DER bytes of the client certificate the server verified, if the
+    /// request came with one.
+    pub fn client_certificate(&self) -> Option<Vec<u8>> {
+        use base64::Engine;
+        let text = self
+            .metadata
+            .as_ref()?
+            .pointer("/annotations")?
+            .get(CLIENT_CERTIFICATE_ANNOTATION)?
+            .as_str()?;
+        base64::engine::general_purpose::STANDARD.decode(text).ok()
+    }
 }
 
 /// `TokenReview.spec`.
@@ -165,4 +185,81 @@ impl SubjectAccessReviewStatus {
     pub fn no_opinion() -> Self {
         Self::default()
     }
+}
+
+/// A rules review: which actions `spec.user` may perform in `spec.namespace`
+/// (the host's form of SelfSubjectRulesReview, with the user filled in).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubjectRulesReview {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub spec: SubjectRulesReviewSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<SubjectRulesReviewStatus>,
+}
+
+/// `SubjectRulesReview.spec`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct SubjectRulesReviewSpec {
+    #[serde(default)]
+    pub namespace: String,
+    #[serde(default)]
+    pub user: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub extra: BTreeMap<String, Vec<String>>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub uid: String,
+}
+
+/// SelfSubjectRulesReview's status.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubjectRulesReviewStatus {
+    #[serde(default)]
+    pub resource_rules: Vec<ResourceRule>,
+    #[serde(default)]
+    pub non_resource_rules: Vec<NonResourceRule>,
+    #[serde(default)]
+    pub incomplete: bool,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub evaluation_error: String,
+}
+
+impl SubjectRulesReviewStatus {
+    /// "I cannot list rules": the answer of authorizers without rules.
+    pub fn unsupported(why: impl Into<String>) -> Self {
+        SubjectRulesReviewStatus {
+            incomplete: true,
+            evaluation_error: why.into(),
+            ..Default::default()
+        }
+    }
+}
+
+/// One resource rule (authorization.k8s.io/v1 ResourceRule).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceRule {
+    pub verbs: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub api_groups: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resource_names: Vec<String>,
+}
+
+/// One non-resource rule (authorization.k8s.io/v1 NonResourceRule).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NonResourceRule {
+    pub verbs: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub non_resource_urls: Vec<String>,
 }

@@ -71,6 +71,13 @@ pub fn list_objects(
     }
 }
 
+/// A token that changes whenever an object of `resource` is created, updated
+/// or deleted: authenticators and authorizers (whose instances live across
+/// calls) compare it to decide whether a list they cached is still current.
+pub fn watermark(api_version: &str, resource: &str) -> Result<String, String> {
+    imp::watermark(api_version, resource)
+}
+
 #[cfg(target_arch = "wasm32")]
 mod imp {
     use super::Level;
@@ -100,6 +107,10 @@ mod imp {
         wit::get_object(api_version, resource, namespace, name)
     }
 
+    pub fn watermark(api_version: &str, resource: &str) -> Result<String, String> {
+        wit::watermark(api_version, resource)
+    }
+
     pub fn list_objects(
         api_version: &str,
         resource: &str,
@@ -119,7 +130,7 @@ mod imp {
 
 #[cfg(not(target_arch = "wasm32"))]
 mod imp {
-    pub use crate::testing::host_impl::{config, get_object, list_objects, log};
+    pub use crate::testing::host_impl::{config, get_object, list_objects, log, watermark};
 }
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
@@ -143,6 +154,20 @@ mod tests {
                 .len(),
             1
         );
+    }
+
+    #[test]
+    fn watermark_moves_on_every_change_of_its_resource_only() {
+        testing::reset();
+        let before = watermark("v1", "pods").unwrap();
+        testing::put_object("v1", "pods", json!({"metadata": {"name": "p", "namespace": "n"}}));
+        let after_put = watermark("v1", "pods").unwrap();
+        assert_ne!(before, after_put);
+        testing::put_object("v1", "configmaps", json!({"metadata": {"name": "c"}}));
+        assert_eq!(watermark("v1", "pods").unwrap(), after_put);
+        testing::remove_object("v1", "pods", "n", "p");
+        assert_ne!(watermark("v1", "pods").unwrap(), after_put);
+        assert!(get_object("v1", "pods", Some("n"), "p").unwrap().is_none());
     }
 
     #[test]

@@ -29,7 +29,10 @@ pub mod strategy;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod testing;
 
-pub use access::{SubjectAccessReview, SubjectAccessReviewStatus, TokenReview, TokenReviewStatus};
+pub use access::{
+    SubjectAccessReview, SubjectAccessReviewStatus, SubjectRulesReview, SubjectRulesReviewStatus,
+    TokenReview, TokenReviewStatus,
+};
 pub use patch::{JsonPatch, PatchOp};
 pub use plugin::{
     run_admission, run_authenticator, run_authorizer, run_strategy, AdmissionPlugin,

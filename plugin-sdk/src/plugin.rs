@@ -7,7 +7,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::access::{
-    SubjectAccessReview, SubjectAccessReviewStatus, TokenReview, TokenReviewStatus,
+    SubjectAccessReview, SubjectAccessReviewStatus, SubjectRulesReview, SubjectRulesReviewStatus,
+    TokenReview, TokenReviewStatus,
 };
 use crate::response::AdmissionResponse;
 use crate::review::{AdmissionRequest, AdmissionReview};
@@ -27,6 +28,14 @@ pub trait AuthenticatorPlugin {
 /// An authorizer: allow, deny or no opinion (see `SubjectAccessReviewStatus`).
 pub trait AuthorizerPlugin {
     fn authorize(review: &SubjectAccessReview) -> Result<SubjectAccessReviewStatus, String>;
+
+    /// The rules the user has in a namespace (for SelfSubjectRulesReview);
+    /// by default "incomplete": this authorizer cannot list them.
+    fn rules(_review: &SubjectRulesReview) -> Result<SubjectRulesReviewStatus, String> {
+        Ok(SubjectRulesReviewStatus::unsupported(
+            "this authorizer does not list rules",
+        ))
+    }
 }
 
 /// A resource strategy.
@@ -74,8 +83,15 @@ pub fn run_authenticator<P: AuthenticatorPlugin>(token_review: &str) -> Result<S
     render(&review)
 }
 
-/// SubjectAccessReview JSON in, the same review with `status` out.
+/// SubjectAccessReview JSON in, the same review with `status` out; a
+/// `SubjectRulesReview` goes to `P::rules` instead.
 pub fn run_authorizer<P: AuthorizerPlugin>(subject_access_review: &str) -> Result<String, String> {
+    let probe: Value = parse("SubjectAccessReview", subject_access_review)?;
+    if probe.get("kind").and_then(Value::as_str) == Some("SubjectRulesReview") {
+        let mut review: SubjectRulesReview = parse("SubjectRulesReview", subject_access_review)?;
+        review.status = Some(P::rules(&review)?);
+        return render(&review);
+    }
     let mut review: SubjectAccessReview = parse("SubjectAccessReview", subject_access_review)?;
     review.status = Some(P::authorize(&review)?);
     review
@@ -160,6 +176,15 @@ mod tests {
             })
         }
     }
+    #[test]
+    fn rules_reviews_go_to_rules_and_default_to_incomplete() {
+        let input = r#"{"kind":"SubjectRulesReview","spec":{"namespace":"ns","user":"alice"}}"#;
+        let out: Value = serde_json::from_str(&run_authorizer::<Static>(input).unwrap()).unwrap();
+        assert_eq!(out["kind"], "SubjectRulesReview");
+        assert_eq!(out["status"]["incomplete"], true);
+        assert_eq!(out["spec"]["user"], "alice");
+    }
+
     impl StrategyPlugin for Static {
         fn call(call: &StrategyCall) -> Result<StrategyAnswer, String> {
             Ok(StrategyAnswer::Object(call.object.clone()))

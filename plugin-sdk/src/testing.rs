@@ -22,6 +22,8 @@ struct FakeHost {
     objects: BTreeMap<(String, String, String, String), Value>,
     logs: Vec<(Level, String)>,
     read_error: Option<String>,
+    /// (apiVersion, resource) → number of changes so far (the watermark).
+    changes: BTreeMap<(String, String), u64>,
 }
 
 thread_local! {
@@ -52,7 +54,34 @@ pub fn put_object(api_version: &str, resource: &str, object: Value) {
     let ns = crate::object::namespace(&object).to_string();
     let name = crate::object::name(&object).to_string();
     let key = (api_version.to_string(), resource.to_string(), ns, name);
-    with(|h| h.objects.insert(key, object));
+    with(|h| {
+        h.objects.insert(key, object);
+        h.changed(api_version, resource);
+    });
+}
+
+/// Removes an object (namespace "" for cluster-scoped ones); moves the
+/// resource's watermark like a delete in the server.
+pub fn remove_object(api_version: &str, resource: &str, namespace: &str, name: &str) {
+    let key = (
+        api_version.to_string(),
+        resource.to_string(),
+        namespace.to_string(),
+        name.to_string(),
+    );
+    with(|h| {
+        h.objects.remove(&key);
+        h.changed(api_version, resource);
+    });
+}
+
+impl FakeHost {
+    fn changed(&mut self, api_version: &str, resource: &str) {
+        *self
+            .changes
+            .entry((api_version.to_string(), resource.to_string()))
+            .or_default() += 1;
+    }
 }
 
 /// Makes every get/list fail with `message` (None restores normal reads).
@@ -170,6 +199,16 @@ pub(crate) mod host_impl {
 
     pub fn config() -> String {
         with(|h| h.config.clone())
+    }
+
+    pub fn watermark(api_version: &str, resource: &str) -> Result<String, String> {
+        with(|h| {
+            if let Some(e) = &h.read_error {
+                return Err(e.clone());
+            }
+            let key = (api_version.to_string(), resource.to_string());
+            Ok(h.changes.get(&key).copied().unwrap_or(0).to_string())
+        })
     }
 
     pub fn get_object(

@@ -20,6 +20,9 @@ pub trait ObjectReader: Send + Sync {
         name: &str,
     ) -> BoxFuture<'_, Result<Option<String>, String>>;
 
+    /// A token that changes with every write of `resource` (the `watermark` import).
+    fn watermark(&self, api_version: &str, resource: &str) -> Result<String, String>;
+
     /// The JSON text of a List, filtered like `kubectl get -l ... --field-selector ...`.
     fn list(
         &self,

@@ -14,8 +14,9 @@ pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 /// Largest linear memory any instance may have (per-call limits are capped to it).
 pub(crate) const MAX_MEMORY_BYTES: usize = 256 << 20;
 
-/// Most plugin instances alive at once (concurrent calls); more fail to instantiate.
-const MAX_CONCURRENT_INSTANCES: u32 = 64;
+/// Most plugin instances alive at once (concurrent calls plus the idle ones
+/// authenticators and authorizers keep); more fail to instantiate.
+const MAX_CONCURRENT_INSTANCES: u32 = 128;
 
 /// Builds the engine: component model, async, epoch interruption, fuel
 /// metering, and a modest pooling allocator.

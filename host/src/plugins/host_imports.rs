@@ -45,6 +45,14 @@ impl PluginState {
     }
 }
 
+impl PluginState {
+    /// Points a reused instance's imports at the next call's configuration and reader.
+    pub(crate) fn rearm(&mut self, config: String, reader: Arc<dyn ObjectReader>) {
+        self.config = config;
+        self.reader = reader;
+    }
+}
+
 /// A WASI context that grants nothing: stdin closed, stdout/stderr captured,
 /// no env, args or preopens, TCP/UDP and name lookup refused.
 fn sandboxed_wasi(output: &CapturedOutput) -> WasiCtx {
@@ -113,5 +121,9 @@ impl Host for PluginState {
                 field_selector.as_deref(),
             )
             .await
+    }
+
+    async fn watermark(&mut self, api_version: String, resource: String) -> Result<String, String> {
+        self.reader.watermark(&api_version, &resource)
     }
 }

@@ -2,7 +2,9 @@
 //! Capstan plugin worlds (see `plugin-sdk/wit/capstan.wit`) and calls them in a
 //! sandbox — no files, sockets, environment or processes; a wall-clock
 //! timeout, a memory cap and optional fuel per call; a fresh instance for
-//! every call, so a plugin that traps never affects the next one.
+//! every admission or strategy call, reused instances for authenticators and
+//! authorizers (dropped after any failure), so a plugin that traps never
+//! affects the next call.
 //!
 //! ```ignore
 //! let runtime = PluginRuntime::new(Some(cache_dir))?;
@@ -22,6 +24,7 @@ mod output;
 mod runtime;
 pub mod store_reader;
 pub mod strategy_validation;
+mod warm;
 
 pub use context::{CallContext, Limits, ObjectReader};
 pub use failure::PluginFailure;

@@ -20,10 +20,10 @@ pub(crate) struct CapturedOutput {
 }
 
 impl CapturedOutput {
-    /// What was written so far, lossily decoded.
-    pub(crate) fn text(&self) -> String {
+    /// What was written so far, emptying the buffer (for reused instances).
+    pub(crate) fn take_text(&self) -> String {
         match self.buffer.lock() {
-            Ok(buffer) => String::from_utf8_lossy(&buffer).into_owned(),
+            Ok(mut buffer) => String::from_utf8_lossy(&std::mem::take(&mut *buffer)).into_owned(),
             Err(_) => String::new(),
         }
     }
@@ -67,6 +67,7 @@ mod tests {
         let mut writer = out.clone();
         writer.write_all(&vec![b'x'; CAPACITY + 100]).await.unwrap();
         writer.write_all(b"more").await.unwrap();
-        assert_eq!(out.text().len(), CAPACITY);
+        assert_eq!(out.take_text().len(), CAPACITY);
+        assert!(out.take_text().is_empty());
     }
 }

@@ -1,7 +1,8 @@
 //! `PluginRuntime` (one per server: engine, linker, cache, epoch ticker) and
 //! `Plugin` (one loaded component, pre-linked for its world): loading checks
 //! that the wasm is a component exporting the expected world; every call runs
-//! in a fresh store with the call's limits and is dropped afterwards.
+//! with the call's limits, in a fresh store or (authenticators, authorizers)
+//! a reused one, see `warm.rs`.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -12,10 +13,11 @@ use wasmtime::{Engine, Store, UpdateDeadline};
 
 use super::bindings::{admission, authenticator, authorizer, host, strategy};
 use super::cache::{self, Source};
-use super::context::CallContext;
+use super::context::{CallContext, Limits};
 use super::engine::{self, EpochTicker, MAX_MEMORY_BYTES};
 use super::failure::{classify, Observed, PluginFailure};
 use super::host_imports::PluginState;
+use super::warm::{Bound, Instance, WarmPool};
 
 /// Extra wall-clock time granted beyond the timeout before the host stops
 /// waiting for a call stuck in a host import.
@@ -39,6 +41,11 @@ impl PluginKind {
             PluginKind::Authorizer => "authorizer",
             PluginKind::Strategy => "strategy",
         }
+    }
+
+    /// Whether instances are kept between calls (see `warm.rs`).
+    pub fn reuses_instances(self) -> bool {
+        matches!(self, PluginKind::Authenticator | PluginKind::Authorizer)
     }
 
     /// The function the world exports.
@@ -127,6 +134,7 @@ impl PluginRuntime {
             pre,
             engine: self.engine.clone(),
             from_cache: source == Source::Cache,
+            warm: kind.reuses_instances().then(Default::default),
             _ticker: self.ticker.clone(),
         })
     }
@@ -168,38 +176,16 @@ impl Pre {
         })
     }
 
-    /// Instantiates into `store` and calls the world's export.
-    async fn invoke(
-        &self,
-        store: &mut Store<PluginState>,
-        input: &str,
-    ) -> wasmtime::Result<Result<String, String>> {
-        match self {
-            Pre::Admission(pre) => {
-                pre.instantiate_async(&mut *store)
-                    .await?
-                    .call_review(store, input)
-                    .await
-            }
+    /// Instantiates into `store`.
+    async fn instantiate(&self, store: &mut Store<PluginState>) -> wasmtime::Result<Bound> {
+        Ok(match self {
+            Pre::Admission(pre) => Bound::Admission(pre.instantiate_async(store).await?),
             Pre::Authenticator(pre) => {
-                pre.instantiate_async(&mut *store)
-                    .await?
-                    .call_authenticate(store, input)
-                    .await
+                Bound::Authenticator(pre.instantiate_async(store).await?)
             }
-            Pre::Authorizer(pre) => {
-                pre.instantiate_async(&mut *store)
-                    .await?
-                    .call_authorize(store, input)
-                    .await
-            }
-            Pre::Strategy(pre) => {
-                pre.instantiate_async(&mut *store)
-                    .await?
-                    .call_call(store, input)
-                    .await
-            }
-        }
+            Pre::Authorizer(pre) => Bound::Authorizer(pre.instantiate_async(store).await?),
+            Pre::Strategy(pre) => Bound::Strategy(pre.instantiate_async(store).await?),
+        })
     }
 }
 
@@ -211,6 +197,8 @@ pub struct Plugin {
     pre: Pre,
     engine: Engine,
     from_cache: bool,
+    /// Idle instances, for the kinds that reuse them (authenticator, authorizer).
+    warm: Option<Arc<WarmPool>>,
     _ticker: Arc<EpochTicker>,
 }
 
@@ -237,16 +225,17 @@ impl Plugin {
         self.from_cache
     }
 
-    /// Calls the world's export with `input` (JSON text) in a fresh instance.
-    /// An `Ok` answer is passed through unparsed: the caller must parse it
-    /// and treat text that does not parse as a failure.
+    /// Calls the world's export with `input` (JSON text): in a fresh
+    /// instance, or a reused one for kinds that keep them. An `Ok` answer is
+    /// passed through unparsed: the caller must parse it and treat text that
+    /// does not parse as a failure.
     pub async fn call(&self, input: &str, ctx: CallContext) -> Result<String, PluginFailure> {
         let timeout = ctx.limits.timeout;
-        let mut store = self.new_store(ctx)?;
+        let mut instance = self.instance(ctx)?;
         let outcome =
-            tokio::time::timeout(timeout + HOST_GRACE, self.pre.invoke(&mut store, input)).await;
-        let state = store.data();
-        let stderr = state.output.text();
+            tokio::time::timeout(timeout + HOST_GRACE, self.invoke(&mut instance, input)).await;
+        let state = instance.store.data();
+        let stderr = state.output.take_text();
         if !stderr.is_empty() {
             tracing::info!(plugin = &*self.name, output = %stderr.trim_end(), "plugin output");
         }
@@ -263,34 +252,74 @@ impl Plugin {
                 },
             )),
         };
-        if let Err(failure) = &result {
-            tracing::debug!(plugin = &*self.name, %failure, "plugin call failed");
+        match (&result, &self.warm) {
+            (Ok(_), Some(pool)) => pool.give_back(instance),
+            (Err(failure), _) => {
+                tracing::debug!(plugin = &*self.name, %failure, "plugin call failed")
+            }
+            _ => {}
         }
         result
     }
 
-    /// A store for one call: memory limiter, fuel, and an epoch callback that
-    /// yields to the executor every tick and interrupts at the deadline.
-    fn new_store(&self, ctx: CallContext) -> Result<Store<PluginState>, PluginFailure> {
-        let memory = ctx.limits.memory_bytes.min(MAX_MEMORY_BYTES);
-        let state = PluginState::new(self.name.clone(), ctx.config, ctx.reader, memory);
-        let mut store = Store::new(&self.engine, state);
-        store.limiter(|state| &mut state.limiter);
-        let fuel = ctx.limits.fuel.unwrap_or(u64::MAX);
-        store
-            .set_fuel(fuel)
-            .map_err(|e| PluginFailure::Internal(e.to_string()))?;
-        let deadline = Instant::now() + ctx.limits.timeout;
-        store.set_epoch_deadline(1);
-        store.epoch_deadline_callback(move |_| {
-            if Instant::now() >= deadline {
-                Ok(UpdateDeadline::Interrupt)
-            } else {
-                Ok(UpdateDeadline::Yield(1))
+    /// A reused instance rearmed for this call, or a new store.
+    fn instance(&self, ctx: CallContext) -> Result<Instance, PluginFailure> {
+        let reused = self.warm.as_ref().and_then(|pool| pool.take());
+        let mut instance = match reused {
+            Some(mut instance) => {
+                instance.store.data_mut().rearm(ctx.config, ctx.reader);
+                instance
             }
-        });
-        Ok(store)
+            None => {
+                let memory = ctx.limits.memory_bytes.min(MAX_MEMORY_BYTES);
+                let state = PluginState::new(self.name.clone(), ctx.config, ctx.reader, memory);
+                let mut store = Store::new(&self.engine, state);
+                store.limiter(|state| &mut state.limiter);
+                Instance {
+                    store,
+                    bound: None,
+                    calls: 0,
+                }
+            }
+        };
+        arm(&mut instance.store, &ctx.limits)?;
+        Ok(instance)
     }
+
+    /// Instantiates if needed, then calls.
+    async fn invoke(
+        &self,
+        instance: &mut Instance,
+        input: &str,
+    ) -> wasmtime::Result<Result<String, String>> {
+        if instance.bound.is_none() {
+            instance.bound = Some(self.pre.instantiate(&mut instance.store).await?);
+        }
+        instance.calls += 1;
+        match &instance.bound {
+            Some(bound) => bound.call(&mut instance.store, input).await,
+            None => Err(wasmtime::Error::msg("plugin instance missing")),
+        }
+    }
+}
+
+/// Fuel and an epoch callback for one call: yield to the executor every
+/// tick, interrupt at the deadline.
+fn arm(store: &mut Store<PluginState>, limits: &Limits) -> Result<(), PluginFailure> {
+    let fuel = limits.fuel.unwrap_or(u64::MAX);
+    store
+        .set_fuel(fuel)
+        .map_err(|e| PluginFailure::Internal(e.to_string()))?;
+    let deadline = Instant::now() + limits.timeout;
+    store.set_epoch_deadline(1);
+    store.epoch_deadline_callback(move |_| {
+        if Instant::now() >= deadline {
+            Ok(UpdateDeadline::Interrupt)
+        } else {
+            Ok(UpdateDeadline::Yield(1))
+        }
+    });
+    Ok(())
 }
 
 #[cfg(test)]

@@ -4,6 +4,8 @@
 use super::ObjectReader;
 use crate::catalogue::{Catalogue, ResourceInfo};
 use crate::registry::{ListQuery, Registry};
+use crate::storage::watermarks::Watermarks;
+use crate::registry::keys;
 use crate::selectors::{parse_field_selector, parse_label_selector};
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
@@ -12,6 +14,7 @@ use std::sync::Arc;
 pub struct StoreReader {
     pub registry: Registry,
     pub catalogue: Arc<Catalogue>,
+    pub watermarks: Arc<Watermarks>,
 }
 
 impl StoreReader {
@@ -41,6 +44,11 @@ impl ObjectReader for StoreReader {
                 Err(e) => Err(e.message),
             }
         })
+    }
+
+    fn watermark(&self, api_version: &str, resource: &str) -> Result<String, String> {
+        let res = self.resource(api_version, resource)?;
+        Ok(self.watermarks.get(&keys::prefix(res, None)).to_string())
     }
 
     fn list(
@@ -93,6 +101,10 @@ impl ObjectReader for StoreReader {
 pub struct EmptyReader;
 
 impl ObjectReader for EmptyReader {
+    fn watermark(&self, _: &str, _: &str) -> Result<String, String> {
+        Ok("0".to_string())
+    }
+
     fn get(
         &self,
         _: &str,

@@ -6,6 +6,7 @@
 #[cfg(test)]
 pub mod conformance;
 pub mod sqlite;
+pub mod watermarks;
 
 use std::pin::Pin;
 

@@ -1,0 +1,73 @@
+//! Instances kept between calls. Admission and strategy plugins get a fresh
+//! instance per call; authenticators and authorizers sit on every request,
+//! so their instances are reused (and may cache what they read, see the
+//! `watermark` import): a few idle ones per plugin, each dropped after a
+//! failure of any kind or after [`MAX_CALLS`] calls.
+
+use std::sync::Mutex;
+
+use wasmtime::Store;
+
+use super::bindings::{admission, authenticator, authorizer, strategy};
+use super::host_imports::PluginState;
+
+/// Calls one instance serves before it is replaced (bounds slow leaks).
+const MAX_CALLS: u32 = 10_000;
+
+/// Idle instances kept per plugin.
+const MAX_IDLE: usize = 4;
+
+/// An instantiated plugin, typed by world.
+pub(crate) enum Bound {
+    Admission(admission::Admission),
+    Authenticator(authenticator::Authenticator),
+    Authorizer(authorizer::Authorizer),
+    Strategy(strategy::Strategy),
+}
+
+impl Bound {
+    /// Calls the world's export.
+    pub(crate) async fn call(
+        &self,
+        store: &mut Store<PluginState>,
+        input: &str,
+    ) -> wasmtime::Result<Result<String, String>> {
+        match self {
+            Bound::Admission(b) => b.call_review(store, input).await,
+            Bound::Authenticator(b) => b.call_authenticate(store, input).await,
+            Bound::Authorizer(b) => b.call_authorize(store, input).await,
+            Bound::Strategy(b) => b.call_call(store, input).await,
+        }
+    }
+}
+
+/// A store with (once the first call instantiated it) its instance.
+pub(crate) struct Instance {
+    pub store: Store<PluginState>,
+    pub bound: Option<Bound>,
+    pub calls: u32,
+}
+
+/// The idle instances of one plugin.
+#[derive(Default)]
+pub(crate) struct WarmPool {
+    idle: Mutex<Vec<Instance>>,
+}
+
+impl WarmPool {
+    /// An idle instance, if there is one.
+    pub(crate) fn take(&self) -> Option<Instance> {
+        self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop()
+    }
+
+    /// Keeps `instance` for a later call unless it served its share or the pool is full.
+    pub(crate) fn give_back(&self, instance: Instance) {
+        if instance.calls >= MAX_CALLS || instance.bound.is_none() {
+            return;
+        }
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        if idle.len() < MAX_IDLE {
+            idle.push(instance);
+        }
+    }
+}
