@@ -9,6 +9,7 @@ pub mod controllers;
 pub mod discovery_routes;
 pub mod handlers;
 pub mod health;
+pub mod https_webhook;
 pub mod kubeconfig;
 pub mod patch;
 pub mod pki;

@@ -5,8 +5,8 @@ use crate::admission::config::Phase;
 use crate::admission::Chain;
 use crate::catalogue::openapi::OpenApiCache;
 use crate::catalogue::Catalogue;
-use crate::registry::Registry;
 use crate::plugins::store_reader::StoreReader;
+use crate::registry::Registry;
 use crate::storage::watermarks::{TrackedStorage, Watermarks};
 use crate::storage::Storage;
 use std::sync::Arc;
@@ -32,8 +32,7 @@ impl AppState {
     ) -> Self {
         let openapi = OpenApiCache::new(&catalogue);
         let watermarks = Arc::new(Watermarks::default());
-        let storage: Arc<dyn Storage> =
-            Arc::new(TrackedStorage::new(storage, watermarks.clone()));
+        let storage: Arc<dyn Storage> = Arc::new(TrackedStorage::new(storage, watermarks.clone()));
         let registry = Registry::new(storage.clone());
         let markers = vec![
             ChainEntry::Webhooks(Phase::Mutating),

@@ -160,7 +160,11 @@ mod tests {
     fn watermark_moves_on_every_change_of_its_resource_only() {
         testing::reset();
         let before = watermark("v1", "pods").unwrap();
-        testing::put_object("v1", "pods", json!({"metadata": {"name": "p", "namespace": "n"}}));
+        testing::put_object(
+            "v1",
+            "pods",
+            json!({"metadata": {"name": "p", "namespace": "n"}}),
+        );
         let after_put = watermark("v1", "pods").unwrap();
         assert_ne!(before, after_put);
         testing::put_object("v1", "configmaps", json!({"metadata": {"name": "c"}}));

@@ -21,6 +21,9 @@ const NO_DELETECOLLECTION: &[&str] = &[
     "create", "delete", "get", "list", "patch", "update", "watch",
 ];
 
+/// Verbs of the review resources, which are only ever created (never stored).
+const CREATE_ONLY: &[&str] = &["create"];
+
 /// Verbs of the status and scale subresources.
 const SUBRESOURCE_VERBS: &[&str] = &["get", "patch", "update"];
 
@@ -68,11 +71,17 @@ const fn no_deletecollection(mut r: Row) -> Row {
     r
 }
 
+const fn create_only(mut r: Row) -> Row {
+    r.verbs = CREATE_ONLY;
+    r
+}
+
 const NS: bool = true;
 const CLUSTER: bool = false;
 const STATUS: &[&str] = &["status"];
 const SCALE_STATUS: &[&str] = &["scale", "status"];
 const NONE: &[&str] = &[];
+const TOKEN: &[&str] = &["token"];
 
 /// The table, grouped in the order kube lists groups in `/apis`.
 #[rustfmt::skip]
@@ -80,7 +89,7 @@ const ROWS: &[Row] = &[
     no_deletecollection(row("", "Namespace", "namespaces", &["ns"], CLUSTER, STATUS)),
     row("", "ConfigMap", "configmaps", &["cm"], NS, NONE),
     row("", "Secret", "secrets", &[], NS, NONE),
-    row("", "ServiceAccount", "serviceaccounts", &["sa"], NS, NONE),
+    row("", "ServiceAccount", "serviceaccounts", &["sa"], NS, TOKEN),
     in_all(no_deletecollection(row("", "Service", "services", &["svc"], NS, STATUS))),
     row("", "Endpoints", "endpoints", &["ep"], NS, NONE),
     in_all(row("", "Pod", "pods", &["po"], NS, STATUS)),
@@ -98,6 +107,12 @@ const ROWS: &[Row] = &[
     in_all(row("apps", "DaemonSet", "daemonsets", &["ds"], NS, STATUS)),
     row("apps", "ControllerRevision", "controllerrevisions", &[], NS, NONE),
     row("events.k8s.io", "Event", "events", &["ev"], NS, NONE),
+    create_only(row("authentication.k8s.io", "SelfSubjectReview", "selfsubjectreviews", &[], CLUSTER, NONE)),
+    create_only(row("authentication.k8s.io", "TokenReview", "tokenreviews", &[], CLUSTER, NONE)),
+    create_only(row("authorization.k8s.io", "LocalSubjectAccessReview", "localsubjectaccessreviews", &[], NS, NONE)),
+    create_only(row("authorization.k8s.io", "SelfSubjectAccessReview", "selfsubjectaccessreviews", &[], CLUSTER, NONE)),
+    create_only(row("authorization.k8s.io", "SelfSubjectRulesReview", "selfsubjectrulesreviews", &[], CLUSTER, NONE)),
+    create_only(row("authorization.k8s.io", "SubjectAccessReview", "subjectaccessreviews", &[], CLUSTER, NONE)),
     in_all(row("batch", "Job", "jobs", &[], NS, STATUS)),
     in_all(row("batch", "CronJob", "cronjobs", &["cj"], NS, STATUS)),
     row("networking.k8s.io", "Ingress", "ingresses", &["ing"], NS, STATUS),
@@ -137,16 +152,17 @@ fn categories(r: &Row) -> Vec<String> {
 }
 
 fn subresource(r: &Row, name: &str) -> Subresource {
-    let (group, version, kind) = match name {
-        "scale" => ("autoscaling", "v1", "Scale"),
-        _ => (r.group, "v1", r.kind),
+    let (group, version, kind, verbs) = match name {
+        "scale" => ("autoscaling", "v1", "Scale", SUBRESOURCE_VERBS),
+        "token" => ("authentication.k8s.io", "v1", "TokenRequest", CREATE_ONLY),
+        _ => (r.group, "v1", r.kind, SUBRESOURCE_VERBS),
     };
     Subresource {
         name: name.to_string(),
         group: group.to_string(),
         version: version.to_string(),
         kind: kind.to_string(),
-        verbs: strings(SUBRESOURCE_VERBS),
+        verbs: strings(verbs),
     }
 }
 

@@ -54,7 +54,12 @@ pub async fn delete(
 /// Returns the removed namespace, or None while objects remain.
 async fn finalize(state: &AppState, name: &str) -> ApiResult<Option<Value>> {
     let mut remaining = 0;
-    for res in state.catalogue.resources().iter().filter(|r| r.namespaced) {
+    for res in state
+        .catalogue
+        .resources()
+        .iter()
+        .filter(|r| r.namespaced && r.has_verb("list"))
+    {
         remaining += purge(state, res, name).await?;
     }
     if remaining > 0 {

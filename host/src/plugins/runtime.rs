@@ -180,9 +180,7 @@ impl Pre {
     async fn instantiate(&self, store: &mut Store<PluginState>) -> wasmtime::Result<Bound> {
         Ok(match self {
             Pre::Admission(pre) => Bound::Admission(pre.instantiate_async(store).await?),
-            Pre::Authenticator(pre) => {
-                Bound::Authenticator(pre.instantiate_async(store).await?)
-            }
+            Pre::Authenticator(pre) => Bound::Authenticator(pre.instantiate_async(store).await?),
             Pre::Authorizer(pre) => Bound::Authorizer(pre.instantiate_async(store).await?),
             Pre::Strategy(pre) => Bound::Strategy(pre.instantiate_async(store).await?),
         })

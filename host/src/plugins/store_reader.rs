@@ -3,10 +3,10 @@
 
 use super::ObjectReader;
 use crate::catalogue::{Catalogue, ResourceInfo};
-use crate::registry::{ListQuery, Registry};
-use crate::storage::watermarks::Watermarks;
 use crate::registry::keys;
+use crate::registry::{ListQuery, Registry};
 use crate::selectors::{parse_field_selector, parse_label_selector};
+use crate::storage::watermarks::Watermarks;
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 use std::sync::Arc;

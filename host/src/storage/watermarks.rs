@@ -151,9 +151,15 @@ mod tests {
         let store = TrackedStorage::new(Arc::new(sqlite), marks.clone());
         let roles = "/registry/rbac.authorization.k8s.io/roles/";
         assert_eq!(marks.get(roles), 0);
-        let kv = store.create(&format!("{roles}ns/a"), Bytes::from_static(b"{}")).await.unwrap();
+        let kv = store
+            .create(&format!("{roles}ns/a"), Bytes::from_static(b"{}"))
+            .await
+            .unwrap();
         assert_eq!(marks.get(roles), kv.mod_revision);
-        store.create("/registry/core/pods/ns/p", Bytes::from_static(b"{}")).await.unwrap();
+        store
+            .create("/registry/core/pods/ns/p", Bytes::from_static(b"{}"))
+            .await
+            .unwrap();
         assert_eq!(marks.get(roles), kv.mod_revision);
         let gone = store.delete(&format!("{roles}ns/a"), None).await.unwrap();
         assert!(marks.get(roles) > kv.mod_revision);

@@ -1,0 +1,103 @@
+//! The HTTPS client of webhooks: one POST of a review (JSON) per call, over
+//! TLS trusting only the webhook's caBundle, with a deadline.
+
+use base64::Engine;
+use http_body_util::{BodyExt, Full};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// One HTTPS webhook endpoint (admission, token or authorization webhooks).
+pub struct HttpsWebhook {
+    /// The URL, or why there is none (e.g. an unresolvable service reference).
+    pub url: Result<String, String>,
+    /// Base64 PEM of the CAs to trust; required (no system roots).
+    pub ca_bundle: Option<String>,
+    pub timeout: Duration,
+}
+
+impl HttpsWebhook {
+    /// POSTs a review (JSON text) and returns the answer's body, within the timeout.
+    pub async fn post(&self, review: &str) -> Result<String, String> {
+        {
+            let url = self.url.clone()?;
+            let post = post(&url, self.ca_bundle.as_deref(), review.as_bytes().to_vec());
+            match tokio::time::timeout(self.timeout, post).await {
+                Ok(r) => r.map_err(|e| format!("failed to call webhook: Post {url:?}: {e}")),
+                Err(_) => Err(format!(
+                    "failed to call webhook: Post {url:?}: context deadline exceeded"
+                )),
+            }
+        }
+    }
+}
+
+fn tls_config(ca_bundle: Option<&str>) -> Result<rustls::ClientConfig, String> {
+    let pem = ca_bundle.ok_or("clientConfig.caBundle is required (no system roots are trusted)")?;
+    let pem = base64::engine::general_purpose::STANDARD
+        .decode(pem.trim())
+        .map_err(|e| format!("caBundle is not base64: {e}"))?;
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_slice_iter(&pem) {
+        roots
+            .add(cert.map_err(|e| format!("caBundle: {e}"))?)
+            .map_err(|e| format!("caBundle: {e}"))?;
+    }
+    Ok(rustls::ClientConfig::builder()
+        .with_root_certificates(roots)
+        .with_no_client_auth())
+}
+
+/// POSTs `body` as JSON over HTTPS/1.1 and returns the response body (2xx only).
+async fn post(url: &str, ca_bundle: Option<&str>, body: Vec<u8>) -> Result<String, String> {
+    let parsed = url::Url::parse(url).map_err(|e| format!("invalid URL: {e}"))?;
+    if parsed.scheme() != "https" {
+        return Err("webhook URLs must use https".into());
+    }
+    let host = parsed
+        .host_str()
+        .ok_or("URL has no host")?
+        .trim_matches(|c| c == '[' || c == ']')
+        .to_string();
+    let port = parsed.port().unwrap_or(443);
+    let tcp = tokio::net::TcpStream::connect((host.as_str(), port))
+        .await
+        .map_err(|e| e.to_string())?;
+    let _ = tcp.set_nodelay(true);
+    let name = ServerName::try_from(host.clone()).map_err(|e| e.to_string())?;
+    let connector = tokio_rustls::TlsConnector::from(Arc::new(tls_config(ca_bundle)?));
+    let tls = connector
+        .connect(name, tcp)
+        .await
+        .map_err(|e| e.to_string())?;
+    let (mut sender, conn) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tls))
+            .await
+            .map_err(|e| e.to_string())?;
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    let path = match parsed.query() {
+        Some(q) => format!("{}?{q}", parsed.path()),
+        None => parsed.path().to_string(),
+    };
+    let req = http::Request::post(path)
+        .header(http::header::HOST, format!("{host}:{port}"))
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .header(http::header::ACCEPT, "application/json")
+        .body(Full::new(bytes::Bytes::from(body)))
+        .map_err(|e| e.to_string())?;
+    let resp = sender.send_request(req).await.map_err(|e| e.to_string())?;
+    let status = resp.status();
+    let bytes = resp
+        .into_body()
+        .collect()
+        .await
+        .map_err(|e| e.to_string())?
+        .to_bytes();
+    if !status.is_success() {
+        return Err(format!("webhook answered HTTP {}", status.as_u16()));
+    }
+    String::from_utf8(bytes.to_vec()).map_err(|_| "response is not UTF-8".to_string())
+}
