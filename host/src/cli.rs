@@ -22,6 +22,21 @@ pub enum Command {
     /// Work with plugins outside a server.
     #[command(subcommand)]
     Plugin(PluginCommand),
+    /// Print a kubeconfig for a user, with a client certificate signed by the server's CA.
+    Kubeconfig(KubeconfigArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct KubeconfigArgs {
+    /// The data directory of the server the kubeconfig should reach.
+    #[arg(long = "data-dir", default_value = "./capstan-data")]
+    pub data_dir: PathBuf,
+    /// The user name (the certificate's CommonName).
+    #[arg(long)]
+    pub user: String,
+    /// A group (the certificate's Organization); repeatable.
+    #[arg(long = "group")]
+    pub groups: Vec<String>,
 }
 
 #[derive(Subcommand, Debug)]

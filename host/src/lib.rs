@@ -3,6 +3,7 @@
 //! registry (generic store) → storage; the catalogue describes every resource.
 
 pub mod admission;
+pub mod auth;
 pub mod catalogue;
 pub mod cli;
 pub mod controllers;

@@ -17,6 +17,10 @@ fn main() -> anyhow::Result<()> {
         .build()?;
     match cli.command {
         Command::Serve(args) => runtime.block_on(capstan::serve::run(args)),
+        Command::Kubeconfig(args) => {
+            print!("{}", capstan::kubeconfig::for_user(&args)?);
+            Ok(())
+        }
         Command::Plugin(PluginCommand::Run(args)) => {
             let answer = runtime.block_on(capstan::plugin_run::run(&args))?;
             println!("{answer}");

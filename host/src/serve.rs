@@ -1,6 +1,8 @@
 //! `capstan serve`: certificates, store, catalogue, bootstrap, then HTTPS.
 
 use crate::admission::{assemble, config, Chain};
+use crate::auth::config::AuthConfig;
+use crate::auth::{self, Auth};
 use crate::catalogue::Catalogue;
 use crate::cli::ServeArgs;
 use crate::plugins::strategy_validation::WasmValidation;
@@ -65,8 +67,22 @@ fn strategy_validation(
 
 const STRATEGY_PLUGIN: &str = "strategy-validation";
 
+/// The authentication and authorization chains, loaded into the runtime.
+fn auth_chains(state: &AppState, config: &AuthConfig, runtime: &PluginRuntime) -> Result<Auth> {
+    let injected = auth::Injected::new();
+    let auth = auth::build(config, runtime, state.reader(), &injected, vec![])
+        .map_err(anyhow::Error::msg)?;
+    tracing::info!(
+        authenticators = ?auth.authenticator.names(),
+        anonymous = config.anonymous,
+        authorizers = ?auth.authorizer.names(),
+        "authentication and authorization chains"
+    );
+    Ok(auth)
+}
+
 /// Compiles every module the start will load, in parallel, into the cache.
-fn precompile(runtime: &PluginRuntime, entries: &[config::EntryConfig]) {
+fn precompile(runtime: &PluginRuntime, entries: &[config::EntryConfig], auth: &AuthConfig) {
     let mut modules: Vec<std::borrow::Cow<'static, [u8]>> = entries
         .iter()
         .filter_map(|e| match e {
@@ -74,6 +90,11 @@ fn precompile(runtime: &PluginRuntime, entries: &[config::EntryConfig]) {
             config::EntryConfig::Webhooks(_) => None,
         })
         .collect();
+    modules.extend(
+        auth::modules(auth)
+            .iter()
+            .filter_map(|m| assemble::module_bytes(m).ok()),
+    );
     modules.extend(embedded::builtin(STRATEGY_PLUGIN).map(std::borrow::Cow::Borrowed));
     let refs: Vec<&[u8]> = modules.iter().map(|m| m.as_ref()).collect();
     runtime.precompile(&refs);
@@ -112,19 +133,20 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         .unwrap_or_else(|| args.data_dir.join("plugin-cache"));
     let runtime = PluginRuntime::new(Some(cache)).context("starting the plugin runtime")?;
     let entries = chain_entries(&config);
-    precompile(&runtime, &entries);
+    precompile(&runtime, &entries, &config.auth);
     if let Some(v) = strategy_validation(&state, &runtime)? {
         state.registry.validation = Arc::new(v);
     }
     state.admission = Arc::new(admission_chain(&state, &entries, &config, &runtime)?);
     tracing::info!(chain = ?state.admission.names(), "admission chain");
+    state.auth = Arc::new(auth_chains(&state, &config.auth, &runtime)?);
     let state = Arc::new(state);
     controllers::bootstrap::bootstrap(&state)
         .await
         .map_err(|e| anyhow::anyhow!("bootstrap: {e}"))?;
     controllers::namespace::spawn_sweeper(state.clone(), Duration::from_secs(2));
     controllers::service_account::spawn(state.clone());
-    let kubeconfig_path = args.data_dir.join("admin.kubeconfig");
+    let kubeconfig_path = args.data_dir.join(kubeconfig::ADMIN_FILE);
     kubeconfig::write_admin(&kubeconfig_path, &format!("https://{address}"), &pki)?;
     let kubeconfig_path = std::fs::canonicalize(&kubeconfig_path).unwrap_or(kubeconfig_path);
     let tls = server::tls_config(&pki)?;

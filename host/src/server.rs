@@ -2,6 +2,8 @@
 //! and HTTP/2, and the router that sends each request to health, discovery,
 //! OpenAPI or the resource handlers.
 
+use crate::auth::authenticate::Credentials;
+use crate::auth::{impersonate, Attributes};
 use crate::state::AppState;
 use crate::status::ApiError;
 use crate::{discovery_routes, handlers, health, request_info};
@@ -116,16 +118,37 @@ async fn entry(State(state): State<Arc<AppState>>, req: Request) -> Response {
     resp
 }
 
-async fn route(state: &AppState, req: Request) -> Response {
-    let path = req.uri().path().to_string();
-    let authenticated = req
+/// Authenticates, resolves impersonation and authorizes the request; the
+/// user it acts as is put into its extensions.
+async fn admit_request(
+    state: &AppState,
+    req: &mut Request,
+    resource: Option<&request_info::ResourceRequest>,
+) -> Result<(), ApiError> {
+    let certificate = req
         .extensions()
         .get::<PeerIdentity>()
-        .is_some_and(|p| p.certificate.is_some());
-    if !authenticated && !is_public(&path) {
-        return ApiError::unauthorized().into_response();
+        .and_then(|p| p.certificate.clone());
+    let creds = Credentials::new(certificate, req.headers());
+    let auth = &state.auth;
+    let requester = auth.authenticator.authenticate(&creds).await?;
+    let user = impersonate::resolve(&auth.authorizer, requester, req.headers()).await?;
+    let path = req.uri().path();
+    if !is_public(path) {
+        let attrs = Attributes::of_request(user.clone(), req.method(), path, resource);
+        auth.authorizer.check(&attrs).await?;
     }
+    req.extensions_mut().insert(user);
+    Ok(())
+}
+
+async fn route(state: &AppState, mut req: Request) -> Response {
+    let path = req.uri().path().to_string();
     let query = req.uri().query().map(String::from);
+    let resource = request_info::parse(req.method(), &path, query.as_deref());
+    if let Err(e) = admit_request(state, &mut req, resource.as_ref()).await {
+        return e.into_response();
+    }
     let verbose = query.as_deref().is_some_and(|q| {
         q.split('&')
             .any(|p| p == "verbose" || p.starts_with("verbose="))
@@ -141,7 +164,7 @@ async fn route(state: &AppState, req: Request) -> Response {
         );
         return resp;
     }
-    if let Some(ri) = request_info::parse(req.method(), &path, query.as_deref()) {
+    if let Some(ri) = resource {
         let (parts, body) = req.into_parts();
         return handlers::handle(state, ri, parts, body).await;
     }

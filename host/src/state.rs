@@ -3,6 +3,7 @@
 use crate::admission::chain::ChainEntry;
 use crate::admission::config::Phase;
 use crate::admission::Chain;
+use crate::auth::Auth;
 use crate::catalogue::openapi::OpenApiCache;
 use crate::catalogue::Catalogue;
 use crate::plugins::store_reader::StoreReader;
@@ -20,6 +21,8 @@ pub struct AppState {
     pub registry: Registry,
     /// The admission chain every write passes through.
     pub admission: Arc<Chain>,
+    /// The authentication and authorization chains every request passes through.
+    pub auth: Arc<Auth>,
     /// `host:port` clients reach this server at (for /api's serverAddressByClientCIDRs).
     pub server_address: String,
 }
@@ -51,6 +54,7 @@ impl AppState {
             watermarks,
             registry,
             admission,
+            auth: Arc::new(Auth::closed()),
             server_address,
         }
     }

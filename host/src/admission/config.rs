@@ -5,6 +5,7 @@
 //! Errors name the entry, so a bad file fails the start with a clear message.
 
 use super::matcher::{Rule, Selector};
+use crate::auth::config::{AuthConfig, AuthenticationSection, AuthorizationSection};
 use serde::Deserialize;
 use serde_json::Value;
 use std::time::Duration;
@@ -77,7 +78,7 @@ pub const DEFAULT_MEMORY_MIB: u64 = 64;
 /// The optional apiVersion of a configuration file.
 pub const CONFIG_API_VERSION: &str = "capstan.dev/v1alpha1";
 
-/// The server configuration file (only admission today).
+/// The server configuration file: admission, authentication, authorization.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct FileConfig {
@@ -90,6 +91,10 @@ struct FileConfig {
     /// `namespace/name` of a webhook's Service → the URL it is reached at.
     #[serde(default)]
     webhook_services: Option<std::collections::HashMap<String, String>>,
+    #[serde(default)]
+    authentication: Option<AuthenticationSection>,
+    #[serde(default)]
+    authorization: Option<AuthorizationSection>,
 }
 
 /// The checked configuration of a server.
@@ -98,6 +103,8 @@ pub struct ServerConfig {
     /// None: the default chain.
     pub admission: Option<Vec<EntryConfig>>,
     pub webhook_services: std::collections::HashMap<String, String>,
+    /// The authentication and authorization chains.
+    pub auth: AuthConfig,
 }
 
 /// Reads and checks a configuration file.
@@ -134,9 +141,11 @@ pub fn parse_file(text: &str) -> Result<ServerConfig, String> {
                 .collect::<Result<Vec<_>, _>>()?,
         ),
     };
+    let builtins = super::assemble::public_builtins();
     Ok(ServerConfig {
         admission,
         webhook_services: file.webhook_services.unwrap_or_default(),
+        auth: crate::auth::config::parse(file.authentication, file.authorization, &builtins)?,
     })
 }
 

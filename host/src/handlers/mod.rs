@@ -6,11 +6,13 @@ mod delete;
 mod negotiate;
 pub mod query;
 mod read;
+mod reviews;
 mod watch;
 mod write;
 
 use crate::admission::review::ReviewRequest;
 use crate::admission::RequestAdmission;
+use crate::auth::UserInfo;
 use crate::catalogue::ResourceInfo;
 use crate::request_info::{ResourceRequest, Verb};
 use crate::state::AppState;
@@ -44,10 +46,15 @@ impl Call<'_> {
         self.parts.headers.get(name).and_then(|v| v.to_str().ok())
     }
 
-    /// The requester as AdmissionReview's userInfo. Until authentication
-    /// plugins land, a verified client certificate is the admin's.
+    /// The authenticated (or impersonated) user the request acts as.
+    pub fn user(&self) -> &UserInfo {
+        static NOBODY: std::sync::LazyLock<UserInfo> = std::sync::LazyLock::new(UserInfo::default);
+        self.parts.extensions.get::<UserInfo>().unwrap_or(&NOBODY)
+    }
+
+    /// The requester as AdmissionReview's userInfo.
     pub fn user_info(&self) -> serde_json::Value {
-        serde_json::json!({"username": "capstan-admin", "groups": ["system:masters", "system:authenticated"]})
+        serde_json::to_value(self.user()).unwrap_or_default()
     }
 
     /// The admission chain bound to this request for `operation`.
@@ -97,6 +104,9 @@ async fn dispatch(
         parts,
         query: query::Query::parse(parts.uri.query()),
     };
+    if reviews::is_review(&call) {
+        return reviews::create(&call, body).await;
+    }
     match req.verb {
         Verb::Get => read::get(&call).await,
         Verb::List => read::list(&call).await,
