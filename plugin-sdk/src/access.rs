@@ -260,6 +260,10 @@ pub struct ResourceRule {
 #[serde(rename_all = "camelCase")]
 pub struct NonResourceRule {
     pub verbs: Vec<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        rename = "nonResourceURLs",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub non_resource_urls: Vec<String>,
 }

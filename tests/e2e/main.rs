@@ -3,6 +3,7 @@
 
 mod support;
 
+mod access_control;
 mod admission_plugins;
 mod api_discovery;
 mod errors;

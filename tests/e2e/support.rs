@@ -124,6 +124,53 @@ impl Server {
         self.kubectl_stdin(args, None)
     }
 
+    /// A kubeconfig for `user` in `groups`, minted by `capstan kubeconfig`.
+    pub fn user_kubeconfig(&self, user: &str, groups: &[&str]) -> PathBuf {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_capstan"));
+        cmd.args(["kubeconfig", "--data-dir"])
+            .arg(self.dir.path())
+            .args(["--user", user]);
+        for g in groups {
+            cmd.args(["--group", g]);
+        }
+        let out = run_with_stdin(&mut cmd, None);
+        assert!(out.status.success(), "capstan kubeconfig: {}", stderr(&out));
+        let path = self
+            .dir
+            .path()
+            .join(format!("{user}-{}.kubeconfig", rand_suffix()));
+        std::fs::write(&path, &out.stdout).expect("write kubeconfig");
+        path
+    }
+
+    /// A kubeconfig that presents only a bearer token (no client certificate).
+    pub fn token_kubeconfig(&self, token: &str) -> PathBuf {
+        let ca = std::fs::read(self.pki("ca.crt")).expect("CA");
+        use base64::Engine;
+        let ca = base64::engine::general_purpose::STANDARD.encode(ca);
+        let text = format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: {}\n    certificate-authority-data: {ca}\nusers:\n- name: t\n  user:\n    token: {token}\ncontexts:\n- name: t\n  context: {{cluster: c, user: t}}\ncurrent-context: t\n",
+            self.url("")
+        );
+        let path = self
+            .dir
+            .path()
+            .join(format!("token-{}.kubeconfig", rand_suffix()));
+        std::fs::write(&path, text).expect("write kubeconfig");
+        path
+    }
+
+    /// kubectl with another kubeconfig (another user).
+    pub fn kubectl_with(&self, kubeconfig: &std::path::Path, args: &[&str]) -> Output {
+        run_with_stdin(
+            Command::new(kubectl_path())
+                .arg("--kubeconfig")
+                .arg(kubeconfig)
+                .args(args),
+            None,
+        )
+    }
+
     pub fn kubectl_stdin(&self, args: &[&str], stdin: Option<&str>) -> Output {
         run_with_stdin(
             Command::new(kubectl_path())

@@ -192,6 +192,8 @@ impl Chain {
         }
     }
 
+    /// Runs the mutating entries in order, then once more those with
+    /// reinvocationPolicy IfNeeded whose output a later entry changed.
     pub async fn mutate(
         &self,
         req: &ReviewRequest,
@@ -199,25 +201,46 @@ impl Chain {
         old: Option<&Value>,
         warnings: &Mutex<Vec<String>>,
     ) -> ApiResult<Value> {
-        for e in self.entries_for(Phase::Mutating).await {
+        let entries = self.entries_for(Phase::Mutating).await;
+        let mut left_as: Vec<Option<Value>> = vec![None; entries.len()];
+        for (i, e) in entries.iter().enumerate() {
             let e = e.get();
             if !self.applies(e, req, Some(&obj), old).await {
                 continue;
             }
-            let Some(v) = self.call(e, req, Some(&obj), old, warnings).await? else {
-                continue;
-            };
-            if let Some(denial) = v.denial {
-                return Err(denial);
+            obj = self.mutate_with(e, req, obj, old, warnings).await?;
+            if e.config.reinvoke_if_needed {
+                left_as[i] = Some(obj.clone());
             }
-            if let Some(p) = v.patch {
-                match apply_patch(&obj, &p) {
-                    Ok(patched) => obj = patched,
-                    Err(why) => failure(e, &why, warnings)?,
-                }
+        }
+        for (e, seen) in entries.iter().zip(left_as) {
+            if seen.is_some_and(|seen| seen != obj) {
+                obj = self.mutate_with(e.get(), req, obj, old, warnings).await?;
             }
         }
         Ok(obj)
+    }
+
+    /// One mutating call: `obj` with the entry's patch applied.
+    async fn mutate_with(
+        &self,
+        e: &CallableEntry,
+        req: &ReviewRequest,
+        obj: Value,
+        old: Option<&Value>,
+        warnings: &Mutex<Vec<String>>,
+    ) -> ApiResult<Value> {
+        let Some(v) = self.call(e, req, Some(&obj), old, warnings).await? else {
+            return Ok(obj);
+        };
+        if let Some(denial) = v.denial {
+            return Err(denial);
+        }
+        match v.patch.map(|p| apply_patch(&obj, &p)) {
+            Some(Ok(patched)) => Ok(patched),
+            Some(Err(why)) => failure(e, &why, warnings).map(|_| obj),
+            None => Ok(obj),
+        }
     }
 
     pub async fn validate(
@@ -386,6 +409,7 @@ mod tests {
             rules: None,
             namespace_selector: Selector::parse(None).unwrap(),
             object_selector: Selector::parse(None).unwrap(),
+            reinvoke_if_needed: name.ends_with("-again"),
         };
         ChainEntry::Plugin(CallableEntry {
             config,
@@ -457,6 +481,34 @@ mod tests {
             denied.message,
             "admission webhook \"check\" denied the request: not today"
         );
+    }
+
+    /// An entry that records, in `data.seen`, the labels it saw.
+    fn recorder(name: &str) -> ChainEntry {
+        entry(name, Phase::Mutating, FailurePolicy::Fail, |r| {
+            let labels = r["request"]["object"]["metadata"]["labels"].to_string();
+            let patch = json!([{"op": "add", "path": "/data", "value": {"seen": labels}}]);
+            Ok(answer(r, true, Some(&patch.to_string())))
+        })
+    }
+
+    fn labeller() -> ChainEntry {
+        entry("labeller", Phase::Mutating, FailurePolicy::Fail, |r| {
+            let patch = r#"[{"op":"add","path":"/metadata/labels","value":{"team":"a"}}]"#;
+            Ok(answer(r, true, Some(patch)))
+        })
+    }
+
+    #[tokio::test]
+    async fn if_needed_entries_run_again_after_a_later_change() {
+        let obj = || json!({"metadata": {"name": "c"}});
+        let w = Mutex::new(Vec::new());
+        let (c, _dir) = chain(vec![recorder("record-again"), labeller()]);
+        let out = c.mutate(&request(), obj(), None, &w).await.unwrap();
+        assert_eq!(out["data"]["seen"], r#"{"team":"a"}"#);
+        let (c, _dir) = chain(vec![recorder("record"), labeller()]);
+        let out = c.mutate(&request(), obj(), None, &w).await.unwrap();
+        assert_eq!(out["data"]["seen"], "null");
     }
 
     #[tokio::test]

@@ -49,6 +49,16 @@ pub struct PluginEntryConfig {
     pub namespace_selector: Option<Value>,
     #[serde(default)]
     pub object_selector: Option<Value>,
+    #[serde(default)]
+    pub reinvocation_policy: ReinvocationPolicy,
+}
+
+/// As in MutatingWebhookConfiguration.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+pub enum ReinvocationPolicy {
+    #[default]
+    Never,
+    IfNeeded,
 }
 
 /// One checked entry of the chain.
@@ -70,6 +80,9 @@ pub struct PluginEntry {
     pub rules: Option<Vec<Rule>>,
     pub namespace_selector: Selector,
     pub object_selector: Selector,
+    /// reinvocationPolicy IfNeeded: called once more when a later mutating
+    /// entry changed the object after this one ran.
+    pub reinvoke_if_needed: bool,
 }
 
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(300);
@@ -206,6 +219,7 @@ fn check(label: &str, raw: PluginEntryConfig) -> Result<PluginEntry, String> {
         rules: raw.rules,
         namespace_selector,
         object_selector,
+        reinvoke_if_needed: raw.reinvocation_policy == ReinvocationPolicy::IfNeeded,
     })
 }
 
@@ -215,7 +229,7 @@ fn check(label: &str, raw: PluginEntryConfig) -> Result<PluginEntry, String> {
 pub fn default_chain(available: &[&str]) -> Vec<EntryConfig> {
     use Phase::{Mutating, Validating};
     let pods = || rule(&["CREATE", "UPDATE"], &["pods"]);
-    let order: [(&str, &[Phase], Option<Vec<Rule>>); 6] = [
+    let order: [(&str, &[Phase], Option<Vec<Rule>>); 7] = [
         (
             "namespace-lifecycle",
             &[Validating],
@@ -245,6 +259,11 @@ pub fn default_chain(available: &[&str]) -> Vec<EntryConfig> {
             &[Validating],
             Some(vec![rule(&["CREATE", "UPDATE"], &POD_SECURITY_RESOURCES)]),
         ),
+        (
+            "rbac-escalation",
+            &[Validating],
+            Some(vec![rule(&["CREATE", "UPDATE"], &RBAC_RESOURCES)]),
+        ),
     ];
     let mut out = Vec::new();
     for (name, phases, rules) in order {
@@ -258,6 +277,14 @@ pub fn default_chain(available: &[&str]) -> Vec<EntryConfig> {
     out.push(EntryConfig::Webhooks(Phase::Validating));
     out
 }
+
+/// Roles and bindings: where RBAC escalation prevention applies.
+const RBAC_RESOURCES: [&str; 4] = [
+    "roles",
+    "clusterroles",
+    "rolebindings",
+    "clusterrolebindings",
+];
 
 /// What PodSecurity admission looks at: pods, namespaces (their labels), and
 /// the kinds that carry pod templates (for warnings).
@@ -300,6 +327,7 @@ fn builtin_entry(name: &str, phases: &[Phase]) -> PluginEntry {
             .unwrap_or_else(|_| unreachable!("an absent selector always parses")),
         object_selector: Selector::parse(None)
             .unwrap_or_else(|_| unreachable!("an absent selector always parses")),
+        reinvoke_if_needed: false,
     }
 }
 

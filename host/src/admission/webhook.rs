@@ -184,6 +184,8 @@ impl ApiWebhooks {
             rules: Some(rules),
             namespace_selector: Selector::parse(hook.get("namespaceSelector"))?,
             object_selector: Selector::parse(hook.get("objectSelector"))?,
+            reinvoke_if_needed: hook.get("reinvocationPolicy").and_then(Value::as_str)
+                == Some("IfNeeded"),
         };
         let transport = HttpsWebhook {
             url: self.url(&client),

@@ -136,11 +136,14 @@ fn resolve<'a>(state: &'a AppState, req: &ResourceRequest) -> ApiResult<&'a Reso
         return Err(ApiError::no_such_route());
     }
     if let Some(sub) = &req.subresource {
-        let allowed = matches!(req.verb, Verb::Get | Verb::Update | Verb::Patch);
-        if !res.has_subresource(sub) || !allowed {
-            return Err(ApiError::no_such_route());
-        }
-        return Ok(res);
+        let allowed = res
+            .subresource(sub)
+            .is_some_and(|s| s.verbs.iter().any(|v| v == req.verb.as_str()));
+        return if allowed {
+            Ok(res)
+        } else {
+            Err(ApiError::no_such_route())
+        };
     }
     if !res.verbs.iter().any(|v| v == req.verb.as_str()) {
         return Err(ApiError::method_not_allowed(
