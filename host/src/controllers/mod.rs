@@ -3,4 +3,5 @@
 
 pub mod bootstrap;
 pub mod namespace;
+pub mod rbac;
 pub mod service_account;

@@ -1,0 +1,118 @@
+//! RBAC as a fresh kube-apiserver has it: the bootstrap ClusterRoles,
+//! ClusterRoleBindings, Roles and RoleBindings created at first start
+//! (missing ones only, so restarts and concurrent replicas are safe), and
+//! kube-controller-manager's ClusterRole aggregation, which keeps the rules
+//! of roles with an aggregationRule (admin, edit, view, …) the union of the
+//! roles their selectors pick.
+
+mod aggregation;
+
+use crate::catalogue::ResourceInfo;
+use crate::registry::{decode, keys, meta, WriteOptions};
+use crate::state::AppState;
+use crate::status::{ApiError, ApiResult};
+use crate::storage::RangeRequest;
+use futures_util::StreamExt;
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The bootstrap policy (see `bootstrap-policy.json`'s provenance in ARCHITECTURE.md).
+const BOOTSTRAP_POLICY: &str = include_str!("bootstrap-policy.json");
+
+const GROUP: &str = "rbac.authorization.k8s.io";
+
+fn resource<'a>(state: &'a AppState, kind: &str) -> ApiResult<&'a ResourceInfo> {
+    let plural = format!("{}s", kind.to_ascii_lowercase());
+    state
+        .catalogue
+        .lookup(GROUP, "v1", &plural)
+        .ok_or_else(|| ApiError::internal(format!("{plural} are not served")))
+}
+
+/// Creates the bootstrap objects that do not exist yet.
+pub async fn bootstrap(state: &AppState) -> ApiResult<()> {
+    let objects: Vec<Value> = serde_json::from_str(BOOTSTRAP_POLICY)
+        .map_err(|e| ApiError::internal(format!("bootstrap policy: {e}")))?;
+    let mut created = 0;
+    for obj in objects {
+        let kind = obj["kind"].as_str().unwrap_or_default().to_string();
+        let res = resource(state, &kind)?;
+        let ns = meta::meta_str(&obj, "namespace").map(String::from);
+        match state
+            .registry
+            .create(res, ns.as_deref(), obj, WriteOptions::default())
+            .await
+        {
+            Ok(_) => created += 1,
+            Err(e) if e.code == 409 => {}
+            Err(e) => return Err(e),
+        }
+    }
+    if created > 0 {
+        tracing::info!(created, "created the bootstrap RBAC policy");
+    }
+    Ok(())
+}
+
+/// Runs the aggregation controller until the server stops; restarts on errors.
+pub fn spawn_aggregation(state: Arc<AppState>) {
+    tokio::spawn(async move {
+        loop {
+            if let Err(e) = aggregate(&state).await {
+                tracing::warn!(error = %e, "clusterrole aggregation restarting");
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    });
+}
+
+/// Reconciles every ClusterRole now and after each change of any of them.
+async fn aggregate(state: &AppState) -> ApiResult<()> {
+    let res = resource(state, "ClusterRole")?;
+    let prefix = keys::prefix(res, None);
+    let internal = |e: crate::storage::StorageError| ApiError::internal(e.to_string());
+    let page = state
+        .storage
+        .range(RangeRequest::prefix(&prefix))
+        .await
+        .map_err(internal)?;
+    let mut events = state
+        .storage
+        .watch(&prefix, page.revision)
+        .await
+        .map_err(internal)?;
+    reconcile(state, res).await?;
+    while let Some(ev) = events.next().await {
+        ev.map_err(internal)?;
+        reconcile(state, res).await?;
+    }
+    Ok(())
+}
+
+/// Writes the rules of every aggregating ClusterRole whose rules are stale.
+async fn reconcile(state: &AppState, res: &ResourceInfo) -> ApiResult<()> {
+    let roles = state
+        .registry
+        .read_all(res, &keys::prefix(res, None))
+        .await?
+        .iter()
+        .map(decode)
+        .collect::<ApiResult<Vec<Value>>>()?;
+    for role in &roles {
+        let Some(updated) = aggregation::needs_update(role, &roles) else {
+            continue;
+        };
+        let name = meta::name(role).unwrap_or_default().to_string();
+        let rules = updated["rules"].clone();
+        state
+            .registry
+            .guaranteed_update(res, None, &name, WriteOptions::default(), &|mut current: Value| {
+                current["rules"] = rules.clone();
+                Ok(current)
+            })
+            .await?;
+        tracing::debug!(clusterrole = %name, "aggregated rules");
+    }
+    Ok(())
+}
