@@ -2,6 +2,7 @@
 
 use crate::admission::{assemble, config, Chain};
 use crate::auth::config::AuthConfig;
+use crate::auth::service_account::TokenIssuer;
 use crate::auth::{self, Auth};
 use crate::catalogue::Catalogue;
 use crate::cli::ServeArgs;
@@ -69,8 +70,16 @@ const STRATEGY_PLUGIN: &str = "strategy-validation";
 
 /// The authentication and authorization chains, loaded into the runtime.
 fn auth_chains(state: &AppState, config: &AuthConfig, runtime: &PluginRuntime) -> Result<Auth> {
-    let injected = auth::Injected::new();
-    let auth = auth::build(config, runtime, state.reader(), &injected, vec![])
+    let mut injected = auth::Injected::new();
+    let mut audiences = Vec::new();
+    if let Some(tokens) = &state.tokens {
+        injected.insert(
+            "builtin:service-account-token".into(),
+            tokens.plugin_config(),
+        );
+        audiences = tokens.settings.audiences.clone();
+    }
+    let auth = auth::build(config, runtime, state.reader(), &injected, audiences)
         .map_err(anyhow::Error::msg)?;
     tracing::info!(
         authenticators = ?auth.authenticator.names(),
@@ -139,6 +148,9 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     }
     state.admission = Arc::new(admission_chain(&state, &entries, &config, &runtime)?);
     tracing::info!(chain = ?state.admission.names(), "admission chain");
+    let key_file = args.data_dir.join("pki").join("service-account.key");
+    let tokens = TokenIssuer::load_or_create(&key_file).context("service account signing key")?;
+    state.tokens = Some(Arc::new(tokens));
     state.auth = Arc::new(auth_chains(&state, &config.auth, &runtime)?);
     let state = Arc::new(state);
     controllers::bootstrap::bootstrap(&state)

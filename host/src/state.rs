@@ -3,6 +3,7 @@
 use crate::admission::chain::ChainEntry;
 use crate::admission::config::Phase;
 use crate::admission::Chain;
+use crate::auth::service_account::TokenIssuer;
 use crate::auth::Auth;
 use crate::catalogue::openapi::OpenApiCache;
 use crate::catalogue::Catalogue;
@@ -23,6 +24,8 @@ pub struct AppState {
     pub admission: Arc<Chain>,
     /// The authentication and authorization chains every request passes through.
     pub auth: Arc<Auth>,
+    /// Issues service account tokens (TokenRequest), when configured.
+    pub tokens: Option<Arc<TokenIssuer>>,
     /// `host:port` clients reach this server at (for /api's serverAddressByClientCIDRs).
     pub server_address: String,
 }
@@ -55,6 +58,7 @@ impl AppState {
             registry,
             admission,
             auth: Arc::new(Auth::closed()),
+            tokens: None,
             server_address,
         }
     }

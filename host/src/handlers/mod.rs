@@ -7,6 +7,7 @@ mod negotiate;
 pub mod query;
 mod read;
 mod reviews;
+mod token_request;
 mod watch;
 mod write;
 
@@ -106,6 +107,9 @@ async fn dispatch(
     };
     if reviews::is_review(&call) {
         return reviews::create(&call, body).await;
+    }
+    if token_request::is_token_request(&call) {
+        return token_request::create(&call, body).await;
     }
     match req.verb {
         Verb::Get => read::get(&call).await,

@@ -107,10 +107,16 @@ async fn reconcile(state: &AppState, res: &ResourceInfo) -> ApiResult<()> {
         let rules = updated["rules"].clone();
         state
             .registry
-            .guaranteed_update(res, None, &name, WriteOptions::default(), &|mut current: Value| {
-                current["rules"] = rules.clone();
-                Ok(current)
-            })
+            .guaranteed_update(
+                res,
+                None,
+                &name,
+                WriteOptions::default(),
+                &|mut current: Value| {
+                    current["rules"] = rules.clone();
+                    Ok(current)
+                },
+            )
             .await?;
         tracing::debug!(clusterrole = %name, "aggregated rules");
     }
