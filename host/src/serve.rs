@@ -162,6 +162,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     controllers::namespace::spawn_sweeper(state.clone(), Duration::from_secs(2));
     controllers::service_account::spawn(state.clone());
     controllers::rbac::spawn_aggregation(state.clone());
+    controllers::resource_quota::spawn(state.clone());
     let kubeconfig_path = args.data_dir.join(kubeconfig::ADMIN_FILE);
     kubeconfig::write_admin(&kubeconfig_path, &format!("https://{address}"), &pki)?;
     let kubeconfig_path = std::fs::canonicalize(&kubeconfig_path).unwrap_or(kubeconfig_path);

@@ -233,3 +233,34 @@ fn a_users_plugin_from_a_path_rejects_kubectl_apply() {
     );
     s.ok_stdin(&["apply", "-f", "-"], &labelled);
 }
+
+#[test]
+fn resource_quota_counts_usage_and_rejects_past_the_hard_limit() {
+    let s = Server::start();
+    s.ok(&["create", "namespace", "quota"]);
+    s.ok(&[
+        "create",
+        "quota",
+        "q",
+        "--hard=pods=1,configmaps=5",
+        "-n",
+        "quota",
+    ]);
+    s.ok(&["run", "one", "--image=nginx:1.27", "-n", "quota"]);
+    let err = s.fails(&["run", "two", "--image=nginx:1.27", "-n", "quota"]);
+    assert!(
+        err.contains(r#"pods "two" is forbidden: exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1"#),
+        "{err}"
+    );
+    let used_pods = || {
+        let q = s.json(&["get", "quota", "q", "-n", "quota"]);
+        q["status"]["used"]["pods"] == "1" && q["status"]["hard"]["pods"] == "1"
+    };
+    assert!(
+        eventually(Duration::from_secs(10), used_pods),
+        "{}",
+        s.log()
+    );
+    s.ok(&["delete", "pod", "one", "-n", "quota", "--wait=false"]);
+    s.ok(&["run", "three", "--image=nginx:1.27", "-n", "quota"]);
+}

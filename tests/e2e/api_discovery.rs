@@ -97,7 +97,7 @@ fn health_endpoints_answer_with_verbose_checks() {
 }
 
 #[test]
-fn requests_without_a_client_certificate_are_unauthorized() {
+fn requests_without_credentials_are_anonymous_and_forbidden() {
     let s = Server::start();
     let mut cmd = std::process::Command::new("curl");
     cmd.args(["-sS", "--cacert"]).arg(s.pki("ca.crt")).args([
@@ -106,8 +106,9 @@ fn requests_without_a_client_certificate_are_unauthorized() {
         &s.url("/api/v1/namespaces"),
     ]);
     let out = crate::support::stdout(&cmd.output().unwrap());
+    assert!(out.ends_with("403"), "{out}");
     assert!(
-        out.ends_with("401") && out.contains("\"reason\":\"Unauthorized\""),
+        out.contains(r#"namespaces is forbidden: User \"system:anonymous\" cannot list resource \"namespaces\" in API group \"\" at the cluster scope"#),
         "{out}"
     );
     let mut health = std::process::Command::new("curl");

@@ -225,7 +225,8 @@ fn check(label: &str, raw: PluginEntryConfig) -> Result<PluginEntry, String> {
 
 /// kube-apiserver's default order of the built-in plugins we ship, with the
 /// webhook markers where kube runs MutatingAdmissionWebhook and
-/// ValidatingAdmissionWebhook. Names missing from `available` are skipped.
+/// ValidatingAdmissionWebhook, then ResourceQuota (last, as in kube).
+/// Names missing from `available` are skipped.
 pub fn default_chain(available: &[&str]) -> Vec<EntryConfig> {
     use Phase::{Mutating, Validating};
     let pods = || rule(&["CREATE", "UPDATE"], &["pods"]);
@@ -275,6 +276,11 @@ pub fn default_chain(available: &[&str]) -> Vec<EntryConfig> {
     }
     out.push(EntryConfig::Webhooks(Phase::Mutating));
     out.push(EntryConfig::Webhooks(Phase::Validating));
+    if available.contains(&"resource-quota") {
+        let mut quota = builtin_entry("resource-quota", &[Validating]);
+        quota.rules = Some(vec![rule(&["CREATE", "UPDATE"], &["*", "pods/resize"])]);
+        out.push(EntryConfig::Plugin(quota));
+    }
     out
 }
 

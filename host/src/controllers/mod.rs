@@ -4,4 +4,5 @@
 pub mod bootstrap;
 pub mod namespace;
 pub mod rbac;
+pub mod resource_quota;
 pub mod service_account;
