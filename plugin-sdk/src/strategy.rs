@@ -1,5 +1,11 @@
 //! The `strategy-call` contract of strategy plugins (see the WIT): which
 //! phase is asked for, on which resource, with which objects; and the answer.
+//!
+//! A write costs one call: "create" and "update" prepare the object
+//! (kube's PrepareForCreate / PrepareForUpdate plus defaults) and validate
+//! the prepared object, answering `{"object", "causes"}`. The single-step
+//! phases ("prepare-for-create", "prepare-for-update", "validate") remain
+//! for hosts that need a step on its own.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -8,25 +14,48 @@ use serde_json::Value;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Phase {
+    /// PrepareForCreate + defaults + Validate: answer `{"object", "causes"}`.
+    Create,
+    /// PrepareForUpdate + defaults + ValidateUpdate (needs `oldObject`):
+    /// answer `{"object", "causes"}`.
+    Update,
+    /// PrepareForCreate + defaults: answer `{"object"}`.
     PrepareForCreate,
+    /// PrepareForUpdate + defaults (needs `oldObject`): answer `{"object"}`.
     PrepareForUpdate,
+    /// Validate (ValidateUpdate when `oldObject` is set): answer `{"causes"}`.
     Validate,
+    /// Left open by the WIT: any JSON (e.g. a Table).
     Table,
+}
+
+impl Phase {
+    /// Does this phase write over a stored object (and so need `oldObject`)?
+    pub fn is_update(self) -> bool {
+        matches!(self, Phase::Update | Phase::PrepareForUpdate)
+    }
 }
 
 /// The resource a strategy call is about.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct StrategyResource {
     #[serde(default)]
     pub group: String,
     #[serde(default)]
     pub version: String,
+    /// The plural ("pods").
     #[serde(default)]
     pub resource: String,
     #[serde(default)]
     pub kind: String,
+    /// "" for the resource itself, else the subresource written ("status").
     #[serde(default)]
     pub subresource: String,
+    /// Whether the resource has a `status` subresource: then status is the
+    /// server's (a create starts without the client's status). Absent = false.
+    #[serde(default)]
+    pub has_status: bool,
 }
 
 /// The call: `{"phase", "resource", "object", "oldObject"}`.
@@ -38,6 +67,7 @@ pub struct StrategyCall {
     pub resource: StrategyResource,
     #[serde(default)]
     pub object: Value,
+    /// The stored object, on updates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub old_object: Option<Value>,
 }
@@ -52,11 +82,14 @@ pub struct Cause {
 }
 
 /// The answer: `{"object"}` for prepare phases, `{"causes"}` for validate,
-/// or any other JSON (e.g. a Table) for phases the WIT leaves open.
+/// `{"object", "causes"}` for "create" and "update", or any other JSON (e.g.
+/// a Table) for phases the WIT leaves open.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StrategyAnswer {
     Object(Value),
     Causes(Vec<Cause>),
+    /// The prepared object and the causes found validating it (empty = valid).
+    Prepared { object: Value, causes: Vec<Cause> },
     Raw(Value),
 }
 
@@ -66,7 +99,39 @@ impl StrategyAnswer {
         match self {
             StrategyAnswer::Object(o) => serde_json::json!({ "object": o }),
             StrategyAnswer::Causes(c) => serde_json::json!({ "causes": c }),
+            StrategyAnswer::Prepared { object, causes } => {
+                serde_json::json!({ "object": object, "causes": causes })
+            }
             StrategyAnswer::Raw(v) => v.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn combined_phases_and_has_status_parse() {
+        let call: StrategyCall = serde_json::from_value(json!({"phase": "update",
+            "resource": {"resource": "pods", "hasStatus": true},
+            "object": {}, "oldObject": {}}))
+        .unwrap();
+        assert_eq!(call.phase, Phase::Update);
+        assert!(call.phase.is_update());
+        assert!(call.resource.has_status);
+        let call: StrategyCall = serde_json::from_value(json!({"phase": "create"})).unwrap();
+        assert_eq!(call.phase, Phase::Create);
+        assert!(!call.resource.has_status);
+    }
+
+    #[test]
+    fn prepared_answer_has_object_and_causes() {
+        let answer = StrategyAnswer::Prepared {
+            object: json!({"a": 1}),
+            causes: Vec::new(),
+        };
+        assert_eq!(answer.to_json(), json!({"object": {"a": 1}, "causes": []}));
     }
 }

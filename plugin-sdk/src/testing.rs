@@ -1,6 +1,6 @@
 //! A native test double for the host (config, a fake object store, captured
-//! logs) plus helpers to build requests and apply a response's patch, so a
-//! plugin's logic is unit-testable with plain `cargo test`.
+//! logs) plus helpers to build requests, apply a response's patch and make a
+//! strategy call, so a plugin's logic is unit-testable with plain `cargo test`.
 //!
 //! The fake is thread-local: each `#[test]` runs on its own thread, so tests
 //! do not see each other's objects. Call [`reset`] first in each test.
@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::host::Level;
 use crate::patch::PatchOp;
+use crate::plugin::{run_strategy, StrategyPlugin};
 use crate::response::AdmissionResponse;
 use crate::review::{AdmissionRequest, GroupVersionKind, GroupVersionResource, Operation};
 
@@ -126,6 +127,13 @@ pub fn request(
         object: (operation != Operation::Delete).then_some(object),
         ..Default::default()
     }
+}
+
+/// Makes a strategy call as the host does (the call's JSON text through
+/// `run_strategy`) and returns the answer parsed back into JSON.
+pub fn call_strategy<P: StrategyPlugin>(call: &Value) -> Result<Value, String> {
+    let answer = run_strategy::<P>(&call.to_string())?;
+    serde_json::from_str(&answer).map_err(|e| format!("the answer is not JSON: {e}"))
 }
 
 /// Applies the response's patch (add/replace/remove) to `object`.
