@@ -39,7 +39,13 @@ impl Cluster {
 }
 
 impl ObjectReader for Cluster {
-    fn get(&self, _: &str, _: &str, _: Option<&str>, _: &str) -> BoxFuture<'_, Result<Option<String>, String>> {
+    fn get(
+        &self,
+        _: &str,
+        _: &str,
+        _: Option<&str>,
+        _: &str,
+    ) -> BoxFuture<'_, Result<Option<String>, String>> {
         Box::pin(async { Ok(None) })
     }
 
@@ -47,8 +53,19 @@ impl ObjectReader for Cluster {
         Ok("1".into())
     }
 
-    fn list(&self, _: &str, resource: &str, _: Option<&str>, _: Option<&str>, _: Option<&str>) -> BoxFuture<'_, Result<String, String>> {
-        let text = self.lists.get(resource).cloned().unwrap_or_else(|| r#"{"items":[]}"#.into());
+    fn list(
+        &self,
+        _: &str,
+        resource: &str,
+        _: Option<&str>,
+        _: Option<&str>,
+        _: Option<&str>,
+    ) -> BoxFuture<'_, Result<String, String>> {
+        let text = self
+            .lists
+            .get(resource)
+            .cloned()
+            .unwrap_or_else(|| r#"{"items":[]}"#.into());
         Box::pin(async move { Ok(text) })
     }
 }
@@ -65,8 +82,17 @@ struct Timing {
     p99: Duration,
 }
 
-async fn time_calls(plugin: &Plugin, input: &str, reader: Arc<dyn ObjectReader>, calls: usize) -> Timing {
-    let ctx = || CallContext { config: "{}".into(), reader: reader.clone(), limits: Limits::default() };
+async fn time_calls(
+    plugin: &Plugin,
+    input: &str,
+    reader: Arc<dyn ObjectReader>,
+    calls: usize,
+) -> Timing {
+    let ctx = || CallContext {
+        config: "{}".into(),
+        reader: reader.clone(),
+        limits: Limits::default(),
+    };
     let mut samples = Vec::with_capacity(calls);
     for _ in 0..calls {
         let started = Instant::now();
@@ -75,7 +101,10 @@ async fn time_calls(plugin: &Plugin, input: &str, reader: Arc<dyn ObjectReader>,
         std::hint::black_box(answer);
     }
     samples.sort();
-    Timing { p50: samples[calls / 2], p99: samples[calls * 99 / 100] }
+    Timing {
+        p50: samples[calls / 2],
+        p99: samples[calls * 99 / 100],
+    }
 }
 
 fn load(runtime: &PluginRuntime, name: &str, kind: PluginKind) -> Plugin {
@@ -85,11 +114,18 @@ fn load(runtime: &PluginRuntime, name: &str, kind: PluginKind) -> Plugin {
 
 fn row(what: &str, t: &Timing, base: &Timing) {
     let ratio = t.p50.as_secs_f64() / base.p50.as_secs_f64();
-    println!("| {what} | {:.1} | {:.1} | {ratio:.2} |", t.p50.as_secs_f64() * 1e6, t.p99.as_secs_f64() * 1e6);
+    println!(
+        "| {what} | {:.1} | {:.1} | {ratio:.2} |",
+        t.p50.as_secs_f64() * 1e6,
+        t.p99.as_secs_f64() * 1e6
+    );
 }
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
     rt.block_on(async {
         let cache = tempfile::tempdir().expect("temp dir");
         let runtime = PluginRuntime::new(Some(cache.path().to_path_buf())).expect("plugin runtime");
@@ -108,7 +144,10 @@ fn main() {
             let build = started.elapsed();
             let t = time_calls(&rbac_fresh, &review("user42"), reader.clone(), calls).await;
             row(label, &t, &base);
-            println!("|   (first call, building the policy) | {:.1} | | |", build.as_secs_f64() * 1e6);
+            println!(
+                "|   (first call, building the policy) | {:.1} | | |",
+                build.as_secs_f64() * 1e6
+            );
         }
         drop(rbac);
     });

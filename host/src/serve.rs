@@ -6,7 +6,7 @@ use crate::auth::service_account::TokenIssuer;
 use crate::auth::{self, Auth};
 use crate::catalogue::Catalogue;
 use crate::cli::ServeArgs;
-use crate::plugins::strategy_validation::WasmValidation;
+use crate::plugins::wasm_strategy::WasmStrategy;
 use crate::plugins::{embedded, Limits, PluginKind, PluginRuntime};
 use crate::state::AppState;
 use crate::storage::sqlite::SqliteStorage;
@@ -50,23 +50,20 @@ fn admission_chain(
     ))
 }
 
-/// The built-in strategy plugin's Validate step, when the binary embeds it.
-fn strategy_validation(
-    state: &AppState,
-    runtime: &PluginRuntime,
-) -> Result<Option<WasmValidation>> {
+/// The built-in strategy plugin, when the binary embeds it.
+fn strategy_plugin(state: &AppState, runtime: &PluginRuntime) -> Result<Option<WasmStrategy>> {
     let Some(bytes) = embedded::builtin(STRATEGY_PLUGIN) else {
         return Ok(None);
     };
     let plugin = runtime.load(STRATEGY_PLUGIN, bytes, PluginKind::Strategy)?;
-    Ok(Some(WasmValidation {
+    Ok(Some(WasmStrategy {
         plugin,
         reader: state.reader(),
         limits: Limits::default(),
     }))
 }
 
-const STRATEGY_PLUGIN: &str = "strategy-validation";
+const STRATEGY_PLUGIN: &str = "strategy";
 
 /// The authentication and authorization chains, loaded into the runtime.
 fn auth_chains(state: &AppState, config: &AuthConfig, runtime: &PluginRuntime) -> Result<Auth> {
@@ -143,8 +140,8 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let runtime = PluginRuntime::new(Some(cache)).context("starting the plugin runtime")?;
     let entries = chain_entries(&config);
     precompile(&runtime, &entries, &config.auth);
-    if let Some(v) = strategy_validation(&state, &runtime)? {
-        state.registry.validation = Arc::new(v);
+    if let Some(v) = strategy_plugin(&state, &runtime)? {
+        state.registry.strategy = Arc::new(v);
     }
     state.admission = Arc::new(admission_chain(&state, &entries, &config, &runtime)?);
     tracing::info!(chain = ?state.admission.names(), "admission chain");

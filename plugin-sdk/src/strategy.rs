@@ -30,6 +30,18 @@ pub enum Phase {
 }
 
 impl Phase {
+    /// The phase as the call names it ("prepare-for-create").
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Create => "create",
+            Phase::Update => "update",
+            Phase::PrepareForCreate => "prepare-for-create",
+            Phase::PrepareForUpdate => "prepare-for-update",
+            Phase::Validate => "validate",
+            Phase::Table => "table",
+        }
+    }
+
     /// Does this phase write over a stored object (and so need `oldObject`)?
     pub fn is_update(self) -> bool {
         matches!(self, Phase::Update | Phase::PrepareForUpdate)
@@ -89,7 +101,10 @@ pub enum StrategyAnswer {
     Object(Value),
     Causes(Vec<Cause>),
     /// The prepared object and the causes found validating it (empty = valid).
-    Prepared { object: Value, causes: Vec<Cause> },
+    Prepared {
+        object: Value,
+        causes: Vec<Cause>,
+    },
     Raw(Value),
 }
 
@@ -124,6 +139,9 @@ mod tests {
         let call: StrategyCall = serde_json::from_value(json!({"phase": "create"})).unwrap();
         assert_eq!(call.phase, Phase::Create);
         assert!(!call.resource.has_status);
+        for phase in [Phase::Create, Phase::PrepareForUpdate, Phase::Table] {
+            assert_eq!(serde_json::to_value(phase).unwrap(), json!(phase.name()));
+        }
     }
 
     #[test]

@@ -23,8 +23,8 @@ mod limiter;
 mod output;
 mod runtime;
 pub mod store_reader;
-pub mod strategy_validation;
 mod warm;
+pub mod wasm_strategy;
 
 pub use context::{CallContext, Limits, ObjectReader};
 pub use failure::PluginFailure;

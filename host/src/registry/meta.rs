@@ -93,12 +93,3 @@ pub fn keep_system_fields(new: &mut Value, old: &Value) {
     }
     m.remove("selfLink");
 }
-
-/// Everything but metadata and status: a change here bumps `generation`.
-pub fn spec_of(obj: &Value) -> Map<String, Value> {
-    let mut m = obj.as_object().cloned().unwrap_or_default();
-    for f in ["metadata", "status", "apiVersion", "kind"] {
-        m.remove(f);
-    }
-    m
-}

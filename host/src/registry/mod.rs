@@ -10,7 +10,6 @@ pub mod names;
 pub mod scale;
 pub mod strategy;
 mod update;
-pub mod validation;
 
 use crate::admission::{Admit, NoAdmission};
 use crate::catalogue::ResourceInfo;
@@ -68,8 +67,8 @@ pub enum DeleteOutcome {
 #[derive(Clone)]
 pub struct Registry {
     pub storage: Arc<dyn Storage>,
-    /// The strategy's Validate step for every create and update.
-    pub validation: Arc<dyn validation::Validation>,
+    /// The per-kind rules (prepare, defaults, validate) of every create and update.
+    pub strategy: Arc<dyn strategy::Strategy>,
 }
 
 /// Maps a storage failure to the API error a client sees.
@@ -128,7 +127,7 @@ impl Registry {
     pub fn new(storage: Arc<dyn Storage>) -> Self {
         Registry {
             storage,
-            validation: Arc::new(validation::NoValidation),
+            strategy: Arc::new(strategy::NoStrategy),
         }
     }
 
@@ -275,7 +274,6 @@ impl Registry {
     ) -> ApiResult<Value> {
         let mut obj = opts.admit.mutate(obj, None).await?;
         meta::set_create_fields(&mut obj, ns);
-        strategy::prepare_for_create(res, &mut obj);
         if res.group.is_empty() && res.plural == "services" {
             self.allocate_service(res, &mut obj).await?;
         }
@@ -289,7 +287,7 @@ impl Registry {
             }
             validate_name(res, &obj)?;
             if attempt == 0 {
-                self.validation.validate(res, &obj, None).await?;
+                obj = self.strategy.create(res, obj).await?;
                 opts.admit.validate(Some(&obj), None).await?;
             }
             let name = meta::name(&obj).unwrap_or_default().to_string();

@@ -1,7 +1,7 @@
 //! Updates: read, change, write guarded by the read's mod_revision (the
 //! `GuaranteedUpdate` loop), and PUT semantics for an object and its status.
 
-use super::{decode, encode, keys, meta, storage_error, strategy, Registry, WriteOptions};
+use super::{decode, encode, keys, meta, storage_error, Registry, WriteOptions};
 use crate::catalogue::ResourceInfo;
 use crate::status::{ApiError, ApiResult};
 use crate::storage::StorageError;
@@ -69,11 +69,9 @@ impl Registry {
             } else {
                 opts.admit.mutate(desired, Some(&current)).await?
             };
-            finish_update(res, &current, &mut desired, deleting);
+            finish_update(&current, &mut desired, deleting);
             if !deleting {
-                self.validation
-                    .validate(res, &desired, Some(&current))
-                    .await?;
+                desired = self.strategy.update(res, desired, &current).await?;
                 opts.admit.validate(Some(&desired), Some(&current)).await?;
             }
             let last_finalizer_removed =
@@ -172,8 +170,9 @@ fn keep_status(res: &ResourceInfo, current: &Value, mut body: Value) -> Value {
     body
 }
 
-/// System fields the client cannot change, defaults, and the generation bump.
-fn finish_update(res: &ResourceInfo, current: &Value, desired: &mut Value, deleting: bool) {
+/// System fields the client cannot change (defaults and the generation bump
+/// are the strategy's).
+fn finish_update(current: &Value, desired: &mut Value, deleting: bool) {
     let deletion = meta::metadata(desired).map(|m| {
         (
             m.get("deletionTimestamp").cloned(),
@@ -187,16 +186,6 @@ fn finish_update(res: &ResourceInfo, current: &Value, desired: &mut Value, delet
         if let Some(g) = grace {
             m.insert("deletionGracePeriodSeconds".into(), g);
         }
-    }
-    strategy::apply_defaults(res, desired);
-    if let Some(m) = desired.get_mut("metadata").and_then(Value::as_object_mut) {
-        m.remove("resourceVersion");
-    }
-    if strategy::tracks_generation(res) && meta::spec_of(current) != meta::spec_of(desired) {
-        let generation = meta::metadata(current)
-            .and_then(|m| m.get("generation"))
-            .and_then(Value::as_i64);
-        meta::metadata_mut(desired).insert("generation".into(), json!(generation.unwrap_or(0) + 1));
     }
     if let (Some(rv), Some(m)) = (
         meta::resource_version(current),

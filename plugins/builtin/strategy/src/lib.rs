@@ -1,0 +1,98 @@
+//! Built-in strategy plugin `strategy`: kube-apiserver's per-kind REST
+//! strategies for the common kinds, so the host keeps no per-kind rules.
+//!
+//! - "create": PrepareForCreate (status reset when status is a subresource,
+//!   `metadata.generation` 1, initial status such as a pod's Pending phase
+//!   and QoS class) plus defaults, then Validate of the prepared object;
+//!   answers `{"object", "causes"}`.
+//! - "update" (needs `oldObject`, the stored object): defaults, then
+//!   `metadata.generation` = old + 1 when the desired state changed (kinds
+//!   that keep a generation), then ValidateUpdate against the stored object;
+//!   answers `{"object", "causes"}`.
+//! - "prepare-for-create" / "prepare-for-update": the preparation alone,
+//!   `{"object"}`. "validate": the validation alone, `{"causes"}` (an update
+//!   when `oldObject` is set). "table": `{"causes": []}`.
+//!
+//! Causes are empty when the object is valid; subresource writes and kinds
+//! without rules get none. Status carried over on updates (a write to the
+//! resource keeps the stored status) stays the host's business: the plugin
+//! cannot tell a client's write from a controller's status write.
+
+mod common;
+mod config;
+mod defaults;
+mod gofmt;
+mod initial_status;
+mod json;
+mod pod_defaults;
+mod pod_update;
+mod pods;
+mod prepare;
+mod qos;
+mod selector;
+mod services;
+mod validation;
+mod workloads;
+
+use capstan_plugin_sdk::{Phase, StrategyAnswer, StrategyCall, StrategyPlugin};
+use serde_json::Value;
+
+/// The plugin.
+pub struct Strategy;
+
+impl StrategyPlugin for Strategy {
+    fn call(call: &StrategyCall) -> Result<StrategyAnswer, String> {
+        let resource = &call.resource;
+        Ok(match call.phase {
+            Phase::Create | Phase::Update => {
+                let (object, old) = prepared(call)?;
+                let causes = validation::validate(resource, &object, old);
+                StrategyAnswer::Prepared { object, causes }
+            }
+            Phase::PrepareForCreate | Phase::PrepareForUpdate => {
+                StrategyAnswer::Object(prepared(call)?.0)
+            }
+            Phase::Validate => StrategyAnswer::Causes(validation::validate(
+                resource,
+                &call.object,
+                call.old_object.as_ref(),
+            )),
+            Phase::Table => StrategyAnswer::Causes(Vec::new()),
+        })
+    }
+}
+
+capstan_plugin_sdk::strategy_plugin!(Strategy);
+
+/// The call's object prepared for its phase, and the stored object on updates.
+fn prepared(call: &StrategyCall) -> Result<(Value, Option<&Value>), String> {
+    if !call.object.is_object() {
+        return Err(format!("{}: the object is not a JSON object", what(call)));
+    }
+    let mut object = call.object.clone();
+    let old = stored_object(call)?;
+    match old {
+        Some(old) => prepare::for_update(&call.resource, &mut object, old),
+        None => prepare::for_create(&call.resource, &mut object),
+    }
+    Ok((object, old))
+}
+
+/// `oldObject` for the update phases (an error when missing), None otherwise.
+fn stored_object(call: &StrategyCall) -> Result<Option<&Value>, String> {
+    if !call.phase.is_update() {
+        return Ok(None);
+    }
+    match &call.old_object {
+        Some(old) => Ok(Some(old)),
+        None => Err(format!("{}: an update needs oldObject", what(call))),
+    }
+}
+
+/// "<phase> of <resource>", for error messages.
+fn what(call: &StrategyCall) -> String {
+    format!("{} of {}", call.phase.name(), call.resource.resource)
+}
+
+#[cfg(test)]
+mod tests;
