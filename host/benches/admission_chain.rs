@@ -179,19 +179,20 @@ fn main() {
         let dir = tempfile::tempdir().expect("temp dir");
         let storage = Arc::new(SqliteStorage::open(&dir.path().join("db")).expect("store"));
         let state = AppState::new(Arc::new(Catalogue::builtin()), storage, "127.0.0.1:0".into());
+        capstan::controllers::bootstrap::bootstrap(&state).await.expect("system namespaces");
         let runtime = PluginRuntime::new(Some(dir.path().join("cache"))).expect("runtime");
         let none = chain_of(&state, &runtime, Some("admission: []"));
         let one = chain_of(&state, &runtime, Some("admission:\n- {name: trivial, module: 'builtin:deny-service-external-ips', phases: [validating]}"));
         let default = chain_of(&state, &runtime, None);
-        let (url, ca) = start_webhook().await;
-        register_webhook(&state, &url, &ca).await;
-        let webhook = chain_of(&state, &runtime, Some("admission:\n- webhooks: validating"));
-        tokio::time::sleep(Duration::from_millis(500)).await;
         let base = time(&none).await;
         println!("| admission | p50 µs | p99 µs | added p50 µs |\n|---|---|---|---|");
         print("none", base, base.0);
         print("(a) one trivial Wasm plugin", time(&one).await, base.0);
         print("(b) default chain", time(&default).await, base.0);
+        let (url, ca) = start_webhook().await;
+        register_webhook(&state, &url, &ca).await;
+        let webhook = chain_of(&state, &runtime, Some("admission:\n- webhooks: validating"));
+        tokio::time::sleep(Duration::from_millis(500)).await;
         print("(c) trivial HTTPS webhook", time(&webhook).await, base.0);
     });
 }

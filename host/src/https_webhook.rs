@@ -49,7 +49,8 @@ fn tls_config(ca_bundle: Option<&str>) -> Result<rustls::ClientConfig, String> {
         .with_no_client_auth())
 }
 
-/// POSTs `body` as JSON over HTTPS/1.1 and returns the response body (2xx only).
+/// POSTs `body` as JSON over HTTPS/1.1 and returns the response body (2xx
+/// only), on a kept-alive connection to the same endpoint when one is idle.
 async fn post(url: &str, ca_bundle: Option<&str>, body: Vec<u8>) -> Result<String, String> {
     let parsed = url::Url::parse(url).map_err(|e| format!("invalid URL: {e}"))?;
     if parsed.scheme() != "https" {
@@ -61,34 +62,40 @@ async fn post(url: &str, ca_bundle: Option<&str>, body: Vec<u8>) -> Result<Strin
         .trim_matches(|c| c == '[' || c == ']')
         .to_string();
     let port = parsed.port().unwrap_or(443);
-    let tcp = tokio::net::TcpStream::connect((host.as_str(), port))
-        .await
-        .map_err(|e| e.to_string())?;
-    let _ = tcp.set_nodelay(true);
-    let name = ServerName::try_from(host.clone()).map_err(|e| e.to_string())?;
-    let connector = tokio_rustls::TlsConnector::from(Arc::new(tls_config(ca_bundle)?));
-    let tls = connector
-        .connect(name, tcp)
-        .await
-        .map_err(|e| e.to_string())?;
-    let (mut sender, conn) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tls))
-            .await
-            .map_err(|e| e.to_string())?;
-    tokio::spawn(async move {
-        let _ = conn.await;
-    });
+    let endpoint = Endpoint {
+        host: host.clone(),
+        port,
+        ca_bundle: ca_bundle.unwrap_or_default().to_string(),
+    };
     let path = match parsed.query() {
         Some(q) => format!("{}?{q}", parsed.path()),
         None => parsed.path().to_string(),
     };
-    let req = http::Request::post(path)
-        .header(http::header::HOST, format!("{host}:{port}"))
-        .header(http::header::CONTENT_TYPE, "application/json")
-        .header(http::header::ACCEPT, "application/json")
-        .body(Full::new(bytes::Bytes::from(body)))
-        .map_err(|e| e.to_string())?;
-    let resp = sender.send_request(req).await.map_err(|e| e.to_string())?;
+    let body = bytes::Bytes::from(body);
+    let request = || {
+        http::Request::post(path.as_str())
+            .header(http::header::HOST, format!("{host}:{port}"))
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .header(http::header::ACCEPT, "application/json")
+            .body(Full::new(body.clone()))
+            .map_err(|e| e.to_string())
+    };
+    let (mut sender, pooled) = match pool::take(&endpoint).await {
+        Some(sender) => (sender, true),
+        None => (connect(&endpoint, ca_bundle).await?, false),
+    };
+    let resp = match sender.send_request(request()?).await {
+        Ok(resp) => resp,
+        Err(_) if pooled => {
+            // The kept connection went away meanwhile: once more on a new one.
+            sender = connect(&endpoint, ca_bundle).await?;
+            sender
+                .send_request(request()?)
+                .await
+                .map_err(|e| e.to_string())?
+        }
+        Err(e) => return Err(e.to_string()),
+    };
     let status = resp.status();
     let bytes = resp
         .into_body()
@@ -96,8 +103,78 @@ async fn post(url: &str, ca_bundle: Option<&str>, body: Vec<u8>) -> Result<Strin
         .await
         .map_err(|e| e.to_string())?
         .to_bytes();
+    if status.is_success() {
+        pool::give_back(endpoint, sender);
+    }
     if !status.is_success() {
         return Err(format!("webhook answered HTTP {}", status.as_u16()));
     }
     String::from_utf8(bytes.to_vec()).map_err(|_| "response is not UTF-8".to_string())
+}
+
+/// A new TLS connection to `endpoint`, ready for requests.
+async fn connect(endpoint: &Endpoint, ca_bundle: Option<&str>) -> Result<Sender, String> {
+    let tcp = tokio::net::TcpStream::connect((endpoint.host.as_str(), endpoint.port))
+        .await
+        .map_err(|e| e.to_string())?;
+    let _ = tcp.set_nodelay(true);
+    let name = ServerName::try_from(endpoint.host.clone()).map_err(|e| e.to_string())?;
+    let connector = tokio_rustls::TlsConnector::from(Arc::new(tls_config(ca_bundle)?));
+    let tls = connector
+        .connect(name, tcp)
+        .await
+        .map_err(|e| e.to_string())?;
+    let (sender, conn) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tls))
+        .await
+        .map_err(|e| e.to_string())?;
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    Ok(sender)
+}
+
+type Sender = hyper::client::conn::http1::SendRequest<Full<bytes::Bytes>>;
+
+/// Where a connection goes: host, port and the CAs it was verified with.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Endpoint {
+    host: String,
+    port: u16,
+    ca_bundle: String,
+}
+
+/// Idle keep-alive connections, a few per endpoint.
+mod pool {
+    use super::{Endpoint, Sender};
+    use std::collections::HashMap;
+    use std::sync::{LazyLock, Mutex};
+
+    const MAX_IDLE: usize = 8;
+
+    static IDLE: LazyLock<Mutex<HashMap<Endpoint, Vec<Sender>>>> = LazyLock::new(Default::default);
+
+    /// An idle connection that is still open and ready.
+    pub(super) async fn take(endpoint: &Endpoint) -> Option<Sender> {
+        loop {
+            let candidate = {
+                let mut idle = IDLE.lock().unwrap_or_else(|e| e.into_inner());
+                idle.get_mut(endpoint)?.pop()?
+            };
+            let mut sender = candidate;
+            if !sender.is_closed() && sender.ready().await.is_ok() {
+                return Some(sender);
+            }
+        }
+    }
+
+    pub(super) fn give_back(endpoint: Endpoint, sender: Sender) {
+        if sender.is_closed() {
+            return;
+        }
+        let mut idle = IDLE.lock().unwrap_or_else(|e| e.into_inner());
+        let list = idle.entry(endpoint).or_default();
+        if list.len() < MAX_IDLE {
+            list.push(sender);
+        }
+    }
 }

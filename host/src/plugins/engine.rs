@@ -16,7 +16,7 @@ pub(crate) const MAX_MEMORY_BYTES: usize = 256 << 20;
 
 /// Most plugin instances alive at once (concurrent calls plus the idle ones
 /// authenticators and authorizers keep); more fail to instantiate.
-const MAX_CONCURRENT_INSTANCES: u32 = 128;
+const MAX_CONCURRENT_INSTANCES: u32 = 512;
 
 /// Builds the engine: component model, async, epoch interruption, fuel
 /// metering, and a modest pooling allocator.

@@ -1,9 +1,8 @@
 //! The WebAssembly plugin runtime: loads components that implement one of the
 //! Capstan plugin worlds (see `plugin-sdk/wit/capstan.wit`) and calls them in a
 //! sandbox — no files, sockets, environment or processes; a wall-clock
-//! timeout, a memory cap and optional fuel per call; a fresh instance for
-//! every admission or strategy call, reused instances for authenticators and
-//! authorizers (dropped after any failure), so a plugin that traps never
+//! timeout, a memory cap and optional fuel per call; instances are reused
+//! by later calls and dropped after any failure, so a plugin that traps never
 //! affects the next call.
 //!
 //! ```ignore

@@ -1,8 +1,8 @@
 //! `PluginRuntime` (one per server: engine, linker, cache, epoch ticker) and
 //! `Plugin` (one loaded component, pre-linked for its world): loading checks
 //! that the wasm is a component exporting the expected world; every call runs
-//! with the call's limits, in a fresh store or (authenticators, authorizers)
-//! a reused one, see `warm.rs`.
+//! with the call's limits, in an instance kept from an earlier successful
+//! call or a new one (see `warm.rs`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -41,11 +41,6 @@ impl PluginKind {
             PluginKind::Authorizer => "authorizer",
             PluginKind::Strategy => "strategy",
         }
-    }
-
-    /// Whether instances are kept between calls (see `warm.rs`).
-    pub fn reuses_instances(self) -> bool {
-        matches!(self, PluginKind::Authenticator | PluginKind::Authorizer)
     }
 
     /// The function the world exports.
@@ -134,7 +129,7 @@ impl PluginRuntime {
             pre,
             engine: self.engine.clone(),
             from_cache: source == Source::Cache,
-            warm: kind.reuses_instances().then(Default::default),
+            warm: Default::default(),
             _ticker: self.ticker.clone(),
         })
     }
@@ -195,8 +190,8 @@ pub struct Plugin {
     pre: Pre,
     engine: Engine,
     from_cache: bool,
-    /// Idle instances, for the kinds that reuse them (authenticator, authorizer).
-    warm: Option<Arc<WarmPool>>,
+    /// Idle instances, reused by later calls.
+    warm: Arc<WarmPool>,
     _ticker: Arc<EpochTicker>,
 }
 
@@ -223,8 +218,8 @@ impl Plugin {
         self.from_cache
     }
 
-    /// Calls the world's export with `input` (JSON text): in a fresh
-    /// instance, or a reused one for kinds that keep them. An `Ok` answer is
+    /// Calls the world's export with `input` (JSON text) in an idle instance
+    /// of an earlier call or a new one. An `Ok` answer is
     /// passed through unparsed: the caller must parse it and treat text that
     /// does not parse as a failure.
     pub async fn call(&self, input: &str, ctx: CallContext) -> Result<String, PluginFailure> {
@@ -250,19 +245,16 @@ impl Plugin {
                 },
             )),
         };
-        match (&result, &self.warm) {
-            (Ok(_), Some(pool)) => pool.give_back(instance),
-            (Err(failure), _) => {
-                tracing::debug!(plugin = &*self.name, %failure, "plugin call failed")
-            }
-            _ => {}
+        match &result {
+            Ok(_) => self.warm.give_back(instance),
+            Err(failure) => tracing::debug!(plugin = &*self.name, %failure, "plugin call failed"),
         }
         result
     }
 
     /// A reused instance rearmed for this call, or a new store.
     fn instance(&self, ctx: CallContext) -> Result<Instance, PluginFailure> {
-        let reused = self.warm.as_ref().and_then(|pool| pool.take());
+        let reused = self.warm.take();
         let mut instance = match reused {
             Some(mut instance) => {
                 instance.store.data_mut().rearm(ctx.config, ctx.reader);

@@ -1,8 +1,9 @@
-//! Instances kept between calls. Admission and strategy plugins get a fresh
-//! instance per call; authenticators and authorizers sit on every request,
-//! so their instances are reused (and may cache what they read, see the
-//! `watermark` import): a few idle ones per plugin, each dropped after a
-//! failure of any kind or after [`MAX_CALLS`] calls.
+//! Instances kept between calls: a plugin's instance that answered is put
+//! back and serves a later call (instantiating costs far more than a call).
+//! A few idle ones per plugin; an instance is dropped after a failure of any
+//! kind (trap, timeout, out of memory, bad answer, an error it returned) and
+//! after [`MAX_CALLS`] calls, so state a plugin keeps (a cache keyed by the
+//! `watermark` import, or a slow leak) stays bounded.
 
 use std::sync::Mutex;
 
@@ -15,7 +16,7 @@ use super::host_imports::PluginState;
 const MAX_CALLS: u32 = 10_000;
 
 /// Idle instances kept per plugin.
-const MAX_IDLE: usize = 4;
+const MAX_IDLE: usize = 2;
 
 /// An instantiated plugin, typed by world.
 pub(crate) enum Bound {
