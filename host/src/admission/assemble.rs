@@ -74,7 +74,7 @@ fn load(
     let limits = Limits {
         timeout: e.timeout,
         memory_bytes: e.memory_bytes,
-        fuel: None,
+        fuel: e.fuel,
     };
     let transport = WasmTransport {
         plugin,

@@ -405,6 +405,7 @@ mod tests {
             failure_policy: policy,
             timeout: DEFAULT_TIMEOUT,
             memory_bytes: 1 << 20,
+            fuel: None,
             config: "{}".into(),
             rules: None,
             namespace_selector: Selector::parse(None).unwrap(),

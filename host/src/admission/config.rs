@@ -40,6 +40,9 @@ pub struct PluginEntryConfig {
     /// Memory cap per instance in MiB (default 64).
     #[serde(default)]
     pub memory_mib: Option<u64>,
+    /// Wasm fuel per call (about one unit per instruction); default unmetered.
+    #[serde(default)]
+    pub fuel: Option<u64>,
     #[serde(default)]
     pub config: Option<Value>,
     /// None: every request.
@@ -76,6 +79,7 @@ pub struct PluginEntry {
     pub failure_policy: FailurePolicy,
     pub timeout: Duration,
     pub memory_bytes: usize,
+    pub fuel: Option<u64>,
     pub config: String,
     pub rules: Option<Vec<Rule>>,
     pub namespace_selector: Selector,
@@ -212,6 +216,7 @@ fn check(label: &str, raw: PluginEntryConfig) -> Result<PluginEntry, String> {
             .map(Duration::from_millis)
             .unwrap_or(DEFAULT_TIMEOUT),
         memory_bytes: (raw.memory_mib.unwrap_or(DEFAULT_MEMORY_MIB) * 1024 * 1024) as usize,
+        fuel: raw.fuel,
         config: raw
             .config
             .unwrap_or(Value::Object(Default::default()))
@@ -327,6 +332,7 @@ fn builtin_entry(name: &str, phases: &[Phase]) -> PluginEntry {
         failure_policy: FailurePolicy::Fail,
         timeout: DEFAULT_TIMEOUT,
         memory_bytes: (DEFAULT_MEMORY_MIB * 1024 * 1024) as usize,
+        fuel: None,
         config: "{}".into(),
         rules: None,
         namespace_selector: Selector::parse(None)
@@ -350,6 +356,8 @@ admission:
   phases: [validating]
   failurePolicy: Ignore
   timeoutMs: 50
+  fuel: 1000000
+  reinvocationPolicy: IfNeeded
   config: {labels: [team]}
   rules: [{operations: [CREATE], apiGroups: ["apps"], apiVersions: ["v1"], resources: ["deployments"]}]
 - webhooks: mutating
@@ -363,6 +371,7 @@ admission:
             (FailurePolicy::Ignore, Duration::from_millis(50))
         );
         assert_eq!(p.config, r#"{"labels":["team"]}"#);
+        assert_eq!((p.fuel, p.reinvoke_if_needed), (Some(1_000_000), true));
         assert!(matches!(chain[1], EntryConfig::Webhooks(Phase::Mutating)));
     }
 

@@ -180,6 +180,7 @@ impl ApiWebhooks {
             failure_policy: policy,
             timeout,
             memory_bytes: 0,
+            fuel: None,
             config: "{}".into(),
             rules: Some(rules),
             namespace_selector: Selector::parse(hook.get("namespaceSelector"))?,
