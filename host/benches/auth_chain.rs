@@ -38,6 +38,33 @@ impl Cluster {
     }
 }
 
+impl Cluster {
+    /// The bootstrap policy of a fresh server plus `bob` bound to cluster-admin.
+    fn bootstrap() -> Arc<Self> {
+        let text = include_str!("../src/controllers/rbac/bootstrap-policy.json");
+        let objects: Vec<Value> = serde_json::from_str(text).expect("bootstrap policy");
+        let of = |kind: &str| -> Vec<Value> {
+            objects
+                .iter()
+                .filter(|o| o["kind"] == kind)
+                .cloned()
+                .collect()
+        };
+        let mut crbs = of("ClusterRoleBinding");
+        crbs.push(json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+            "metadata": {"name": "bob-admin"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
+            "subjects": [{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": "bob"}]}));
+        let list = |items: Vec<Value>| json!({"kind": "List", "items": items}).to_string();
+        let mut lists = std::collections::HashMap::new();
+        lists.insert("clusterroles", list(of("ClusterRole")));
+        lists.insert("clusterrolebindings", list(crbs));
+        lists.insert("roles", list(of("Role")));
+        lists.insert("rolebindings", list(of("RoleBinding")));
+        Arc::new(Cluster { lists })
+    }
+}
+
 impl ObjectReader for Cluster {
     fn get(
         &self,
@@ -137,12 +164,22 @@ fn main() {
         let base = time_calls(&allow, &review("user42"), small.clone(), calls).await;
         println!("| call | p50 µs | p99 µs | p50 vs always-allow |\n|---|---|---|---|");
         row("always-allow", &base, &base);
-        for (label, reader) in [("rbac, 1k bindings", small), ("rbac, 10k bindings", large)] {
+        let bootstrap: Arc<dyn ObjectReader> = Cluster::bootstrap();
+        let cases = [
+            ("rbac, 1k bindings", small, "user42"),
+            ("rbac, 10k bindings", large, "user42"),
+            (
+                "rbac, bootstrap policy, cluster-admin user",
+                bootstrap,
+                "bob",
+            ),
+        ];
+        for (label, reader, user) in cases {
             let rbac_fresh = load(&runtime, "rbac", PluginKind::Authorizer);
             let started = Instant::now();
-            time_calls(&rbac_fresh, &review("user42"), reader.clone(), 1).await;
+            time_calls(&rbac_fresh, &review(user), reader.clone(), 1).await;
             let build = started.elapsed();
-            let t = time_calls(&rbac_fresh, &review("user42"), reader.clone(), calls).await;
+            let t = time_calls(&rbac_fresh, &review(user), reader.clone(), calls).await;
             row(label, &t, &base);
             println!(
                 "|   (first call, building the policy) | {:.1} | | |",

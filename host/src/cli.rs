@@ -87,4 +87,21 @@ pub struct ServeArgs {
     /// How often old history is compacted, in seconds.
     #[arg(long = "compaction-interval", default_value_t = 300)]
     pub compaction_interval_secs: u64,
+    /// etcd endpoints (comma-separated, http:// or https://); without them the
+    /// embedded SQLite store in the data directory is used.
+    #[arg(long = "etcd-servers", value_delimiter = ',')]
+    pub etcd_servers: Vec<String>,
+    /// Where objects live in etcd (Capstan's keys are /registry/<group>/<resource>/...;
+    /// another value is prepended to them).
+    #[arg(long = "etcd-prefix", default_value = "/registry")]
+    pub etcd_prefix: String,
+    /// CA bundle to verify etcd's serving certificate.
+    #[arg(long = "etcd-cafile")]
+    pub etcd_cafile: Option<PathBuf>,
+    /// Client certificate for etcd.
+    #[arg(long = "etcd-certfile")]
+    pub etcd_certfile: Option<PathBuf>,
+    /// Client key for etcd.
+    #[arg(long = "etcd-keyfile")]
+    pub etcd_keyfile: Option<PathBuf>,
 }

@@ -10,6 +10,7 @@ use crate::plugins::wasm_strategy::WasmStrategy;
 use crate::plugins::{embedded, Limits, PluginKind, PluginRuntime};
 use crate::state::AppState;
 use crate::storage::sqlite::SqliteStorage;
+use crate::storage::{compactor, EtcdOptions, EtcdStorage, EtcdTls, Storage};
 use crate::{controllers, kubeconfig, pki, server};
 use anyhow::{Context, Result};
 use std::net::{IpAddr, SocketAddr};
@@ -106,6 +107,40 @@ fn precompile(runtime: &PluginRuntime, entries: &[config::EntryConfig], auth: &A
     runtime.precompile(&refs);
 }
 
+/// The store: etcd when `--etcd-servers` is given, else SQLite in the data
+/// directory; either with periodic compaction.
+async fn open_storage(args: &ServeArgs) -> Result<Arc<dyn Storage>> {
+    let interval = Duration::from_secs(args.compaction_interval_secs.max(1));
+    if args.etcd_servers.is_empty() {
+        let sqlite = Arc::new(
+            SqliteStorage::open(&args.data_dir.join("capstan.db")).context("opening the store")?,
+        );
+        sqlite.start_compactor(interval, args.history_revisions);
+        return Ok(sqlite);
+    }
+    let mut options = EtcdOptions::new(args.etcd_servers.clone());
+    options.key_prefix = match args.etcd_prefix.trim_end_matches('/') {
+        "/registry" => String::new(),
+        other => other.to_string(),
+    };
+    if args.etcd_cafile.is_some() || args.etcd_certfile.is_some() {
+        let tls = EtcdTls::from_files(
+            args.etcd_cafile.as_deref(),
+            args.etcd_certfile.as_deref(),
+            args.etcd_keyfile.as_deref(),
+        );
+        options.tls = Some(tls.context("etcd TLS files")?);
+    }
+    let etcd: Arc<dyn Storage> = Arc::new(
+        EtcdStorage::connect(options)
+            .await
+            .with_context(|| format!("connecting to etcd at {}", args.etcd_servers.join(",")))?,
+    );
+    compactor::spawn(etcd.clone(), interval, args.history_revisions);
+    tracing::info!(servers = ?args.etcd_servers, "using etcd");
+    Ok(etcd)
+}
+
 pub async fn run(args: ServeArgs) -> Result<()> {
     let started = std::time::Instant::now();
     let config = match &args.config {
@@ -119,13 +154,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         vec![args.bind_address.to_string()]
     };
     let pki = pki::ensure(&args.data_dir, &extra).context("preparing certificates")?;
-    let storage = Arc::new(
-        SqliteStorage::open(&args.data_dir.join("capstan.db")).context("opening the store")?,
-    );
-    storage.start_compactor(
-        Duration::from_secs(args.compaction_interval_secs.max(1)),
-        args.history_revisions,
-    );
+    let storage = open_storage(&args).await?;
     let listener =
         tokio::net::TcpListener::bind(SocketAddr::new(args.bind_address, args.secure_port))
             .await

@@ -3,7 +3,7 @@
 //! OpenAPI or the resource handlers.
 
 use crate::auth::authenticate::Credentials;
-use crate::auth::{impersonate, Attributes};
+use crate::auth::{impersonate, Attributes, UserInfo};
 use crate::state::AppState;
 use crate::status::ApiError;
 use crate::{discovery_routes, handlers, health, request_info};
@@ -20,10 +20,22 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 use tower::ServiceExt;
 
-/// Whether the TLS peer presented a client certificate our CA verified.
-#[derive(Clone, Debug)]
+/// Whether the TLS peer presented a client certificate our CA verified, and
+/// the user the authentication chain made of it (kept for the connection:
+/// the certificate cannot change within it).
+#[derive(Clone, Debug, Default)]
 pub struct PeerIdentity {
     pub certificate: Option<Vec<u8>>,
+    certificate_user: Arc<std::sync::OnceLock<UserInfo>>,
+}
+
+impl PeerIdentity {
+    pub fn new(certificate: Option<Vec<u8>>) -> Self {
+        PeerIdentity {
+            certificate,
+            certificate_user: Default::default(),
+        }
+    }
 }
 
 /// TLS settings from the PKI files: our serving certificate; client certificates
@@ -82,7 +94,7 @@ pub async fn serve(
                 .peer_certificates()
                 .and_then(|c| c.first())
                 .map(|c| c.to_vec());
-            let identity = PeerIdentity { certificate };
+            let identity = PeerIdentity::new(certificate);
             let svc =
                 hyper::service::service_fn(move |mut req: http::Request<hyper::body::Incoming>| {
                     req.extensions_mut().insert(identity.clone());
@@ -125,13 +137,14 @@ async fn admit_request(
     req: &mut Request,
     resource: Option<&request_info::ResourceRequest>,
 ) -> Result<(), ApiError> {
-    let certificate = req
+    let peer = req
         .extensions()
         .get::<PeerIdentity>()
-        .and_then(|p| p.certificate.clone());
-    let creds = Credentials::new(certificate, req.headers());
+        .cloned()
+        .unwrap_or_default();
+    let creds = Credentials::new(peer.certificate.clone(), req.headers());
     let auth = &state.auth;
-    let requester = auth.authenticator.authenticate(&creds).await?;
+    let requester = authenticate(state, &peer, &creds).await?;
     let user = impersonate::resolve(&auth.authorizer, requester, req.headers()).await?;
     let path = req.uri().path();
     if !is_public(path) {
@@ -140,6 +153,23 @@ async fn admit_request(
     }
     req.extensions_mut().insert(user);
     Ok(())
+}
+
+/// The requester; a certificate-only request reuses its connection's result.
+async fn authenticate(
+    state: &AppState,
+    peer: &PeerIdentity,
+    creds: &Credentials,
+) -> Result<UserInfo, ApiError> {
+    let certificate_only = creds.token.is_none() && peer.certificate.is_some();
+    if let Some(user) = peer.certificate_user.get().filter(|_| certificate_only) {
+        return Ok(user.clone());
+    }
+    let user = state.auth.authenticator.authenticate(creds).await?;
+    if certificate_only {
+        let _ = peer.certificate_user.set(user.clone());
+    }
+    Ok(user)
 }
 
 async fn route(state: &AppState, mut req: Request) -> Response {

@@ -1,10 +1,12 @@
 //! Storage layer: the etcd-shaped key-value interface the API server persists
 //! objects through (revisions, guarded writes, ranges at past revisions,
 //! watches and compaction), its value and error types, and the embedded
-//! SQLite backend. An etcd backend implements the same [`Storage`] trait.
+//! SQLite backend and the etcd backend, both checked by one conformance suite.
 
+pub mod compactor;
 #[cfg(test)]
 pub mod conformance;
+pub mod etcd;
 pub mod sqlite;
 pub mod watermarks;
 
@@ -14,6 +16,7 @@ use bytes::Bytes;
 use futures_util::future::BoxFuture;
 use futures_util::Stream;
 
+pub use etcd::{EtcdOptions, EtcdStorage, EtcdTls};
 pub use sqlite::{SqliteOptions, SqliteStorage};
 
 /// A store-wide revision. 0 means "nothing written yet"; every successful
