@@ -10,7 +10,7 @@ use crate::plugins::wasm_strategy::WasmStrategy;
 use crate::plugins::{embedded, Limits, PluginKind, PluginRuntime};
 use crate::state::AppState;
 use crate::storage::sqlite::SqliteStorage;
-use crate::storage::{compactor, EtcdOptions, EtcdStorage, EtcdTls, Storage};
+use crate::storage::{compactor, watermarks, EtcdOptions, EtcdStorage, EtcdTls, Storage};
 use crate::{controllers, kubeconfig, pki, server};
 use anyhow::{Context, Result};
 use std::net::{IpAddr, SocketAddr};
@@ -161,7 +161,12 @@ pub async fn run(args: ServeArgs) -> Result<()> {
             .with_context(|| format!("binding {}:{}", args.bind_address, args.secure_port))?;
     let port = listener.local_addr()?.port();
     let address = format!("{}:{port}", client_host(args.bind_address));
-    let mut state = AppState::new(Arc::new(Catalogue::builtin()), storage, address.clone());
+    let mut state = AppState::new(
+        Arc::new(Catalogue::builtin()),
+        storage.clone(),
+        address.clone(),
+    );
+    watermarks::follow(storage, state.watermarks.clone());
     let cache = args
         .plugin_cache_dir
         .clone()

@@ -13,7 +13,10 @@ pub fn kubectl_path() -> String {
 
 pub struct Server {
     child: Option<Child>,
+    /// This server's own scratch directory (its log, request bodies).
     pub dir: tempfile::TempDir,
+    /// The data directory (the scratch directory, or a replica's peer's).
+    data_dir: PathBuf,
     pub port: u16,
     extra_args: Vec<String>,
 }
@@ -32,10 +35,23 @@ impl Server {
     /// Starts with extra `capstan serve` flags.
     pub fn start_with(extra: &[&str]) -> Server {
         let dir = tempfile::tempdir().expect("temp dir");
+        let data_dir = dir.path().to_path_buf();
+        Self::spawn_new(dir, data_dir, extra)
+    }
+
+    /// Another replica: same data directory (certificates, token key), its
+    /// own port, started with `extra` flags (e.g. the same --etcd-servers).
+    pub fn start_replica(&self, extra: &[&str]) -> Server {
+        let dir = tempfile::tempdir().expect("temp dir");
+        Self::spawn_new(dir, self.data_dir.clone(), extra)
+    }
+
+    fn spawn_new(dir: tempfile::TempDir, data_dir: PathBuf, extra: &[&str]) -> Server {
         let extra_args = extra.iter().map(|s| s.to_string()).collect();
         let mut s = Server {
             child: None,
             dir,
+            data_dir,
             port: free_port(),
             extra_args,
         };
@@ -44,11 +60,13 @@ impl Server {
     }
 
     fn spawn(&mut self) {
-        let _ = std::fs::remove_file(self.kubeconfig());
+        if self.data_dir == self.dir.path() {
+            let _ = std::fs::remove_file(self.kubeconfig());
+        }
         let log = std::fs::File::create(self.dir.path().join("server.log")).expect("log file");
         let child = Command::new(env!("CARGO_BIN_EXE_capstan"))
             .args(["serve", "--data-dir"])
-            .arg(self.dir.path())
+            .arg(&self.data_dir)
             .args(["--secure-port", &self.port.to_string()])
             .args([
                 "--plugin-cache-dir",
@@ -108,11 +126,16 @@ impl Server {
     }
 
     pub fn kubeconfig(&self) -> PathBuf {
-        self.dir.path().join("admin.kubeconfig")
+        self.data_dir.join("admin.kubeconfig")
     }
 
     pub fn pki(&self, file: &str) -> PathBuf {
-        self.dir.path().join("pki").join(file)
+        self.data_dir.join("pki").join(file)
+    }
+
+    /// The process id (to kill -9 it from a test).
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -128,7 +151,7 @@ impl Server {
     pub fn user_kubeconfig(&self, user: &str, groups: &[&str]) -> PathBuf {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_capstan"));
         cmd.args(["kubeconfig", "--data-dir"])
-            .arg(self.dir.path())
+            .arg(&self.data_dir)
             .args(["--user", user]);
         for g in groups {
             cmd.args(["--group", g]);
@@ -166,6 +189,7 @@ impl Server {
             Command::new(kubectl_path())
                 .arg("--kubeconfig")
                 .arg(kubeconfig)
+                .args(["--server", &self.url("")])
                 .args(args),
             None,
         )
@@ -176,6 +200,7 @@ impl Server {
             Command::new(kubectl_path())
                 .arg("--kubeconfig")
                 .arg(self.kubeconfig())
+                .args(["--server", &self.url("")])
                 .args(args),
             stdin,
         )

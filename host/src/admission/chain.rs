@@ -7,7 +7,7 @@ use super::matcher::{labels_of, RequestAttributes};
 use super::review::{apply_patch, read_response, ReviewRequest};
 use super::{Admit, Transport};
 use crate::catalogue::ResourceInfo;
-use crate::registry::Registry;
+use crate::registry::{Registry, STORAGE_UNAVAILABLE};
 use crate::status::{ApiError, ApiResult};
 use futures_util::future::BoxFuture;
 use serde_json::Value;
@@ -289,6 +289,13 @@ fn push(warnings: &Mutex<Vec<String>>, items: impl Iterator<Item = String>) {
 fn failure(e: &CallableEntry, why: &str, warnings: &Mutex<Vec<String>>) -> ApiResult<()> {
     tracing::warn!(entry = %e.config.name, failure_policy = ?e.config.failure_policy, error = %why, "admission entry failed");
     match e.config.failure_policy {
+        // The store, not the plugin, failed (a read through its imports).
+        FailurePolicy::Fail if why.contains(STORAGE_UNAVAILABLE) => {
+            Err(ApiError::unavailable(format!(
+                "admission plugin \"{}\" could not read: {why}",
+                e.config.name
+            )))
+        }
         FailurePolicy::Fail => Err(ApiError::internal(format!(
             "failed calling admission plugin \"{}\": {why}",
             e.config.name

@@ -48,7 +48,7 @@ impl ObjectReader for StoreReader {
 
     fn watermark(&self, api_version: &str, resource: &str) -> Result<String, String> {
         let res = self.resource(api_version, resource)?;
-        Ok(self.watermarks.get(&keys::prefix(res, None)).to_string())
+        Ok(self.watermarks.get(&keys::prefix(res, None)))
     }
 
     fn list(

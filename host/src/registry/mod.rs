@@ -72,6 +72,9 @@ pub struct Registry {
 }
 
 /// Maps a storage failure to the API error a client sees.
+/// How an unreachable store is worded (also in plugin failures caused by it).
+pub const STORAGE_UNAVAILABLE: &str = "storage is unavailable";
+
 pub fn storage_error(res: &ResourceInfo, name: &str, e: StorageError) -> ApiError {
     match e {
         StorageError::NotFound { .. } => ApiError::not_found(&res.group, &res.plural, name),
@@ -89,7 +92,7 @@ pub fn storage_error(res: &ResourceInfo, name: &str, e: StorageError) -> ApiErro
             "Too large resource version: {requested}, current: {current}"
         )),
         StorageError::Unavailable(msg) => {
-            ApiError::unavailable(format!("storage is unavailable: {msg}"))
+            ApiError::unavailable(format!("{STORAGE_UNAVAILABLE}: {msg}"))
         }
         StorageError::Internal(msg) => ApiError::internal(msg),
     }

@@ -7,21 +7,32 @@
 use super::{KeyValue, RangeRequest, RangeResult, Revision, Storage, StorageResult, WatchStream};
 use bytes::Bytes;
 use futures_util::future::BoxFuture;
+use futures_util::StreamExt;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-/// The last write revision per resource prefix.
+/// The last write revision per resource prefix, and an epoch that moves
+/// when writes may have been missed (the watch of other servers' writes
+/// broke), which invalidates every watermark at once.
 #[derive(Default)]
 pub struct Watermarks {
     by_prefix: Mutex<HashMap<String, Revision>>,
+    epoch: AtomicU64,
 }
 
 impl Watermarks {
-    /// The watermark of the resource whose keys start with `prefix`
-    /// (0 until the first write this process saw).
-    pub fn get(&self, prefix: &str) -> Revision {
+    /// The watermark of the resource whose keys start with `prefix`.
+    pub fn get(&self, prefix: &str) -> String {
         let map = self.by_prefix.lock().unwrap_or_else(|e| e.into_inner());
-        map.get(prefix).copied().unwrap_or(0)
+        let revision = map.get(prefix).copied().unwrap_or(0);
+        format!("{}.{revision}", self.epoch.load(Ordering::SeqCst))
+    }
+
+    /// Every watermark changes (some writes may not have been seen).
+    pub fn invalidate_all(&self) {
+        self.epoch.fetch_add(1, Ordering::SeqCst);
     }
 
     /// Records a write of `key` at `revision`.
@@ -33,6 +44,32 @@ impl Watermarks {
         let slot = map.entry(prefix.to_string()).or_insert(0);
         *slot = (*slot).max(revision);
     }
+}
+
+/// Keeps `watermarks` moving with writes other servers make on the same
+/// store (replicas on one etcd), by watching every key. After the watch
+/// breaks, every watermark is invalidated before watching again.
+pub fn follow(storage: Arc<dyn Storage>, watermarks: Arc<Watermarks>) {
+    tokio::spawn(async move {
+        loop {
+            if let Err(e) = follow_once(storage.as_ref(), &watermarks).await {
+                tracing::debug!(error = %e, "watermark watch restarting");
+            }
+            watermarks.invalidate_all();
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    });
+}
+
+async fn follow_once(storage: &dyn Storage, watermarks: &Watermarks) -> StorageResult<()> {
+    let from = storage.current_revision().await?;
+    let mut events = storage.watch("/registry/", from).await?;
+    watermarks.invalidate_all();
+    while let Some(event) = events.next().await {
+        let event = event?;
+        watermarks.record(&event.kv.key, event.kv.mod_revision);
+    }
+    Ok(())
 }
 
 /// `/registry/<group>/<resource>/` of a key, if it has that shape.
@@ -150,21 +187,48 @@ mod tests {
         let marks = Arc::new(Watermarks::default());
         let store = TrackedStorage::new(Arc::new(sqlite), marks.clone());
         let roles = "/registry/rbac.authorization.k8s.io/roles/";
-        assert_eq!(marks.get(roles), 0);
+        let role = format!("{roles}ns/a");
+        assert_eq!(marks.get(roles), "0.0");
         let kv = store
-            .create(&format!("{roles}ns/a"), Bytes::from_static(b"{}"))
+            .create(&role, Bytes::from_static(b"{}"))
             .await
             .unwrap();
-        assert_eq!(marks.get(roles), kv.mod_revision);
-        store
-            .create("/registry/core/pods/ns/p", Bytes::from_static(b"{}"))
+        let created = marks.get(roles);
+        assert_eq!(created, format!("0.{}", kv.mod_revision));
+        let pod = Bytes::from_static(b"{}");
+        store.create("/registry/core/pods/ns/p", pod).await.unwrap();
+        assert_eq!(marks.get(roles), created);
+        let gone = store.delete(&role, None).await.unwrap();
+        assert_eq!(marks.get(roles), format!("0.{}", gone.mod_revision));
+        assert!(store.delete(&role, None).await.is_err());
+        assert_eq!(marks.get(roles), format!("0.{}", gone.mod_revision));
+        marks.invalidate_all();
+        assert_eq!(marks.get(roles), format!("1.{}", gone.mod_revision));
+    }
+
+    #[tokio::test]
+    async fn writes_of_another_server_move_the_watermark_through_the_watch() {
+        let dir = tempfile::tempdir().unwrap();
+        let shared: Arc<dyn Storage> =
+            Arc::new(SqliteStorage::open(&dir.path().join("db")).unwrap());
+        let marks = Arc::new(Watermarks::default());
+        follow(shared.clone(), marks.clone());
+        let roles = "/registry/rbac.authorization.k8s.io/roles/";
+        let before = marks.get(roles);
+        // Another server writes to the store directly (not through our TrackedStorage).
+        let kv = shared
+            .create(&format!("{roles}ns/b"), Bytes::from_static(b"{}"))
             .await
             .unwrap();
-        assert_eq!(marks.get(roles), kv.mod_revision);
-        let gone = store.delete(&format!("{roles}ns/a"), None).await.unwrap();
-        assert!(marks.get(roles) > kv.mod_revision);
-        assert_eq!(marks.get(roles), gone.mod_revision);
-        assert!(store.delete(&format!("{roles}ns/a"), None).await.is_err());
-        assert_eq!(marks.get(roles), gone.mod_revision);
+        let want = format!(".{}", kv.mod_revision);
+        let mut seen = String::new();
+        for _ in 0..100 {
+            seen = marks.get(roles);
+            if seen.ends_with(&want) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(seen.ends_with(&want) && seen != before, "{seen}");
     }
 }

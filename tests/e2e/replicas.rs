@@ -1,0 +1,291 @@
+//! Capstan on etcd: two replicas on a three-member etcd cluster give one
+//! API (reads, watches, conflicts and RBAC decisions agree), an etcd outage
+//! gives 503s and a not-ready /readyz and heals by itself, and kill -9 under
+//! write load loses no acknowledged write (on etcd and on the embedded store).
+
+use crate::etcd::Etcd;
+use crate::support::{eventually, stderr, stdout, Server};
+use serde_json::Value;
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+fn on_etcd(etcd: &Etcd) -> Vec<String> {
+    vec!["--etcd-servers".into(), etcd.servers()]
+}
+
+fn args(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+#[test]
+fn two_replicas_on_one_etcd_cluster_give_one_api() {
+    let mut etcd = Etcd::start(3);
+    let flags = on_etcd(&etcd);
+    let a = Server::start_with(&args(&flags));
+    let b = a.start_replica(&args(&flags));
+    a.ok(&["create", "namespace", "rep"]);
+    a.ok(&[
+        "create",
+        "configmap",
+        "first",
+        "-n",
+        "rep",
+        "--from-literal=k=v",
+    ]);
+    let read: Value =
+        serde_json::from_str(&b.ok(&["get", "configmap", "first", "-n", "rep", "-o", "json"]))
+            .unwrap();
+    assert_eq!(read["data"]["k"], "v");
+
+    // A watch on B sees every write made through A, in order, once each.
+    let mut watch = Command::new(crate::support::kubectl_path())
+        .arg("--kubeconfig")
+        .arg(b.kubeconfig())
+        .args([
+            "--server",
+            &b.url(""),
+            "get",
+            "configmaps",
+            "-n",
+            "rep",
+            "-w",
+            "-o",
+            "name",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(1));
+    for i in 0..5 {
+        a.ok(&["create", "configmap", &format!("cm-{i}"), "-n", "rep"]);
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    let _ = watch.kill();
+    let mut seen = String::new();
+    watch
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut seen)
+        .unwrap();
+    let events: Vec<&str> = seen.lines().filter(|l| l.contains("cm-")).collect();
+    let want: Vec<String> = (0..5).map(|i| format!("configmap/cm-{i}")).collect();
+    assert_eq!(events, want, "{seen}");
+
+    // A stale update through either replica is a conflict.
+    let old = b.ok(&["get", "configmap", "first", "-n", "rep", "-o", "json"]);
+    a.ok(&["label", "configmap", "first", "-n", "rep", "touched=yes"]);
+    let out = b.kubectl_stdin(&["replace", "-f", "-"], Some(&old));
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("the object has been modified"),
+        "{}",
+        stderr(&out)
+    );
+
+    // An RBAC binding made through A decides at once on B.
+    let bob = b.user_kubeconfig("bob", &[]);
+    a.ok(&[
+        "create",
+        "rolebinding",
+        "bob-view",
+        "--clusterrole=view",
+        "--user=bob",
+        "-n",
+        "rep",
+    ]);
+    let listed = eventually(Duration::from_secs(5), || {
+        b.kubectl_with(&bob, &["get", "configmaps", "-n", "rep"])
+            .status
+            .success()
+    });
+    assert!(listed, "bob cannot list through B: {}", b.log());
+
+    // One member of three down: the API keeps serving.
+    etcd.stop(0);
+    let created = eventually(Duration::from_secs(20), || {
+        a.kubectl(&["create", "configmap", "after", "-n", "rep"])
+            .status
+            .success()
+    });
+    assert!(created, "{}", a.log());
+    assert!(b
+        .ok(&["get", "configmap", "after", "-n", "rep"])
+        .contains("after"));
+}
+
+#[test]
+fn an_etcd_outage_gives_503_and_heals_by_itself() {
+    let mut etcd = Etcd::start(1);
+    let s = Server::start_with(&args(&on_etcd(&etcd)));
+    s.ok(&["create", "configmap", "before", "-n", "default"]);
+    etcd.stop(0);
+    let body = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"during"}}"#;
+    let (code, status, _) = s.request(
+        "POST",
+        "/api/v1/namespaces/default/configmaps",
+        "application/json",
+        Some(body),
+    );
+    assert_eq!(code, 503, "{status}");
+    assert_eq!(status["reason"], "ServiceUnavailable", "{status}");
+    assert!(
+        status["message"]
+            .as_str()
+            .unwrap()
+            .contains("storage is unavailable"),
+        "{status}"
+    );
+    let ready = s.curl(&[
+        "-s",
+        "-o",
+        "/dev/null",
+        "-w",
+        "%{http_code}",
+        &s.url("/readyz"),
+    ]);
+    assert_ne!(stdout(&ready), "200");
+    etcd.restart(0);
+    let healed = eventually(Duration::from_secs(30), || {
+        s.kubectl(&["create", "configmap", "after", "-n", "default"])
+            .status
+            .success()
+    });
+    assert!(healed, "{}", s.log());
+    let names = s.ok(&["get", "configmaps", "-n", "default", "-o", "name"]);
+    assert!(
+        names.contains("configmap/before") && names.contains("configmap/after"),
+        "{names}"
+    );
+    assert!(!names.contains("configmap/during"), "{names}");
+    let ready = s.curl(&[
+        "-s",
+        "-o",
+        "/dev/null",
+        "-w",
+        "%{http_code}",
+        &s.url("/readyz"),
+    ]);
+    assert_eq!(stdout(&ready), "200");
+}
+
+/// Creates ConfigMaps through `s` until stopped; returns (name, resourceVersion) of each acknowledged one.
+fn write_until(s: &Server, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<Vec<(String, i64)>> {
+    let (url, ca, cert, key) = (
+        s.url("/api/v1/namespaces/default/configmaps"),
+        s.pki("ca.crt"),
+        s.pki("admin.crt"),
+        s.pki("admin.key"),
+    );
+    std::thread::spawn(move || {
+        let mut acked = Vec::new();
+        for i in 0.. {
+            if stop.load(Ordering::SeqCst) {
+                break;
+            }
+            let body = format!(
+                r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"load-{i}"}}}}"#
+            );
+            let out = Command::new("curl")
+                .args(["-s", "-m", "5", "--cacert"])
+                .arg(&ca)
+                .arg("--cert")
+                .arg(&cert)
+                .arg("--key")
+                .arg(&key)
+                .args([
+                    "-H",
+                    "Content-Type: application/json",
+                    "-X",
+                    "POST",
+                    "--data",
+                    &body,
+                    &url,
+                ])
+                .output();
+            let Ok(out) = out else { continue };
+            let reply: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+            if let Some(rv) = reply
+                .pointer("/metadata/resourceVersion")
+                .and_then(Value::as_str)
+            {
+                acked.push((format!("load-{i}"), rv.parse().unwrap()));
+            }
+        }
+        acked
+    })
+}
+
+fn no_acknowledged_write_is_lost(extra: &[&str]) {
+    let mut s = Server::start_with(extra);
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = write_until(&s, stop.clone());
+    std::thread::sleep(Duration::from_millis(1500));
+    s.stop(true);
+    std::thread::sleep(Duration::from_millis(300));
+    stop.store(true, Ordering::SeqCst);
+    let acked = writer.join().unwrap();
+    assert!(
+        acked.len() > 5,
+        "too few writes before the kill: {}",
+        acked.len()
+    );
+    s.restart(true);
+    let list: Value =
+        serde_json::from_str(&s.ok(&["get", "configmaps", "-n", "default", "-o", "json"])).unwrap();
+    let stored: std::collections::HashMap<String, i64> = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            (
+                o["metadata"]["name"].as_str().unwrap().to_string(),
+                o["metadata"]["resourceVersion"]
+                    .as_str()
+                    .unwrap()
+                    .parse()
+                    .unwrap(),
+            )
+        })
+        .collect();
+    for (name, rv) in &acked {
+        assert_eq!(
+            stored.get(name),
+            Some(rv),
+            "acknowledged {name} at {rv} is missing or changed"
+        );
+    }
+    let last = acked.iter().map(|(_, rv)| *rv).max().unwrap();
+    let next: Value = serde_json::from_str(&s.ok(&[
+        "create",
+        "configmap",
+        "next",
+        "-n",
+        "default",
+        "-o",
+        "json",
+    ]))
+    .unwrap();
+    let next_rv: i64 = next["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(next_rv > last, "revision went back: {next_rv} <= {last}");
+}
+
+#[test]
+fn kill_9_under_write_load_loses_nothing_on_the_embedded_store() {
+    no_acknowledged_write_is_lost(&[]);
+}
+
+#[test]
+fn kill_9_under_write_load_loses_nothing_on_etcd() {
+    let etcd = Etcd::start(1);
+    let flags = on_etcd(&etcd);
+    no_acknowledged_write_is_lost(&args(&flags));
+}
