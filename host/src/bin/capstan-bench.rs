@@ -21,6 +21,10 @@ struct Args {
     /// Kubeconfig context to use instead of current-context.
     #[arg(long)]
     context: Option<String>,
+    /// Open the watch-delivery phase's watch through this kubeconfig instead
+    /// (another replica: measures delivery from a write on one to the event on the other).
+    #[arg(long)]
+    watch_kubeconfig: Option<PathBuf>,
     /// Namespace to work in (created if missing); default: a fresh bench-<random>
     /// namespace, deleted at the end.
     #[arg(long)]
@@ -56,6 +60,7 @@ impl Args {
         let size = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
         bench::Options {
             kubeconfig: self.kubeconfig.clone(),
+            watch_kubeconfig: self.watch_kubeconfig.clone(),
             context: self.context.clone(),
             namespace: self.namespace.clone(),
             ops: size(self.ops),

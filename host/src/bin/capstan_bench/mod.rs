@@ -29,6 +29,8 @@ use std::sync::Arc;
 #[derive(Debug, Clone)]
 pub struct Options {
     pub kubeconfig: Option<PathBuf>,
+    /// Another server (replica) to watch through in the watch-delivery phase.
+    pub watch_kubeconfig: Option<PathBuf>,
     pub context: Option<String>,
     pub namespace: Option<String>,
     pub ops: usize,
@@ -68,6 +70,15 @@ async fn api_run(opts: &Options, path: &std::path::Path) -> Result<ApiRun> {
     let client = Client::connect(&kc, !opts.http1)
         .await
         .with_context(|| format!("connecting to {}", kc.server))?;
+    let watcher = match &opts.watch_kubeconfig {
+        Some(path) => {
+            let kc = kubeconfig::load(path, None)?;
+            Client::connect(&kc, !opts.http1)
+                .await
+                .with_context(|| format!("connecting to {} (watch)", kc.server))?
+        }
+        None => client.clone(),
+    };
     let run_id = run_id();
     let namespace = opts
         .namespace
@@ -81,6 +92,7 @@ async fn api_run(opts: &Options, path: &std::path::Path) -> Result<ApiRun> {
     for &c in &opts.concurrency {
         let scope = Arc::new(Scope {
             client: client.clone(),
+            watcher: watcher.clone(),
             namespace: namespace.clone(),
             prefix: format!("bench-{run_id}-c{c}"),
         });
@@ -144,6 +156,7 @@ mod tests {
     fn opts(ops: usize) -> Options {
         Options {
             kubeconfig: None,
+            watch_kubeconfig: None,
             context: None,
             namespace: None,
             ops,

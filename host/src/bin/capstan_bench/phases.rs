@@ -13,6 +13,8 @@ use std::sync::{Arc, Mutex};
 /// What every operation of one concurrency level needs.
 pub struct Scope {
     pub client: Client,
+    /// Where the watch-delivery phase watches (the same server, or a replica).
+    pub watcher: Client,
     pub namespace: String,
     /// Object name prefix, unique to the run and the level.
     pub prefix: String,

@@ -111,7 +111,7 @@ fn watch_object_name(scope: &Scope, i: usize) -> String {
 async fn open_watch(scope: &Scope, pending: Pending) -> Result<tokio::task::JoinHandle<()>> {
     let list_path = format!("{}?limit=1", scope.collection_path());
     let list = scope
-        .client
+        .watcher
         .request(Method::GET, &list_path, None)
         .await?
         .check()?;
@@ -121,7 +121,7 @@ async fn open_watch(scope: &Scope, pending: Pending) -> Result<tokio::task::Join
         "{}?watch=true&resourceVersion={rv}&allowWatchBookmarks=false&timeoutSeconds=3600",
         scope.collection_path()
     );
-    let response = scope.client.stream(&path).await?;
+    let response = scope.watcher.stream(&path).await?;
     if !response.status().is_success() {
         bail!("watch: HTTP {}", response.status());
     }
