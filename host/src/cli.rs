@@ -87,6 +87,10 @@ pub struct ServeArgs {
     /// How often old history is compacted, in seconds.
     #[arg(long = "compaction-interval", default_value_t = 300)]
     pub compaction_interval_secs: u64,
+    /// Serve LIST and WATCH from an in-memory cache of the store (as
+    /// kube-apiserver's --watch-cache); `--watch-cache=false` reads the store.
+    #[arg(long = "watch-cache", default_value_t = true, action = clap::ArgAction::Set)]
+    pub watch_cache: bool,
     /// etcd endpoints (comma-separated, http:// or https://); without them the
     /// embedded SQLite store in the data directory is used.
     #[arg(long = "etcd-servers", value_delimiter = ',')]

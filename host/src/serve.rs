@@ -10,7 +10,9 @@ use crate::plugins::wasm_strategy::WasmStrategy;
 use crate::plugins::{embedded, Limits, PluginKind, PluginRuntime};
 use crate::state::AppState;
 use crate::storage::sqlite::SqliteStorage;
-use crate::storage::{compactor, watermarks, EtcdOptions, EtcdStorage, EtcdTls, Storage};
+use crate::storage::{
+    compactor, watermarks, CachedStorage, EtcdOptions, EtcdStorage, EtcdTls, Storage,
+};
 use crate::{controllers, kubeconfig, pki, server};
 use anyhow::{Context, Result};
 use std::net::{IpAddr, SocketAddr};
@@ -154,7 +156,14 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         vec![args.bind_address.to_string()]
     };
     let pki = pki::ensure(&args.data_dir, &extra).context("preparing certificates")?;
-    let storage = open_storage(&args).await?;
+    let mut storage = open_storage(&args).await?;
+    if args.watch_cache {
+        let cache = CachedStorage::start(storage);
+        if !cache.wait_synced(Duration::from_secs(30)).await {
+            tracing::warn!("the watch cache is not synced yet; reads go to the store meanwhile");
+        }
+        storage = Arc::new(cache);
+    }
     let listener =
         tokio::net::TcpListener::bind(SocketAddr::new(args.bind_address, args.secure_port))
             .await

@@ -1,8 +1,10 @@
 //! Storage layer: the etcd-shaped key-value interface the API server persists
 //! objects through (revisions, guarded writes, ranges at past revisions,
 //! watches and compaction), its value and error types, and the embedded
-//! SQLite backend and the etcd backend, both checked by one conformance suite.
+//! SQLite backend and the etcd backend, both checked by one conformance suite,
+//! and the watch cache in front of either.
 
+pub mod cached;
 pub mod compactor;
 #[cfg(test)]
 pub mod conformance;
@@ -16,6 +18,7 @@ use bytes::Bytes;
 use futures_util::future::BoxFuture;
 use futures_util::Stream;
 
+pub use cached::{CacheOptions, CachedStorage};
 pub use etcd::{EtcdOptions, EtcdStorage, EtcdTls};
 pub use sqlite::{SqliteOptions, SqliteStorage};
 
