@@ -1,5 +1,6 @@
-//! Kubernetes resource quantities ("100m", "1.5Gi", "2e3", "64Mi") parsed to
-//! milli-units, the precision kube's LimitRanger compares at.
+//! Kubernetes resource quantities ("100m", "1.5Gi", "2e3", "64Mi") as
+//! milli-units, the precision kube's LimitRanger compares at (parsing is the
+//! quota library's).
 
 /// A quantity as written, with its value in milli-units (rounded up, as
 /// `resource.Quantity.MilliValue` does).
@@ -30,72 +31,11 @@ impl Quantity {
     }
 }
 
+/// `resource.Quantity.MilliValue` of `text`, parsed by the shared quota library.
 fn milli_value(text: &str) -> Option<i128> {
-    let (sign, rest) = match text.strip_prefix('-') {
-        Some(r) => (-1, r),
-        None => (1, text.strip_prefix('+').unwrap_or(text)),
-    };
-    let number_end = rest
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(rest.len());
-    let (number, suffix) = rest.split_at(number_end);
-    let (mantissa, fraction_digits) = parse_decimal(number)?;
-    let (binary_power, decimal_power) = suffix_powers(suffix)?;
-    let numerator = mantissa.checked_mul(2i128.checked_pow(binary_power)?)?;
-    let scale = decimal_power + 3 - fraction_digits;
-    Some(sign * scale_by_ten(numerator, scale)?)
-}
-
-/// "12.50" → (1250, 2).
-fn parse_decimal(number: &str) -> Option<(i128, i32)> {
-    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
-    if whole.is_empty() && fraction.is_empty() {
-        return None;
-    }
-    let digits = format!("{whole}{fraction}");
-    let mantissa = if digits.is_empty() {
-        0
-    } else {
-        digits.parse().ok()?
-    };
-    Some((mantissa, i32::try_from(fraction.len()).ok()?))
-}
-
-/// (power of two, power of ten) of a suffix, including `e<n>` exponents.
-fn suffix_powers(suffix: &str) -> Option<(u32, i32)> {
-    let binary = ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
-    if let Some(i) = binary.iter().position(|s| *s == suffix) {
-        return Some((10 * (i as u32 + 1), 0));
-    }
-    let decimal = match suffix {
-        "n" => -9,
-        "u" => -6,
-        "m" => -3,
-        "" => 0,
-        "k" => 3,
-        "M" => 6,
-        "G" => 9,
-        "T" => 12,
-        "P" => 15,
-        "E" => 18,
-        other => {
-            let exp = other
-                .strip_prefix('e')
-                .or_else(|| other.strip_prefix('E'))?;
-            exp.parse().ok()?
-        }
-    };
-    Some((0, decimal))
-}
-
-/// n × 10^scale, rounding up when scale is negative.
-fn scale_by_ten(n: i128, scale: i32) -> Option<i128> {
-    let factor = 10i128.checked_pow(scale.unsigned_abs())?;
-    if scale >= 0 {
-        n.checked_mul(factor)
-    } else {
-        Some((n + factor - 1).div_euclid(factor))
-    }
+    capstan_quota::Quantity::parse(text)
+        .ok()
+        .map(|q| q.milli_value())
 }
 
 #[cfg(test)]
