@@ -442,6 +442,8 @@ mod tests {
             operation: "CREATE",
             group: String::new(),
             version: "v1".into(),
+            kind_group: String::new(),
+            kind_version: "v1".into(),
             kind: "ConfigMap".into(),
             resource: "configmaps".into(),
             subresource: String::new(),

@@ -10,8 +10,13 @@ use serde_json::{json, Value};
 #[derive(Clone, Debug)]
 pub struct ReviewRequest {
     pub operation: &'static str,
+    /// Group and version of the resource.
     pub group: String,
     pub version: String,
+    /// Group, version and kind of the object under review (autoscaling/v1
+    /// Scale for the scale subresource, else the resource's own).
+    pub kind_group: String,
+    pub kind_version: String,
     pub kind: String,
     pub resource: String,
     pub subresource: String,
@@ -33,7 +38,8 @@ impl ReviewRequest {
 
     /// The review sent for one call, with a fresh uid.
     pub fn review(&self, object: Option<&Value>, old: Option<&Value>) -> Value {
-        let gvk = json!({"group": self.group, "version": self.version, "kind": self.kind});
+        let gvk =
+            json!({"group": self.kind_group, "version": self.kind_version, "kind": self.kind});
         let gvr = json!({"group": self.group, "version": self.version, "resource": self.resource});
         let mut req = json!({
             "uid": uuid::Uuid::new_v4().to_string(),
@@ -217,6 +223,8 @@ mod tests {
             operation: "CREATE",
             group: "apps".into(),
             version: "v1".into(),
+            kind_group: "apps".into(),
+            kind_version: "v1".into(),
             kind: "Deployment".into(),
             resource: "deployments".into(),
             subresource: String::new(),

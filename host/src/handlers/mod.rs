@@ -60,11 +60,28 @@ impl Call<'_> {
 
     /// The admission chain bound to this request for `operation`.
     pub fn admission(&self, operation: &'static str, dry_run: bool) -> RequestAdmission {
+        let kind = match self
+            .req
+            .subresource
+            .as_deref()
+            .and_then(|s| self.res.subresource(s))
+        {
+            Some(sub) if sub.name == "scale" => {
+                (sub.group.clone(), sub.version.clone(), sub.kind.clone())
+            }
+            _ => (
+                self.res.group.clone(),
+                self.res.version.clone(),
+                self.res.kind.clone(),
+            ),
+        };
         let request = ReviewRequest {
             operation,
             group: self.res.group.clone(),
             version: self.res.version.clone(),
-            kind: self.res.kind.clone(),
+            kind_group: kind.0,
+            kind_version: kind.1,
+            kind: kind.2,
             resource: self.res.plural.clone(),
             subresource: self.req.subresource.clone().unwrap_or_default(),
             namespace: self.namespace().map(String::from),

@@ -121,10 +121,12 @@ fn updated_response(
 /// Applies a change to the Scale view and writes the replicas back.
 async fn write_scale(
     call: &Call<'_>,
-    opts: crate::registry::WriteOptions<'_>,
+    mut opts: crate::registry::WriteOptions<'_>,
     change: impl Fn(Value) -> ApiResult<Value> + Send + Sync,
 ) -> ApiResult<Response> {
     let res = call.res;
+    let scale_admission = scale::ScaleAdmission(opts.admit);
+    opts.admit = &scale_admission;
     let mutate = |current: Value| -> ApiResult<Value> {
         let new_scale = change(scale::to_scale(&current))?;
         scale::apply_scale(current, &new_scale).map_err(|m| {

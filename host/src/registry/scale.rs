@@ -1,7 +1,37 @@
-//! The scale subresource: an autoscaling/v1 Scale view of `spec.replicas`.
+//! The scale subresource: an autoscaling/v1 Scale view of `spec.replicas`,
+//! and admission of a scale write, which sees Scale objects as in kube.
 
 use super::meta;
+use crate::admission::Admit;
+use crate::status::{ApiError, ApiResult};
+use futures_util::future::BoxFuture;
 use serde_json::{json, Map, Value};
+
+/// Admission of a write through the scale subresource: the chain sees (and
+/// may patch) the Scale views of the new and old objects; a mutated Scale is
+/// written back into the object.
+pub struct ScaleAdmission<'a>(pub &'a dyn Admit);
+
+impl Admit for ScaleAdmission<'_> {
+    fn mutate<'a>(&'a self, obj: Value, old: Option<&'a Value>) -> BoxFuture<'a, ApiResult<Value>> {
+        Box::pin(async move {
+            let old_scale = old.map(to_scale);
+            let scale = self.0.mutate(to_scale(&obj), old_scale.as_ref()).await?;
+            apply_scale(obj, &scale).map_err(ApiError::bad_request)
+        })
+    }
+
+    fn validate<'a>(
+        &'a self,
+        obj: Option<&'a Value>,
+        old: Option<&'a Value>,
+    ) -> BoxFuture<'a, ApiResult<()>> {
+        Box::pin(async move {
+            let (scale, old_scale) = (obj.map(to_scale), old.map(to_scale));
+            self.0.validate(scale.as_ref(), old_scale.as_ref()).await
+        })
+    }
+}
 
 /// The Scale object for a scalable resource.
 pub fn to_scale(obj: &Value) -> Value {
@@ -128,5 +158,62 @@ mod tests {
         let updated = apply_scale(d, &json!({"spec": {"replicas": 5}})).unwrap();
         assert_eq!(updated["spec"]["replicas"], 5);
         assert!(apply_scale(updated, &json!({"spec": {"replicas": -1}})).is_err());
+    }
+
+    /// Caps replicas at 3 and refuses Scales with 0 replicas, looking only at Scale objects.
+    struct CapAtThree;
+
+    impl Admit for CapAtThree {
+        fn mutate<'a>(
+            &'a self,
+            obj: Value,
+            _: Option<&'a Value>,
+        ) -> BoxFuture<'a, ApiResult<Value>> {
+            Box::pin(async move {
+                assert_eq!(obj["kind"], "Scale");
+                let mut scale = obj;
+                if scale["spec"]["replicas"].as_i64().unwrap_or(0) > 3 {
+                    scale["spec"]["replicas"] = json!(3);
+                }
+                Ok(scale)
+            })
+        }
+
+        fn validate<'a>(
+            &'a self,
+            obj: Option<&'a Value>,
+            _: Option<&'a Value>,
+        ) -> BoxFuture<'a, ApiResult<()>> {
+            Box::pin(async move {
+                let scale = obj.cloned().unwrap_or_default();
+                assert_eq!(scale["apiVersion"], "autoscaling/v1");
+                match scale["spec"]["replicas"].as_i64() {
+                    Some(0) => Err(ApiError::forbidden("no zero")),
+                    _ => Ok(()),
+                }
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn scale_writes_are_admitted_as_scale_objects() {
+        let admission = ScaleAdmission(&CapAtThree);
+        let d = json!({"metadata": {"name": "web"}, "spec": {"replicas": 9, "template": {}}});
+        let out = admission.mutate(d, None).await.unwrap();
+        assert_eq!(out["spec"]["replicas"], 3);
+        assert!(
+            out["spec"]["template"].is_object(),
+            "the rest of the object is kept"
+        );
+        assert!(admission.validate(Some(&out), None).await.is_ok());
+        let zero = json!({"metadata": {"name": "web"}, "spec": {"replicas": 0}});
+        assert_eq!(
+            admission
+                .validate(Some(&zero), None)
+                .await
+                .unwrap_err()
+                .code,
+            403
+        );
     }
 }

@@ -252,21 +252,47 @@ fn connect_options(options: &EtcdOptions) -> StorageResult<ConnectOptions> {
     Ok(connect)
 }
 
+/// Attempts per request when a member cannot be reached (another answers).
+const ATTEMPTS: usize = 3;
+
+/// Runs `op` again when it failed with `Unavailable` and trying again is
+/// safe: reads always, writes only when the request never left this process
+/// (a failed connect), so a write is never applied twice.
+async fn retrying<T, F, Fut>(read: bool, mut op: F) -> StorageResult<T>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = StorageResult<T>>,
+{
+    let mut attempt = 1;
+    loop {
+        match op().await {
+            Err(StorageError::Unavailable(why))
+                if attempt < ATTEMPTS && (read || why.contains("connect")) =>
+            {
+                tracing::debug!(attempt, %why, "etcd request failed; trying again");
+                tokio::time::sleep(Duration::from_millis(50 * attempt as u64)).await;
+                attempt += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
 impl Storage for EtcdStorage {
     fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, StorageResult<Option<KeyValue>>> {
-        Box::pin(self.get_kv(key))
+        Box::pin(retrying(true, move || self.get_kv(key)))
     }
 
     fn range<'a>(&'a self, req: RangeRequest<'a>) -> BoxFuture<'a, StorageResult<RangeResult>> {
-        Box::pin(self.range_kvs(req))
+        Box::pin(retrying(true, move || self.range_kvs(req)))
     }
 
     fn count<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, StorageResult<i64>> {
-        Box::pin(self.count_keys(prefix))
+        Box::pin(retrying(true, move || self.count_keys(prefix)))
     }
 
     fn create<'a>(&'a self, key: &'a str, value: Bytes) -> BoxFuture<'a, StorageResult<KeyValue>> {
-        Box::pin(self.create_kv(key, value))
+        Box::pin(retrying(false, move || self.create_kv(key, value.clone())))
     }
 
     fn update<'a>(
@@ -275,7 +301,9 @@ impl Storage for EtcdStorage {
         value: Bytes,
         expected_mod_revision: Revision,
     ) -> BoxFuture<'a, StorageResult<KeyValue>> {
-        Box::pin(self.update_kv(key, value, expected_mod_revision))
+        Box::pin(retrying(false, move || {
+            self.update_kv(key, value.clone(), expected_mod_revision)
+        }))
     }
 
     fn delete<'a>(
@@ -283,11 +311,13 @@ impl Storage for EtcdStorage {
         key: &'a str,
         expected_mod_revision: Option<Revision>,
     ) -> BoxFuture<'a, StorageResult<KeyValue>> {
-        Box::pin(self.delete_kv(key, expected_mod_revision))
+        Box::pin(retrying(false, move || {
+            self.delete_kv(key, expected_mod_revision)
+        }))
     }
 
     fn current_revision(&self) -> BoxFuture<'_, StorageResult<Revision>> {
-        Box::pin(self.latest_revision())
+        Box::pin(retrying(true, move || self.latest_revision()))
     }
 
     fn watch<'a>(
@@ -295,7 +325,9 @@ impl Storage for EtcdStorage {
         prefix: &'a str,
         after_revision: Revision,
     ) -> BoxFuture<'a, StorageResult<WatchStream>> {
-        Box::pin(watch::open(self, prefix, after_revision))
+        Box::pin(retrying(true, move || {
+            watch::open(self, prefix, after_revision)
+        }))
     }
 
     fn compact(&self, revision: Revision) -> BoxFuture<'_, StorageResult<()>> {
