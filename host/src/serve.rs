@@ -110,14 +110,12 @@ fn precompile(runtime: &PluginRuntime, entries: &[config::EntryConfig], auth: &A
 }
 
 /// The store: etcd when `--etcd-servers` is given, else SQLite in the data
-/// directory; either with periodic compaction.
+/// directory.
 async fn open_storage(args: &ServeArgs) -> Result<Arc<dyn Storage>> {
-    let interval = Duration::from_secs(args.compaction_interval_secs.max(1));
     if args.etcd_servers.is_empty() {
         let sqlite = Arc::new(
             SqliteStorage::open(&args.data_dir.join("capstan.db")).context("opening the store")?,
         );
-        sqlite.start_compactor(interval, args.history_revisions);
         return Ok(sqlite);
     }
     let mut options = EtcdOptions::new(args.etcd_servers.clone());
@@ -138,7 +136,6 @@ async fn open_storage(args: &ServeArgs) -> Result<Arc<dyn Storage>> {
             .await
             .with_context(|| format!("connecting to etcd at {}", args.etcd_servers.join(",")))?,
     );
-    compactor::spawn(etcd.clone(), interval, args.history_revisions);
     tracing::info!(servers = ?args.etcd_servers, "using etcd");
     Ok(etcd)
 }
@@ -164,6 +161,9 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         }
         storage = Arc::new(cache);
     }
+    // Through the cache, so it knows the compaction point at once.
+    let interval = Duration::from_secs(args.compaction_interval_secs.max(1));
+    compactor::spawn(storage.clone(), interval, args.history_revisions);
     let listener =
         tokio::net::TcpListener::bind(SocketAddr::new(args.bind_address, args.secure_port))
             .await
