@@ -214,7 +214,15 @@ mod tests {
         let marks = Arc::new(Watermarks::default());
         follow(shared.clone(), marks.clone());
         let roles = "/registry/rbac.authorization.k8s.io/roles/";
+        // The follower bumps the epoch once its watch is established.
+        for _ in 0..100 {
+            if !marks.get(roles).starts_with("0.") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         let before = marks.get(roles);
+        assert!(before.starts_with("1."), "{before}");
         // Another server writes to the store directly (not through our TrackedStorage).
         let kv = shared
             .create(&format!("{roles}ns/b"), Bytes::from_static(b"{}"))
