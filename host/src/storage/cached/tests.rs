@@ -376,7 +376,7 @@ async fn memory_estimate_grows_with_cached_objects() {
         full - empty <= 2 * 1000 * 1000 + 1000 * 600,
         "{empty} -> {full}"
     );
-    println!(
+    tracing::info!(
         "memory per cached 1000-byte object: {} bytes",
         (full - empty) / 1000
     );
@@ -575,7 +575,7 @@ async fn memory_per_10k_cached_objects() {
     }
     cache.count("/registry/configmaps/").await.unwrap();
     let full = cache.memory_bytes();
-    println!(
+    tracing::info!(
         "10k objects of ~430 bytes: {} bytes total, {} bytes per object (incl. 10k ring events)",
         full - empty,
         (full - empty) / 10_000
