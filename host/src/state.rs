@@ -7,6 +7,7 @@ use crate::auth::service_account::TokenIssuer;
 use crate::auth::Auth;
 use crate::catalogue::openapi::OpenApiCache;
 use crate::catalogue::Catalogue;
+use crate::handlers::event_lines::EventLines;
 use crate::plugins::store_reader::StoreReader;
 use crate::registry::Registry;
 use crate::storage::watermarks::{TrackedStorage, Watermarks};
@@ -26,6 +27,8 @@ pub struct AppState {
     pub auth: Arc<Auth>,
     /// Issues service account tokens (TokenRequest), when configured.
     pub tokens: Option<Arc<TokenIssuer>>,
+    /// Watch event lines encoded once and shared by all watchers.
+    pub event_lines: Arc<EventLines>,
     /// `host:port` clients reach this server at (for /api's serverAddressByClientCIDRs).
     pub server_address: String,
 }
@@ -59,6 +62,7 @@ impl AppState {
             admission,
             auth: Arc::new(Auth::closed()),
             tokens: None,
+            event_lines: Arc::new(EventLines::default()),
             server_address,
         }
     }

@@ -133,11 +133,6 @@ impl Server {
         self.data_dir.join("pki").join(file)
     }
 
-    /// The process id (to kill -9 it from a test).
-    pub fn pid(&self) -> Option<u32> {
-        self.child.as_ref().map(Child::id)
-    }
-
     pub fn url(&self, path: &str) -> String {
         format!("https://127.0.0.1:{}{path}", self.port)
     }

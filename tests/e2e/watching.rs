@@ -111,3 +111,85 @@ fn watch_from_a_compacted_revision_gets_410() {
         "watching from a compacted revision must end with a 410 ERROR event"
     );
 }
+
+/// A curl watch running in the background; its events once it ends.
+fn watch_in_background(s: &Server, path: &str, accept: &str) -> std::process::Child {
+    Command::new("curl")
+        .args(["-sS", "-N", "-H", &format!("Accept: {accept}"), "--cacert"])
+        .arg(s.pki("ca.crt"))
+        .arg("--cert")
+        .arg(s.pki("admin.crt"))
+        .arg("--key")
+        .arg(s.pki("admin.key"))
+        .arg(s.url(path))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn finished_events(child: std::process::Child) -> Vec<serde_json::Value> {
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn summary(events: &[serde_json::Value]) -> Vec<String> {
+    events
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {}",
+                e["type"].as_str().unwrap(),
+                e["object"]["metadata"]["name"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn concurrent_watchers_each_see_events_in_their_own_form() {
+    let s = Server::start();
+    let (_, list) = s.get_json("/api/v1/namespaces/default/configmaps");
+    let rv = list["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let path = |extra: &str| {
+        format!("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={rv}&timeoutSeconds=4{extra}")
+    };
+    let json = "application/json";
+    let meta = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
+    let full = watch_in_background(&s, &path(""), json);
+    let team = watch_in_background(&s, &path("&labelSelector=team%3Da"), json);
+    let partial = watch_in_background(&s, &path(""), meta);
+    let full_too = watch_in_background(&s, &path(""), json);
+    s.ok(&["create", "configmap", "one"]);
+    s.ok(&["label", "cm", "one", "team=a"]);
+    s.ok(&["create", "configmap", "two", "--from-literal=k=v"]);
+    s.ok(&["delete", "cm", "one"]);
+    let full = finished_events(full);
+    let expected = ["ADDED one", "MODIFIED one", "ADDED two", "DELETED one"];
+    assert_eq!(summary(&full), expected);
+    assert_eq!(full[2]["object"]["data"]["k"], "v");
+    assert_eq!(
+        finished_events(full_too),
+        full,
+        "two plain watchers get the same stream"
+    );
+    assert_eq!(
+        summary(&finished_events(team)),
+        ["ADDED one", "DELETED one"]
+    );
+    let partial = finished_events(partial);
+    assert_eq!(summary(&partial), expected);
+    assert!(
+        partial
+            .iter()
+            .all(|e| e["object"]["kind"] == "PartialObjectMetadata"
+                && e["object"].get("data").is_none()),
+        "{partial:?}"
+    );
+}

@@ -3,6 +3,7 @@
 
 mod body;
 mod delete;
+pub mod event_lines;
 mod negotiate;
 pub mod query;
 mod read;

@@ -2,10 +2,11 @@
 //! MODIFIED, DELETED, BOOKMARK, ERROR), from a resourceVersion or from the
 //! current state, filtered by selectors, ended by timeoutSeconds.
 
+use super::event_lines::{encode_line, EventLines, LineFormat, LineType, SharedEvent};
 use super::negotiate::Output;
 use super::read::{list_page, Filter};
 use super::Call;
-use crate::registry::{decode, keys};
+use crate::registry::keys;
 use crate::status::{ApiError, ApiResult};
 use crate::storage::{Event, EventKind, StorageError, WatchStream};
 use axum::body::Body;
@@ -13,6 +14,7 @@ use axum::response::Response;
 use bytes::Bytes;
 use futures_util::StreamExt;
 use serde_json::{json, Value};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
 
@@ -30,6 +32,7 @@ struct Encoder {
 }
 
 impl Encoder {
+    /// The line of an object of the initial list (this watcher's own).
     fn line(&mut self, kind: &str, obj: Value) -> Bytes {
         let object = match self.output {
             Output::Table(include) => {
@@ -51,7 +54,17 @@ impl Encoder {
             Output::PartialMetadata => super::negotiate::partial_metadata(&obj),
             _ => obj,
         };
-        Bytes::from(format!("{}\n", json!({"type": kind, "object": object})))
+        encode_line(kind, &object).unwrap_or_default()
+    }
+
+    /// The line of a store event: the one shared by every watcher, except
+    /// for tables (whose column definitions go to each watcher once).
+    fn event_line(&mut self, kind: LineType, event: &SharedEvent) -> Option<Bytes> {
+        match self.output {
+            Output::Table(_) => Some(self.line(kind.as_str(), event.object()?.clone())),
+            Output::PartialMetadata => event.line(kind, LineFormat::Metadata),
+            _ => event.line(kind, LineFormat::Object),
+        }
     }
 
     fn bookmark(&mut self, revision: i64, initial_end: bool) -> Bytes {
@@ -60,15 +73,12 @@ impl Encoder {
             md["annotations"] = json!({"k8s.io/initial-events-end": "true"});
         }
         let obj = json!({"kind": self.kind, "apiVersion": self.api_version, "metadata": md});
-        Bytes::from(format!("{}\n", json!({"type": "BOOKMARK", "object": obj})))
+        encode_line("BOOKMARK", &obj).unwrap_or_default()
     }
 }
 
 fn error_line(e: &ApiError) -> Bytes {
-    Bytes::from(format!(
-        "{}\n",
-        json!({"type": "ERROR", "object": e.to_status()})
-    ))
+    encode_line("ERROR", &e.to_status()).unwrap_or_default()
 }
 
 pub async fn watch(call: &Call<'_>) -> ApiResult<Response> {
@@ -114,6 +124,7 @@ pub async fn watch(call: &Call<'_>) -> ApiResult<Response> {
             let initial_end = send_initial == Some(true) && bookmarks;
             let pump = Pump {
                 enc,
+                lines: call.state.event_lines.clone(),
                 filter,
                 bookmarks,
                 last_revision: start,
@@ -141,6 +152,7 @@ pub async fn watch(call: &Call<'_>) -> ApiResult<Response> {
 /// Moves storage events to one watcher until it leaves, times out or falls behind.
 struct Pump {
     enc: Encoder,
+    lines: Arc<EventLines>,
     filter: Filter,
     bookmarks: bool,
     last_revision: i64,
@@ -198,21 +210,26 @@ impl Pump {
     /// The event as this watcher sees it through its selectors (or nothing).
     fn event_line(&mut self, ev: Event) -> Option<Bytes> {
         self.last_revision = ev.kv.mod_revision;
-        let obj = decode(&ev.kv).ok()?;
-        let now = self.filter.matches(&obj);
-        let before = ev
-            .prev
-            .as_ref()
-            .and_then(|p| decode(p).ok())
-            .is_some_and(|p| self.filter.matches(&p));
-        let kind = match (ev.kind, ev.prev.is_some(), before, now) {
-            (EventKind::Delete, _, _, true) => "DELETED",
-            (EventKind::Put, false, _, true) => "ADDED",
-            (EventKind::Put, true, true, true) => "MODIFIED",
-            (EventKind::Put, true, false, true) => "ADDED",
-            (EventKind::Put, true, true, false) => "DELETED",
-            _ => return None,
-        };
-        Some(self.enc.line(kind, obj))
+        let shared = self.lines.get(ev);
+        let kind = self.line_type(&shared)?;
+        self.enc.event_line(kind, &shared)
+    }
+
+    /// ADDED/MODIFIED/DELETED as seen through the selectors: an object that
+    /// starts matching is ADDED, one that stops matching is DELETED.
+    fn line_type(&self, shared: &SharedEvent) -> Option<LineType> {
+        let ev = shared.event();
+        let everything = self.filter.is_empty();
+        let now = everything || shared.object().is_some_and(|o| self.filter.matches(o));
+        let before = ev.prev.is_some()
+            && (everything || shared.previous().is_some_and(|p| self.filter.matches(p)));
+        match (&ev.kind, ev.prev.is_some(), before, now) {
+            (EventKind::Delete, _, _, true) => Some(LineType::Deleted),
+            (EventKind::Put, false, _, true) => Some(LineType::Added),
+            (EventKind::Put, true, true, true) => Some(LineType::Modified),
+            (EventKind::Put, true, false, true) => Some(LineType::Added),
+            (EventKind::Put, true, true, false) => Some(LineType::Deleted),
+            _ => None,
+        }
     }
 }
