@@ -7,7 +7,11 @@
 //! Served from memory (while synced):
 //! - `range`/`count` at the latest revision, after waiting (bounded by
 //!   [`CacheOptions::sync_wait`]) until the cache has caught up with the
-//!   inner store's current revision: consistent reads, read-your-writes;
+//!   inner store's current revision: consistent reads, read-your-writes.
+//!   When the store's revision moved for keys outside the prefix (etcd's
+//!   compaction marker, other tenants), no event would ever bring the cache
+//!   there, so it asks the store for a progress report (etcd's
+//!   RequestProgress, as kube-apiserver does);
 //! - `range` at a past revision the ring still covers (at or above both the
 //!   ring's base and the store's compaction point);
 //! - `watch` from a revision the ring covers: ring replay, then live events
@@ -27,7 +31,7 @@ mod tests;
 mod watchers;
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -36,11 +40,14 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::storage::{
-    Event, KeyValue, RangeRequest, RangeResult, Revision, Storage, StorageError, StorageResult,
-    WatchStream,
+    Event, KeyValue, ProgressRequest, RangeRequest, RangeResult, Revision, Storage, StorageError,
+    StorageResult, WatchStream,
 };
 use read::Selector;
 use state::CacheState;
+
+/// How long a latest read waits for events before asking for progress.
+const PROGRESS_PAUSE: Duration = Duration::from_millis(10);
 
 /// Tunables of [`CachedStorage::start_with`].
 #[derive(Clone, Debug)]
@@ -93,6 +100,8 @@ struct Shared {
     state: RwLock<CacheState>,
     /// The cache's revision, for catch-up waits.
     revision: watch::Sender<Revision>,
+    /// Asks the current inner watch for a progress report, if it can.
+    progress: Mutex<Option<ProgressRequest>>,
     stats: CacheStats,
 }
 
@@ -119,6 +128,36 @@ impl Shared {
             state.revision
         };
         self.revision.send_replace(revision);
+    }
+
+    /// Applies a progress report of the inner watch and wakes waiters.
+    fn progress(&self, reported: Revision) {
+        let revision = {
+            let mut state = self.write_state();
+            state.progress(reported);
+            state.revision
+        };
+        self.revision.send_replace(revision);
+    }
+
+    fn set_progress_request(&self, request: Option<ProgressRequest>) {
+        *self.progress.lock().unwrap_or_else(PoisonError::into_inner) = request;
+    }
+
+    /// Asks the inner watch for a progress report; false if it cannot.
+    async fn request_progress(&self) -> bool {
+        let request = self
+            .progress
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        match request {
+            Some(request) => {
+                request().await;
+                true
+            }
+            None => false,
+        }
     }
 
     /// Raises the known compaction point to `compacted`.
@@ -166,6 +205,7 @@ impl CachedStorage {
             options,
             state: RwLock::new(state),
             revision: watch::Sender::new(0),
+            progress: Mutex::new(None),
             stats: CacheStats::default(),
         });
         let reflector = tokio::spawn(reflector::run(shared.clone()));
@@ -231,12 +271,7 @@ impl CachedStorage {
                 return false;
             }
         };
-        let mut revisions = self.shared.revision.subscribe();
-        let wait = revisions.wait_for(|cached| *cached >= target);
-        let reached = matches!(
-            tokio::time::timeout(self.shared.options.sync_wait, wait).await,
-            Ok(Ok(_))
-        );
+        let reached = self.wait_for_revision(target).await;
         if !reached {
             tracing::warn!(
                 target,
@@ -245,6 +280,28 @@ impl CachedStorage {
             );
         }
         reached
+    }
+
+    /// Waits up to [`CacheOptions::sync_wait`] for the cache to reach
+    /// `target`: first for events, then asking for progress reports (twice
+    /// at least: the first one only vouches for the revision before it).
+    async fn wait_for_revision(&self, target: Revision) -> bool {
+        let deadline = tokio::time::Instant::now() + self.shared.options.sync_wait;
+        let mut revisions = self.shared.revision.subscribe();
+        let mut pause = PROGRESS_PAUSE;
+        loop {
+            let until = deadline.min(tokio::time::Instant::now() + pause);
+            let wait = revisions.wait_for(|cached| *cached >= target);
+            if let Ok(result) = tokio::time::timeout_at(until, wait).await {
+                return result.is_ok();
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            if !self.shared.request_progress().await {
+                pause = self.shared.options.sync_wait;
+            }
+        }
     }
 
     /// Answers `req` from memory if the cache can, else `None`.

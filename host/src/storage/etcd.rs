@@ -37,8 +37,8 @@ use etcd_client::{
 use futures_util::future::BoxFuture;
 
 use crate::storage::{
-    KeyValue, RangeRequest, RangeResult, Revision, Storage, StorageError, StorageResult,
-    WatchStream,
+    KeyValue, ProgressWatch, RangeRequest, RangeResult, Revision, Storage, StorageError,
+    StorageResult, WatchStream,
 };
 use keys::Keys;
 
@@ -327,6 +327,16 @@ impl Storage for EtcdStorage {
     ) -> BoxFuture<'a, StorageResult<WatchStream>> {
         Box::pin(retrying(true, move || {
             watch::open(self, prefix, after_revision)
+        }))
+    }
+
+    fn watch_progress<'a>(
+        &'a self,
+        prefix: &'a str,
+        after_revision: Revision,
+    ) -> BoxFuture<'a, StorageResult<ProgressWatch>> {
+        Box::pin(retrying(true, move || {
+            watch::open_progress(self, prefix, after_revision)
         }))
     }
 

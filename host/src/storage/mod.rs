@@ -13,10 +13,11 @@ pub mod sqlite;
 pub mod watermarks;
 
 use std::pin::Pin;
+use std::sync::Arc;
 
 use bytes::Bytes;
 use futures_util::future::BoxFuture;
-use futures_util::Stream;
+use futures_util::{Stream, StreamExt};
 
 pub use cached::{CacheOptions, CachedStorage};
 pub use etcd::{EtcdOptions, EtcdStorage, EtcdTls};
@@ -132,6 +133,28 @@ impl<'a> RangeRequest<'a> {
 /// Events with revision > the watch's start, in order; ends after an error item.
 pub type WatchStream = Pin<Box<dyn Stream<Item = StorageResult<Event>> + Send>>;
 
+/// One item of a [`Storage::watch_progress`] stream.
+#[derive(Clone, Debug)]
+pub enum WatchItem {
+    Event(Event),
+    /// The store's revision when a progress request was answered: events
+    /// up to it have been delivered (but see the caveat on etcd in
+    /// `cached/state.rs`).
+    Progress(Revision),
+}
+
+/// Asks the store to put a [`WatchItem::Progress`] on its stream soon.
+pub type ProgressRequest = Arc<dyn Fn() -> BoxFuture<'static, ()> + Send + Sync>;
+
+/// A watch that can also report how far the store has got, for a watch
+/// cache whose prefix does not see every write (etcd's revision also moves
+/// for keys outside it).
+pub struct ProgressWatch {
+    pub stream: Pin<Box<dyn Stream<Item = StorageResult<WatchItem>> + Send>>,
+    /// `None` when the backend cannot report progress.
+    pub request: Option<ProgressRequest>,
+}
+
 /// A revisioned key-value store with etcd's semantics.
 ///
 /// Methods return boxed futures (no `async-trait` dependency), so the trait
@@ -178,6 +201,22 @@ pub trait Storage: Send + Sync + 'static {
         prefix: &'a str,
         after_revision: Revision,
     ) -> BoxFuture<'a, StorageResult<WatchStream>>;
+
+    /// [`Storage::watch`] with progress reports on request, where the
+    /// backend has them (etcd); by default a plain watch without.
+    fn watch_progress<'a>(
+        &'a self,
+        prefix: &'a str,
+        after_revision: Revision,
+    ) -> BoxFuture<'a, StorageResult<ProgressWatch>> {
+        Box::pin(async move {
+            let events = self.watch(prefix, after_revision).await?;
+            Ok(ProgressWatch {
+                stream: Box::pin(events.map(|item| item.map(WatchItem::Event))),
+                request: None,
+            })
+        })
+    }
 
     /// Drops history at or below `revision`, keeping each live key's latest
     /// value. `FutureRevision` above the current revision, `Compacted` at or

@@ -11,7 +11,9 @@ use futures_util::StreamExt;
 use tokio::time::MissedTickBehavior;
 
 use super::Shared;
-use crate::storage::{KeyValue, RangeRequest, Revision, StorageError, StorageResult, WatchStream};
+use crate::storage::{
+    KeyValue, ProgressWatch, RangeRequest, Revision, StorageError, StorageResult, WatchItem,
+};
 
 /// What to do after the inner watch stopped.
 #[derive(Debug, PartialEq)]
@@ -79,8 +81,12 @@ async fn list_all(shared: &Shared) -> StorageResult<(Vec<KeyValue>, Revision)> {
 /// until it breaks.
 async fn follow(shared: &Shared) -> Next {
     let from = shared.read_state().revision;
-    let stream = match shared.inner.watch(&shared.options.prefix, from).await {
-        Ok(stream) => stream,
+    let watch = match shared
+        .inner
+        .watch_progress(&shared.options.prefix, from)
+        .await
+    {
+        Ok(watch) => watch,
         Err(StorageError::Compacted { compacted, .. }) => {
             tracing::info!(
                 from,
@@ -96,7 +102,9 @@ async fn follow(shared: &Shared) -> Next {
         }
     };
     shared.set_synced(true);
-    let (next, applied) = apply_stream(shared, stream).await;
+    shared.set_progress_request(watch.request.clone());
+    let (next, applied) = apply_stream(shared, watch).await;
+    shared.set_progress_request(None);
     shared.set_synced(false);
     if applied == 0 && next == Next::Resume {
         // Broke straight away: do not spin against a failing store.
@@ -108,7 +116,8 @@ async fn follow(shared: &Shared) -> Next {
 /// Applies events until the stream ends or fails; also refreshes the
 /// compaction point now and then. Returns what to do next and how many
 /// events were applied.
-async fn apply_stream(shared: &Shared, mut stream: WatchStream) -> (Next, u64) {
+async fn apply_stream(shared: &Shared, watch: ProgressWatch) -> (Next, u64) {
+    let mut stream = watch.stream;
     let mut ticker = tokio::time::interval(
         shared
             .options
@@ -120,10 +129,11 @@ async fn apply_stream(shared: &Shared, mut stream: WatchStream) -> (Next, u64) {
     loop {
         tokio::select! {
             item = stream.next() => match item {
-                Some(Ok(event)) => {
+                Some(Ok(WatchItem::Event(event))) => {
                     shared.apply(event);
                     applied += 1;
                 }
+                Some(Ok(WatchItem::Progress(revision))) => shared.progress(revision),
                 Some(Err(err)) => {
                     tracing::warn!(%err, "watch cache source watch failed");
                     let next = match err {

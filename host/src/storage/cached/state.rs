@@ -12,8 +12,14 @@ pub(super) struct CacheState {
     /// True while the cache follows a live inner watch; when false every
     /// request is delegated to the inner store.
     pub synced: bool,
-    /// The revision the cache reflects (list revision or last applied event).
+    /// The revision the cache reflects: the list revision, the last applied
+    /// event, or a later revision the store reported progress to.
     pub revision: Revision,
+    /// The revision of the last applied event (or the list): later events
+    /// are applied even when progress moved `revision` past them.
+    last_event: Revision,
+    /// The last progress revision reported, to trust a repeated one.
+    last_progress: Revision,
     /// The oldest revision whose state the ring can reconstruct: the list
     /// revision, or the revision of the last event evicted from the ring.
     pub base: Revision,
@@ -34,6 +40,8 @@ impl CacheState {
         CacheState {
             synced: false,
             revision: 0,
+            last_event: 0,
+            last_progress: 0,
             base: 0,
             compacted: 0,
             live: BTreeMap::new(),
@@ -50,6 +58,7 @@ impl CacheState {
         self.ring.clear();
         self.base = revision;
         self.revision = revision;
+        self.last_event = revision;
         self.watchers.cut_all(&StorageError::Unavailable(
             "watch cache re-listed its source; re-list and watch again".into(),
         ));
@@ -57,11 +66,11 @@ impl CacheState {
 
     /// Applies one event from the inner watch: updates the live map, fans the
     /// event out to watchers and appends it to the ring. Events at or below
-    /// the cache's revision (duplicates) are ignored.
+    /// the last applied one (duplicates) are ignored.
     pub fn apply(&mut self, mut event: Event) {
         let revision = event.revision();
-        if revision <= self.revision {
-            tracing::debug!(revision, cached = self.revision, "skipping stale event");
+        if revision <= self.last_event {
+            tracing::debug!(revision, cached = self.last_event, "skipping stale event");
             return;
         }
         let old = match event.kind {
@@ -76,10 +85,26 @@ impl CacheState {
             }
             event.prev = Some(old);
         }
-        self.revision = revision;
+        self.last_event = revision;
+        self.revision = self.revision.max(revision);
         self.watchers.dispatch(&event);
         self.ring.push_back(event);
         self.evict();
+    }
+
+    /// Records that the store has reported progress to `revision`. etcd
+    /// before 3.4.25/3.5.8 could send that report ahead of an event of the
+    /// same revision (etcd-io/etcd#15220), so, as kube-apiserver does, a
+    /// first report only vouches for the revision before it; the same
+    /// report again is trusted.
+    pub fn progress(&mut self, revision: Revision) {
+        let trusted = if revision == self.last_progress {
+            revision
+        } else {
+            revision - 1
+        };
+        self.last_progress = revision;
+        self.revision = self.revision.max(trusted);
     }
 
     /// Drops the oldest events beyond the ring's capacity.

@@ -582,3 +582,38 @@ async fn memory_per_10k_cached_objects() {
     );
     assert!(full > empty + 10_000 * 430);
 }
+
+fn put_event(key: &str, revision: Revision) -> crate::storage::Event {
+    crate::storage::Event {
+        kind: crate::storage::EventKind::Put,
+        kv: KeyValue {
+            key: key.into(),
+            value: Bytes::from_static(b"{}"),
+            create_revision: revision,
+            mod_revision: revision,
+        },
+        prev: None,
+    }
+}
+
+/// etcd-io/etcd#15220: a progress report may overtake an event of the same
+/// revision, so a first report vouches for one revision less, a repeated
+/// one is trusted, and an event behind a report is still applied.
+#[test]
+fn progress_reports_move_the_revision_without_losing_late_events() {
+    let mut state = super::state::CacheState::new(10, 10);
+    state.reset(Vec::new(), 5);
+    state.progress(8);
+    assert_eq!(state.revision, 7);
+    state.apply(put_event("/registry/a", 8));
+    assert_eq!(state.revision, 8);
+    assert!(state.live.contains_key("/registry/a"), "late event applied");
+    state.progress(9);
+    state.progress(9);
+    assert_eq!(state.revision, 9, "a repeated report is trusted");
+    state.apply(put_event("/registry/b", 8));
+    assert!(
+        !state.live.contains_key("/registry/b"),
+        "an event at or below the last one is a duplicate"
+    );
+}

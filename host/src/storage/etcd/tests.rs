@@ -401,3 +401,58 @@ async fn compaction_by_another_client_is_reported() {
     let err = s.compact(kv.mod_revision - 1).await.unwrap_err();
     assert!(matches!(err, StorageError::Compacted { .. }), "{err:?}");
 }
+
+/// Writes outside the cached prefix (the compaction marker, another tenant's
+/// keys) move etcd's revision without an event for the watch cache; it
+/// learns it is current from progress reports and keeps serving latest
+/// reads from memory instead of waiting out `sync_wait` (30 s here, longer
+/// than `within` allows).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_cache_over_etcd_stays_current_across_writes_outside_its_prefix() {
+    use crate::storage::{CacheOptions, CachedStorage};
+    use std::sync::atomic::Ordering;
+    use std::sync::Arc;
+
+    let _turn = shared_etcd_turn().await;
+    let url = shared_etcd_url().await;
+    let etcd = Arc::new(
+        EtcdStorage::connect(test_options(url, &unique_prefix()))
+            .await
+            .unwrap(),
+    );
+    let options = CacheOptions {
+        sync_wait: Duration::from_secs(30),
+        ..CacheOptions::default()
+    };
+    let cache = CachedStorage::start_with(etcd.clone(), options);
+    assert!(cache.wait_synced(FAIL_FAST).await, "cache synced");
+    let a = cache
+        .create("/registry/configmaps/d/a", val("{}"))
+        .await
+        .unwrap();
+    etcd.create("/elsewhere/x", val("1")).await.unwrap();
+    let read = within(
+        "latest read after a foreign write",
+        cache.range(RangeRequest::prefix("/registry/")),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        read.revision,
+        a.mod_revision + 1,
+        "read at etcd's current revision"
+    );
+    assert_eq!(read.kvs.len(), 1);
+    within("compaction", cache.compact(a.mod_revision))
+        .await
+        .unwrap();
+    let count = within("count after compaction", cache.count("/registry/"))
+        .await
+        .unwrap();
+    assert_eq!(count, 1);
+    assert_eq!(
+        cache.stats().delegated.load(Ordering::Relaxed),
+        0,
+        "all served from memory"
+    );
+}

@@ -6,16 +6,26 @@
 //! Like kube-apiserver's etcd3 watcher, the stream does not resume by
 //! itself: a broken connection, a cancellation or a compaction that
 //! overtook the watcher yields one error item, then the stream ends.
+//!
+//! A watch opened for progress also passes on etcd's answers to progress
+//! requests (an empty response carrying the current revision), which the
+//! watch cache asks for when etcd's revision moved for keys it does not see.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
-use etcd_client::{EventType, WatchOptions, WatchResponse};
+use etcd_client::{
+    EventType, WatchOptions, WatchRequestSender, WatchResponse, WatchResponseStream,
+};
+use futures_util::StreamExt;
+use tokio::sync::Mutex;
 
 use super::errors::{self, malformed};
 use super::keys::Keys;
 use super::EtcdStorage;
 use crate::storage::{
-    Event, EventKind, KeyValue, Revision, StorageError, StorageResult, WatchStream,
+    Event, EventKind, KeyValue, ProgressRequest, ProgressWatch, Revision, StorageError,
+    StorageResult, WatchItem, WatchStream,
 };
 
 /// Starts a watch of `prefix` for events with revision > `after`. Fails here
@@ -26,6 +36,45 @@ pub(super) async fn open(
     prefix: &str,
     after: Revision,
 ) -> StorageResult<WatchStream> {
+    let (_, items) = start(store, prefix, after).await?;
+    Ok(Box::pin(items.filter_map(|item| async move {
+        match item {
+            Ok(WatchItem::Event(event)) => Some(Ok(event)),
+            Ok(WatchItem::Progress(_)) => None,
+            Err(err) => Some(Err(err)),
+        }
+    })))
+}
+
+/// [`open`], plus progress reports on request.
+pub(super) async fn open_progress(
+    store: &EtcdStorage,
+    prefix: &str,
+    after: Revision,
+) -> StorageResult<ProgressWatch> {
+    let (sender, stream) = start(store, prefix, after).await?;
+    let request: ProgressRequest = Arc::new(move || {
+        let sender = sender.clone();
+        Box::pin(async move {
+            if let Err(err) = sender.lock().await.request_progress().await {
+                tracing::debug!(%err, "etcd progress request failed");
+            }
+        })
+    });
+    Ok(ProgressWatch {
+        stream,
+        request: Some(request),
+    })
+}
+
+type Items = std::pin::Pin<Box<dyn futures_util::Stream<Item = StorageResult<WatchItem>> + Send>>;
+
+/// Opens the etcd watch; returns its request side and its items.
+async fn start(
+    store: &EtcdStorage,
+    prefix: &str,
+    after: Revision,
+) -> StorageResult<(Arc<Mutex<WatchRequestSender>>, Items)> {
     // etcd would still start a watch at the compaction point itself; the
     // trait (like the SQLite backend) needs after_revision >= that point.
     let compacted = store.compaction_point().await?;
@@ -41,11 +90,14 @@ pub(super) async fn open(
         .with_start_revision(after.max(0) + 1)
         .with_prev_key();
     let mut client = store.watch.clone();
-    let stream = store
+    let (sender, stream) = store
         .call("watch", client.watch(key, Some(options)))
-        .await?;
+        .await?
+        .split();
+    let sender = Arc::new(Mutex::new(sender));
     let mut state = WatchState {
         stream,
+        _sender: sender.clone(),
         keys: store.keys.clone(),
         cursor: after,
         pending: VecDeque::new(),
@@ -63,26 +115,28 @@ pub(super) async fn open(
         let item = state.next_item().await?;
         Some((item, state))
     });
-    Ok(Box::pin(stream))
+    Ok((sender, Box::pin(stream)))
 }
 
 struct WatchState {
-    stream: etcd_client::WatchStream,
+    stream: WatchResponseStream,
+    /// Keeps the request side of the gRPC stream open.
+    _sender: Arc<Mutex<WatchRequestSender>>,
     keys: Keys,
     /// Revision of the last event taken from etcd (or the start point).
     cursor: Revision,
-    /// Converted events not yet handed out.
-    pending: VecDeque<Event>,
+    /// Converted events and progress marks not yet handed out.
+    pending: VecDeque<WatchItem>,
     /// The error to report once `pending` is drained.
     failure: Option<StorageError>,
     done: bool,
 }
 
 impl WatchState {
-    async fn next_item(&mut self) -> Option<StorageResult<Event>> {
+    async fn next_item(&mut self) -> Option<StorageResult<WatchItem>> {
         loop {
-            if let Some(event) = self.pending.pop_front() {
-                return Some(Ok(event));
+            if let Some(item) = self.pending.pop_front() {
+                return Some(Ok(item));
             }
             if self.done {
                 return None;
@@ -123,11 +177,18 @@ impl WatchState {
             )));
             return;
         }
+        if response.events().is_empty() && !response.created() {
+            if let Some(header) = response.header() {
+                self.pending
+                    .push_back(WatchItem::Progress(header.revision()));
+            }
+            return;
+        }
         for event in response.events() {
             match convert(&self.keys, event) {
                 Ok(event) => {
                     self.cursor = event.revision();
-                    self.pending.push_back(event);
+                    self.pending.push_back(WatchItem::Event(event));
                 }
                 Err(err) => {
                     self.failure = Some(err);
