@@ -3,6 +3,7 @@
 use clap::{Args, Parser, Subcommand};
 use std::net::IpAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -108,4 +109,31 @@ pub struct ServeArgs {
     /// Client key for etcd.
     #[arg(long = "etcd-keyfile")]
     pub etcd_keyfile: Option<PathBuf>,
+    /// On etcd, how long a replica waits for the controllers' leader to
+    /// renew its Lease before taking over (e.g. 15s, 500ms).
+    #[arg(long = "leader-elect-lease-duration", default_value = "15s", value_parser = parse_duration)]
+    pub lease_duration: Duration,
+    /// How long the leader keeps leading without renewing its Lease.
+    #[arg(long = "leader-elect-renew-deadline", default_value = "10s", value_parser = parse_duration)]
+    pub renew_deadline: Duration,
+    /// Pause between attempts to acquire or renew the Lease.
+    #[arg(long = "leader-elect-retry-period", default_value = "2s", value_parser = parse_duration)]
+    pub retry_period: Duration,
+}
+
+/// A Go-style duration of one unit: `500ms`, `15s`, `2m`.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .ok_or_else(|| format!("{text:?} has no unit (ms, s, m)"))?;
+    let (number, unit) = text.split_at(split);
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} does not start with a number"))?;
+    match unit {
+        "ms" => Ok(Duration::from_millis(n)),
+        "s" => Ok(Duration::from_secs(n)),
+        "m" => Ok(Duration::from_secs(n * 60)),
+        _ => Err(format!("{text:?}: unit must be ms, s or m")),
+    }
 }

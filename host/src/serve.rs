@@ -6,6 +6,7 @@ use crate::auth::service_account::TokenIssuer;
 use crate::auth::{self, Auth};
 use crate::catalogue::Catalogue;
 use crate::cli::ServeArgs;
+use crate::controllers::leader::{Election, Timing};
 use crate::plugins::wasm_strategy::WasmStrategy;
 use crate::plugins::{embedded, Limits, PluginKind, PluginRuntime};
 use crate::state::AppState;
@@ -199,10 +200,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     controllers::rbac::bootstrap(&state)
         .await
         .map_err(|e| anyhow::anyhow!("bootstrap RBAC policy: {e}"))?;
-    controllers::namespace::spawn_sweeper(state.clone(), Duration::from_secs(2));
-    controllers::service_account::spawn(state.clone());
-    controllers::rbac::spawn_aggregation(state.clone());
-    controllers::resource_quota::spawn(state.clone());
+    let election = start_controllers(&args, &state);
     let kubeconfig_path = args.data_dir.join(kubeconfig::ADMIN_FILE);
     kubeconfig::write_admin(&kubeconfig_path, &format!("https://{address}"), &pki)?;
     let kubeconfig_path = std::fs::canonicalize(&kubeconfig_path).unwrap_or(kubeconfig_path);
@@ -213,5 +211,49 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         startup_ms = started.elapsed().as_millis() as u64,
         "capstan is serving; use: kubectl --kubeconfig {}", kubeconfig_path.display()
     );
-    server::serve(listener, tls, server::router(state)).await
+    tokio::select! {
+        served = server::serve(listener, tls, server::router(state)) => served,
+        () = shutdown_signal() => {
+            tracing::info!("shutting down");
+            if let Some(election) = election {
+                election.release().await;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Runs the built-in controllers: directly on the embedded store (one
+/// process), in the elected leader only on etcd, where replicas share it.
+fn start_controllers(args: &ServeArgs, state: &Arc<AppState>) -> Option<Arc<Election>> {
+    if args.etcd_servers.is_empty() {
+        controllers::spawn_all(state.clone());
+        return None;
+    }
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let identity = format!("{}_{}", host.trim(), uuid::Uuid::new_v4());
+    let timing = Timing {
+        lease_duration: args.lease_duration,
+        renew_deadline: args.renew_deadline,
+        retry_period: args.retry_period,
+    };
+    tracing::info!(%identity, "campaigning to run the controllers");
+    Some(Election::spawn(
+        state.clone(),
+        identity,
+        timing,
+        controllers::spawn_all,
+    ))
+}
+
+/// SIGTERM or SIGINT (Ctrl-C).
+async fn shutdown_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let Ok(mut term) = signal(SignalKind::terminate()) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
 }

@@ -289,3 +289,110 @@ fn kill_9_under_write_load_loses_nothing_on_etcd() {
     let flags = on_etcd(&etcd);
     no_acknowledged_write_is_lost(&args(&flags));
 }
+
+/// Replicas started with `lease` (kube-controller-manager's election flags).
+fn two_electing_replicas(etcd: &Etcd, lease: &[&str]) -> (Server, Server) {
+    let mut flags = on_etcd(etcd);
+    flags.extend(lease.iter().map(|s| s.to_string()));
+    let a = Server::start_with(&args(&flags));
+    let b = a.start_replica(&args(&flags));
+    (a, b)
+}
+
+fn lease_holder(s: &Server) -> String {
+    let out = s.kubectl(&[
+        "get",
+        "lease",
+        "-n",
+        "kube-system",
+        "capstan-controllers",
+        "-o",
+        "jsonpath={.spec.holderIdentity}",
+    ]);
+    stdout(&out).trim().to_string()
+}
+
+/// Waits for a holder of the controllers' Lease; returns (leader, follower).
+fn split_by_leadership(a: Server, b: Server) -> (Server, Server, String) {
+    let mut holder = String::new();
+    assert!(
+        eventually(Duration::from_secs(20), || {
+            holder = lease_holder(&a);
+            !holder.is_empty()
+        }),
+        "no replica took the lease: {}",
+        a.log()
+    );
+    let leads = |s: &Server| s.log().contains(&holder) && s.log().contains("became leader");
+    assert!(
+        leads(&a) != leads(&b),
+        "exactly one leader:\nA: {}\nB: {}",
+        a.log(),
+        b.log()
+    );
+    if leads(&a) {
+        (a, b, holder)
+    } else {
+        (b, a, holder)
+    }
+}
+
+/// The follower runs the controllers: a new namespace gets its default ServiceAccount.
+fn controllers_run_through(s: &Server, namespace: &str) {
+    s.ok(&["create", "namespace", namespace]);
+    assert!(
+        eventually(Duration::from_secs(15), || {
+            s.kubectl(&["get", "serviceaccount", "default", "-n", namespace])
+                .status
+                .success()
+        }),
+        "no default ServiceAccount in {namespace}: {}",
+        s.log()
+    );
+}
+
+#[test]
+fn one_replica_leads_the_controllers_and_a_stopped_leader_hands_over_at_once() {
+    let etcd = Etcd::start(1);
+    // A lease far longer than the test waits: only a release explains a quick takeover.
+    let lease = [
+        "--leader-elect-lease-duration=120s",
+        "--leader-elect-renew-deadline=60s",
+        "--leader-elect-retry-period=200ms",
+    ];
+    let (a, b) = two_electing_replicas(&etcd, &lease);
+    let (mut leader, follower, first) = split_by_leadership(a, b);
+    leader.stop(false);
+    assert!(
+        eventually(Duration::from_secs(20), || {
+            let holder = lease_holder(&follower);
+            !holder.is_empty() && holder != first
+        }),
+        "the follower did not take over the released lease: {}",
+        follower.log()
+    );
+    controllers_run_through(&follower, "after-release");
+}
+
+#[test]
+fn a_killed_leader_is_replaced_after_its_lease_expires() {
+    let etcd = Etcd::start(1);
+    let lease = [
+        "--leader-elect-lease-duration=3s",
+        "--leader-elect-renew-deadline=2s",
+        "--leader-elect-retry-period=200ms",
+    ];
+    let (a, b) = two_electing_replicas(&etcd, &lease);
+    let (mut leader, follower, first) = split_by_leadership(a, b);
+    assert_eq!(lease_holder(&follower), first, "the leader keeps renewing");
+    leader.stop(true);
+    assert!(
+        eventually(Duration::from_secs(30), || {
+            let holder = lease_holder(&follower);
+            !holder.is_empty() && holder != first
+        }),
+        "the follower did not take over: {}",
+        follower.log()
+    );
+    controllers_run_through(&follower, "after-failover");
+}

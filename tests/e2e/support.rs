@@ -111,10 +111,15 @@ impl Server {
         self.spawn();
     }
 
+    /// Stops the server: SIGKILL when `hard`, else SIGTERM and a few
+    /// seconds to shut down (SIGKILL after that).
     pub fn stop(&mut self, hard: bool) {
         if let Some(mut c) = self.child.take() {
             if !hard {
                 let _ = Command::new("kill").arg(c.id().to_string()).status();
+                let _ = eventually(Duration::from_secs(10), || {
+                    matches!(c.try_wait(), Ok(Some(_)))
+                });
             }
             let _ = c.kill();
             let _ = c.wait();

@@ -2,7 +2,24 @@
 //! users expect without a kube-controller-manager.
 
 pub mod bootstrap;
+pub mod leader;
 pub mod namespace;
 pub mod rbac;
 pub mod resource_quota;
 pub mod service_account;
+
+use crate::state::AppState;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::task::JoinHandle;
+
+/// Starts the controllers that keep running (in the leader only, when
+/// replicas elect one); returns their tasks.
+pub fn spawn_all(state: Arc<AppState>) -> Vec<JoinHandle<()>> {
+    vec![
+        namespace::spawn_sweeper(state.clone(), Duration::from_secs(2)),
+        service_account::spawn(state.clone()),
+        rbac::spawn_aggregation(state.clone()),
+        resource_quota::spawn(state),
+    ]
+}

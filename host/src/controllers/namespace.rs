@@ -9,6 +9,7 @@ use crate::status::{ApiError, ApiResult};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::task::JoinHandle;
 
 /// Namespaces that exist from the first start and may not be deleted.
 pub const SYSTEM_NAMESPACES: [&str; 4] =
@@ -100,7 +101,7 @@ async fn purge(state: &AppState, res: &ResourceInfo, ns: &str) -> ApiResult<usiz
 }
 
 /// Retries the removal of terminating namespaces every `every`.
-pub fn spawn_sweeper(state: Arc<AppState>, every: Duration) {
+pub fn spawn_sweeper(state: Arc<AppState>, every: Duration) -> JoinHandle<()> {
     tokio::spawn(async move {
         let mut ticker = tokio::time::interval(every);
         loop {
@@ -109,7 +110,7 @@ pub fn spawn_sweeper(state: Arc<AppState>, every: Duration) {
                 tracing::warn!(error = %e, "namespace sweep failed");
             }
         }
-    });
+    })
 }
 
 async fn sweep(state: &AppState) -> ApiResult<()> {

@@ -13,12 +13,13 @@ use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::task::JoinHandle;
 
 /// How long writes are collected before their namespaces are recounted.
 const SETTLE: Duration = Duration::from_millis(100);
 
 /// Runs the controller until the server stops; restarts on errors.
-pub fn spawn(state: Arc<AppState>) {
+pub fn spawn(state: Arc<AppState>) -> JoinHandle<()> {
     tokio::spawn(async move {
         loop {
             if let Err(e) = run(&state).await {
@@ -26,7 +27,7 @@ pub fn spawn(state: Arc<AppState>) {
             }
             tokio::time::sleep(Duration::from_secs(1)).await;
         }
-    });
+    })
 }
 
 fn quotas(state: &AppState) -> ApiResult<&ResourceInfo> {

@@ -10,6 +10,7 @@ use futures_util::StreamExt;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::task::JoinHandle;
 
 /// Creates `default` in `namespace` unless it exists or the namespace is terminating.
 async fn ensure_default(state: &AppState, namespace: &str) -> ApiResult<()> {
@@ -38,7 +39,7 @@ async fn ensure_default(state: &AppState, namespace: &str) -> ApiResult<()> {
 }
 
 /// One pass over every namespace, then a watch for new ones; restarts on errors.
-pub fn spawn(state: Arc<AppState>) {
+pub fn spawn(state: Arc<AppState>) -> JoinHandle<()> {
     tokio::spawn(async move {
         loop {
             if let Err(e) = run(&state).await {
@@ -46,7 +47,7 @@ pub fn spawn(state: Arc<AppState>) {
             }
             tokio::time::sleep(Duration::from_secs(1)).await;
         }
-    });
+    })
 }
 
 async fn run(state: &AppState) -> ApiResult<()> {

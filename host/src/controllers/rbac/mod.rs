@@ -16,6 +16,7 @@ use futures_util::StreamExt;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::task::JoinHandle;
 
 /// The bootstrap policy (see `bootstrap-policy.json`'s provenance in ARCHITECTURE.md).
 const BOOTSTRAP_POLICY: &str = include_str!("bootstrap-policy.json");
@@ -56,7 +57,7 @@ pub async fn bootstrap(state: &AppState) -> ApiResult<()> {
 }
 
 /// Runs the aggregation controller until the server stops; restarts on errors.
-pub fn spawn_aggregation(state: Arc<AppState>) {
+pub fn spawn_aggregation(state: Arc<AppState>) -> JoinHandle<()> {
     tokio::spawn(async move {
         loop {
             if let Err(e) = aggregate(&state).await {
@@ -64,7 +65,7 @@ pub fn spawn_aggregation(state: Arc<AppState>) {
             }
             tokio::time::sleep(Duration::from_secs(1)).await;
         }
-    });
+    })
 }
 
 /// Reconciles every ClusterRole now and after each change of any of them.
