@@ -109,6 +109,11 @@ pub struct ServeArgs {
     /// Client key for etcd.
     #[arg(long = "etcd-keyfile")]
     pub etcd_keyfile: Option<PathBuf>,
+    /// Further host names or IP addresses the serving certificate must
+    /// cover (a load balancer in front of replicas, another machine's
+    /// address); repeat or separate with commas.
+    #[arg(long = "tls-san", value_delimiter = ',')]
+    pub tls_san: Vec<String>,
     /// On etcd, how long a replica waits for the controllers' leader to
     /// renew its Lease before taking over (e.g. 15s, 500ms).
     #[arg(long = "leader-elect-lease-duration", default_value = "15s", value_parser = parse_duration)]

@@ -18,6 +18,8 @@ pub struct PkiPaths {
     pub ca_key: PathBuf,
     pub serving_cert: PathBuf,
     pub serving_key: PathBuf,
+    /// The serving certificate's host names and addresses, one per line.
+    pub serving_hosts: PathBuf,
     pub admin_cert: PathBuf,
     pub admin_key: PathBuf,
 }
@@ -30,6 +32,7 @@ impl PkiPaths {
             ca_key: pki.join("ca.key"),
             serving_cert: pki.join("serving.crt"),
             serving_key: pki.join("serving.key"),
+            serving_hosts: pki.join("serving.hosts"),
             admin_cert: pki.join("admin.crt"),
             admin_key: pki.join("admin.key"),
         }
@@ -119,6 +122,37 @@ fn san(host: &str) -> Result<SanType> {
     })
 }
 
+fn ensure_serving(ca: &Authority, paths: &PkiPaths, extra_hosts: &[String]) -> Result<()> {
+    let exists = paths.serving_cert.exists() && paths.serving_key.exists();
+    let mut hosts = match std::fs::read_to_string(&paths.serving_hosts) {
+        Ok(text) => text.lines().map(str::to_string).collect(),
+        Err(_) => vec!["127.0.0.1".into(), "::1".into(), "localhost".into()],
+    };
+    let missing: Vec<String> = extra_hosts
+        .iter()
+        .filter(|h| !hosts.contains(h))
+        .cloned()
+        .collect();
+    if exists && missing.is_empty() {
+        return Ok(());
+    }
+    hosts.extend(missing);
+    let (cert, key) = ca.serving_cert(&hosts)?;
+    write_private(&paths.serving_key, &key)?;
+    replace_file(&paths.serving_cert, &cert)?;
+    replace_file(&paths.serving_hosts, &(hosts.join("\n") + "\n"))?;
+    tracing::info!(hosts = ?hosts, "issued the serving certificate");
+    Ok(())
+}
+
+/// Writes `path` whole or not at all (a replica may be reading it).
+fn replace_file(path: &Path, contents: &str) -> Result<()> {
+    let temp = path.with_extension(format!("tmp-{}", std::process::id()));
+    std::fs::write(&temp, contents).with_context(|| format!("writing {}", temp.display()))?;
+    std::fs::rename(&temp, path).with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
 fn write_private(path: &Path, contents: &str) -> Result<()> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
@@ -133,29 +167,17 @@ fn write_private(path: &Path, contents: &str) -> Result<()> {
     Ok(())
 }
 
-/// Ensures CA, serving and admin certificates exist under `dir`.
-/// `extra_hosts` are added to the serving certificate's SANs on creation.
+/// Ensures CA, serving and admin certificates exist under `dir`. The
+/// serving certificate is issued again (keeping its earlier hosts) when
+/// `extra_hosts` names a host it does not cover, e.g. a replica's address
+/// or a load balancer's name given with `--tls-san`.
 pub fn ensure(dir: &Path, extra_hosts: &[String]) -> Result<PkiPaths> {
     let paths = PkiPaths::in_dir(dir);
     if let Some(parent) = paths.ca_cert.parent() {
         std::fs::create_dir_all(parent)?;
     }
     let ca = Authority::load_or_create(&paths)?;
-    if !paths.serving_cert.exists() || !paths.serving_key.exists() {
-        let mut hosts = vec![
-            "127.0.0.1".to_string(),
-            "::1".to_string(),
-            "localhost".to_string(),
-        ];
-        for h in extra_hosts {
-            if !hosts.contains(h) {
-                hosts.push(h.clone());
-            }
-        }
-        let (cert, key) = ca.serving_cert(&hosts)?;
-        std::fs::write(&paths.serving_cert, cert)?;
-        write_private(&paths.serving_key, &key)?;
-    }
+    ensure_serving(&ca, &paths, extra_hosts)?;
     if !paths.admin_cert.exists() || !paths.admin_key.exists() {
         let (cert, key) = ca.client_cert("capstan-admin", &["system:masters".to_string()])?;
         std::fs::write(&paths.admin_cert, cert)?;
@@ -177,5 +199,45 @@ mod tests {
         let p2 = ensure(dir.path(), &[]).unwrap();
         assert_eq!(ca1, std::fs::read(&p2.ca_cert).unwrap());
         assert_eq!(admin1, std::fs::read(&p2.admin_cert).unwrap());
+    }
+
+    /// Whether a TLS client trusting the CA accepts the serving certificate for `host`.
+    fn serves(paths: &PkiPaths, host: &str) -> bool {
+        use rustls::client::danger::ServerCertVerifier;
+        use rustls::pki_types::{pem::PemObject, CertificateDer, ServerName, UnixTime};
+        let mut roots = rustls::RootCertStore::empty();
+        for ca in CertificateDer::pem_file_iter(&paths.ca_cert).unwrap() {
+            roots.add(ca.unwrap()).unwrap();
+        }
+        let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+        let verifier =
+            rustls::client::WebPkiServerVerifier::builder_with_provider(roots.into(), provider)
+                .build()
+                .unwrap();
+        let cert = CertificateDer::from_pem_file(&paths.serving_cert).unwrap();
+        let name = ServerName::try_from(host.to_string()).unwrap();
+        verifier
+            .verify_server_cert(&cert, &[], &name, &[], UnixTime::now())
+            .is_ok()
+    }
+
+    #[test]
+    fn new_hosts_reissue_the_serving_certificate_keeping_the_old_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = ensure(dir.path(), &[]).unwrap();
+        let cert1 = std::fs::read(&first.serving_cert).unwrap();
+        assert!(!serves(&first, "api.example.com"));
+        let again = ensure(dir.path(), &["127.0.0.1".into()]).unwrap();
+        assert_eq!(
+            cert1,
+            std::fs::read(&again.serving_cert).unwrap(),
+            "covered: kept"
+        );
+        let more = ensure(dir.path(), &["api.example.com".into(), "10.0.0.7".into()]).unwrap();
+        assert_ne!(cert1, std::fs::read(&more.serving_cert).unwrap());
+        for host in ["127.0.0.1", "localhost", "api.example.com", "10.0.0.7"] {
+            assert!(serves(&more, host), "{host} is served");
+        }
+        assert!(!serves(&more, "other.example.com"));
     }
 }

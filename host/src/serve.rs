@@ -148,11 +148,10 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         None => config::ServerConfig::default(),
     };
     server::ensure_dir(&args.data_dir)?;
-    let extra = if args.bind_address.is_unspecified() {
-        vec![]
-    } else {
-        vec![args.bind_address.to_string()]
-    };
+    let mut extra = args.tls_san.clone();
+    if !args.bind_address.is_unspecified() {
+        extra.push(args.bind_address.to_string());
+    }
     let pki = pki::ensure(&args.data_dir, &extra).context("preparing certificates")?;
     let mut storage = open_storage(&args).await?;
     if args.watch_cache {

@@ -396,3 +396,20 @@ fn a_killed_leader_is_replaced_after_its_lease_expires() {
     );
     controllers_run_through(&follower, "after-failover");
 }
+
+/// Replicas behind a load balancer are reached under its name: `--tls-san`
+/// adds it to the shared serving certificate, and kubectl verifies it.
+#[test]
+fn tls_san_names_are_served_with_the_data_directorys_ca() {
+    let s = Server::start_with(&["--tls-san", "capstan.example.com,10.9.8.7"]);
+    let as_name = |name: &str| s.kubectl(&["--tls-server-name", name, "get", "ns", "default"]);
+    let ok = as_name("capstan.example.com");
+    assert!(ok.status.success(), "{}", stderr(&ok));
+    let refused = as_name("other.example.com");
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("certificate"),
+        "a TLS name error: {}",
+        stderr(&refused)
+    );
+}
