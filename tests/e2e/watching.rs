@@ -169,9 +169,16 @@ fn concurrent_watchers_each_see_events_in_their_own_form() {
     s.ok(&["create", "configmap", "one"]);
     s.ok(&["label", "cm", "one", "team=a"]);
     s.ok(&["create", "configmap", "two", "--from-literal=k=v"]);
+    s.ok(&["label", "cm", "one", "team-"]);
     s.ok(&["delete", "cm", "one"]);
     let full = finished_events(full);
-    let expected = ["ADDED one", "MODIFIED one", "ADDED two", "DELETED one"];
+    let expected = [
+        "ADDED one",
+        "MODIFIED one",
+        "ADDED two",
+        "MODIFIED one",
+        "DELETED one",
+    ];
     assert_eq!(summary(&full), expected);
     assert_eq!(full[2]["object"]["data"]["k"], "v");
     assert_eq!(
@@ -179,9 +186,13 @@ fn concurrent_watchers_each_see_events_in_their_own_form() {
         full,
         "two plain watchers get the same stream"
     );
+    let team = finished_events(team);
+    assert_eq!(summary(&team), ["ADDED one", "DELETED one"]);
+    // Leaving the selection: the last matching state, at the update's revision.
+    assert_eq!(team[1]["object"]["metadata"]["labels"]["team"], "a");
     assert_eq!(
-        summary(&finished_events(team)),
-        ["ADDED one", "DELETED one"]
+        team[1]["object"]["metadata"]["resourceVersion"],
+        full[3]["object"]["metadata"]["resourceVersion"]
     );
     let partial = finished_events(partial);
     assert_eq!(summary(&partial), expected);

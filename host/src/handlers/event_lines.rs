@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::negotiate::partial_metadata;
 use crate::registry::decode;
-use crate::storage::{Event, Revision};
+use crate::storage::{Event, EventKind, Revision};
 
 /// Events kept in the memo by default: watchers get an event within moments
 /// of each other, and each kept event holds its decoded object (several
@@ -56,6 +56,7 @@ pub struct SharedEvent {
     event: Event,
     object: OnceLock<Option<Value>>,
     previous: OnceLock<Option<Value>>,
+    departed: OnceLock<Option<Value>>,
     /// Indexed by `LineFormat` × `LineType`.
     lines: [OnceLock<Option<Bytes>>; 6],
 }
@@ -66,6 +67,7 @@ impl SharedEvent {
             event,
             object: OnceLock::new(),
             previous: OnceLock::new(),
+            departed: OnceLock::new(),
             lines: Default::default(),
         }
     }
@@ -89,12 +91,30 @@ impl SharedEvent {
             .as_ref()
     }
 
+    /// The object a line of type `kind` carries: for an update that made
+    /// the object leave a watcher's selection (a DELETED for a Put), the
+    /// previous object with the update's resourceVersion, as kube-apiserver
+    /// sends it; otherwise [`Self::object`].
+    pub fn subject(&self, kind: LineType) -> Option<&Value> {
+        if kind != LineType::Deleted || self.event.kind != EventKind::Put {
+            return self.object();
+        }
+        self.departed
+            .get_or_init(|| {
+                let mut previous = self.previous()?.clone();
+                let revision = self.event.revision().to_string();
+                previous["metadata"]["resourceVersion"] = Value::String(revision);
+                Some(previous)
+            })
+            .as_ref()
+    }
+
     /// The newline-terminated watch line for this event as `kind`.
     pub fn line(&self, kind: LineType, format: LineFormat) -> Option<Bytes> {
         let index = format as usize * 3 + kind as usize;
         self.lines[index]
             .get_or_init(|| {
-                let object = self.object()?;
+                let object = self.subject(kind)?;
                 match format {
                     LineFormat::Object => encode_line(kind.as_str(), object),
                     LineFormat::Metadata => encode_line(kind.as_str(), &partial_metadata(object)),
@@ -239,11 +259,13 @@ mod tests {
     #[test]
     fn metadata_lines_hold_partial_object_metadata() {
         let lines = EventLines::default();
-        let shared = lines.get(put(
+        let mut deleted = put(
             "/registry/secrets/d/s",
             r#"{"metadata":{"name":"s"},"data":{"k":"dg=="}}"#,
             4,
-        ));
+        );
+        deleted.kind = EventKind::Delete;
+        let shared = lines.get(deleted);
         let line = shared
             .line(LineType::Deleted, LineFormat::Metadata)
             .unwrap();
@@ -251,6 +273,31 @@ mod tests {
         assert_eq!(v["type"], "DELETED");
         assert_eq!(v["object"]["kind"], "PartialObjectMetadata");
         assert!(v["object"].get("data").is_none());
+    }
+
+    #[test]
+    fn leaving_a_selection_carries_the_previous_object_at_the_new_revision() {
+        let lines = EventLines::default();
+        let mut event = put(
+            "/registry/configmaps/d/a",
+            r#"{"metadata":{"labels":{}}}"#,
+            9,
+        );
+        let mut prev = put(
+            "/registry/configmaps/d/a",
+            r#"{"metadata":{"labels":{"team":"a"}}}"#,
+            6,
+        );
+        prev.kv.mod_revision = 6;
+        event.prev = Some(prev.kv);
+        let shared = lines.get(event);
+        let line = shared.line(LineType::Deleted, LineFormat::Object).unwrap();
+        let v: Value = serde_json::from_slice(&line).unwrap();
+        assert_eq!(v["object"]["metadata"]["labels"]["team"], "a");
+        assert_eq!(v["object"]["metadata"]["resourceVersion"], "9");
+        let modified = shared.line(LineType::Modified, LineFormat::Object).unwrap();
+        let v: Value = serde_json::from_slice(&modified).unwrap();
+        assert_eq!(v["object"]["metadata"]["labels"], serde_json::json!({}));
     }
 
     #[test]

@@ -61,7 +61,7 @@ impl Encoder {
     /// for tables (whose column definitions go to each watcher once).
     fn event_line(&mut self, kind: LineType, event: &SharedEvent) -> Option<Bytes> {
         match self.output {
-            Output::Table(_) => Some(self.line(kind.as_str(), event.object()?.clone())),
+            Output::Table(_) => Some(self.line(kind.as_str(), event.subject(kind)?.clone())),
             Output::PartialMetadata => event.line(kind, LineFormat::Metadata),
             _ => event.line(kind, LineFormat::Object),
         }
