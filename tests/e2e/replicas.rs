@@ -337,6 +337,18 @@ fn split_by_leadership(a: Server, b: Server) -> (Server, Server, String) {
     }
 }
 
+/// The follower holds the Lease instead of `first` within `within`.
+fn takes_over(follower: &Server, first: &str, within: Duration) {
+    assert!(
+        eventually(within, || {
+            let holder = lease_holder(follower);
+            !holder.is_empty() && holder != first
+        }),
+        "the follower did not take over the lease: {}",
+        follower.log()
+    );
+}
+
 /// The follower runs the controllers: a new namespace gets its default ServiceAccount.
 fn controllers_run_through(s: &Server, namespace: &str) {
     s.ok(&["create", "namespace", namespace]);
@@ -363,14 +375,7 @@ fn one_replica_leads_the_controllers_and_a_stopped_leader_hands_over_at_once() {
     let (a, b) = two_electing_replicas(&etcd, &lease);
     let (mut leader, follower, first) = split_by_leadership(a, b);
     leader.stop(false);
-    assert!(
-        eventually(Duration::from_secs(20), || {
-            let holder = lease_holder(&follower);
-            !holder.is_empty() && holder != first
-        }),
-        "the follower did not take over the released lease: {}",
-        follower.log()
-    );
+    takes_over(&follower, &first, Duration::from_secs(20));
     controllers_run_through(&follower, "after-release");
 }
 
@@ -386,14 +391,7 @@ fn a_killed_leader_is_replaced_after_its_lease_expires() {
     let (mut leader, follower, first) = split_by_leadership(a, b);
     assert_eq!(lease_holder(&follower), first, "the leader keeps renewing");
     leader.stop(true);
-    assert!(
-        eventually(Duration::from_secs(30), || {
-            let holder = lease_holder(&follower);
-            !holder.is_empty() && holder != first
-        }),
-        "the follower did not take over: {}",
-        follower.log()
-    );
+    takes_over(&follower, &first, Duration::from_secs(30));
     controllers_run_through(&follower, "after-failover");
 }
 

@@ -33,21 +33,29 @@ fn kubectl_get_watch_sees_new_objects() {
 }
 
 fn events(s: &Server, path: &str) -> Vec<serde_json::Value> {
-    let out = crate::support::stdout(&s.curl(&["-N", &s.url(path)]));
+    parse_events(&crate::support::stdout(&s.curl(&["-N", &s.url(path)])))
+}
+
+fn parse_events(out: &str) -> Vec<serde_json::Value> {
     out.lines()
         .filter(|l| !l.is_empty())
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
 }
 
+/// The resourceVersion of the default namespace's ConfigMap list.
+fn list_revision(s: &Server) -> String {
+    let (_, list) = s.get_json("/api/v1/namespaces/default/configmaps");
+    list["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 #[test]
 fn watch_from_a_revision_replays_in_order() {
     let s = Server::start();
-    let (_, list) = s.get_json("/api/v1/namespaces/default/configmaps");
-    let rv = list["metadata"]["resourceVersion"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let rv = list_revision(&s);
     s.ok(&["create", "configmap", "w"]);
     s.ok(&["label", "cm", "w", "x=y"]);
     s.ok(&["delete", "cm", "w"]);
@@ -129,11 +137,7 @@ fn watch_in_background(s: &Server, path: &str, accept: &str) -> std::process::Ch
 
 fn finished_events(child: std::process::Child) -> Vec<serde_json::Value> {
     let out = child.wait_with_output().unwrap();
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    parse_events(&String::from_utf8_lossy(&out.stdout))
 }
 
 fn summary(events: &[serde_json::Value]) -> Vec<String> {
@@ -152,11 +156,7 @@ fn summary(events: &[serde_json::Value]) -> Vec<String> {
 #[test]
 fn concurrent_watchers_each_see_events_in_their_own_form() {
     let s = Server::start();
-    let (_, list) = s.get_json("/api/v1/namespaces/default/configmaps");
-    let rv = list["metadata"]["resourceVersion"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let rv = list_revision(&s);
     let path = |extra: &str| {
         format!("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={rv}&timeoutSeconds=4{extra}")
     };
