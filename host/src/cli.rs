@@ -19,7 +19,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run the API server.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Work with plugins outside a server.
     #[command(subcommand)]
     Plugin(PluginCommand),

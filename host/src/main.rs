@@ -16,7 +16,7 @@ fn main() -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     match cli.command {
-        Command::Serve(args) => runtime.block_on(capstan::serve::run(args)),
+        Command::Serve(args) => runtime.block_on(capstan::serve::run(*args)),
         Command::Kubeconfig(args) => {
             print!("{}", capstan::kubeconfig::for_user(&args)?);
             Ok(())

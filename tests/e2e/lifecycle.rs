@@ -143,3 +143,106 @@ fn deletecollection_removes_what_matches() {
     assert_eq!(code, 200);
     assert_eq!(s.ok(&["get", "cm", "-o", "name"]).trim(), "configmap/c");
 }
+
+/// A ConfigMap owned by the ConfigMaps `owners` (their uids), plus `extra` metadata YAML lines.
+fn create_owned(s: &Server, name: &str, owners: &[&str], extra: &str) {
+    let refs: String = owners
+        .iter()
+        .map(|owner| {
+            let uid = s.json(&["get", "cm", owner])["metadata"]["uid"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            format!("  - {{apiVersion: v1, kind: ConfigMap, name: {owner}, uid: {uid}, blockOwnerDeletion: true}}\n")
+        })
+        .collect();
+    let yaml = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n{extra}  ownerReferences:\n{refs}"
+    );
+    s.ok_stdin(&["create", "-f", "-"], &yaml);
+}
+
+fn gone(s: &Server, name: &str) -> bool {
+    eventually(Duration::from_secs(10), || {
+        !s.kubectl(&["get", "cm", name]).status.success()
+    })
+}
+
+#[test]
+fn dependents_go_with_the_last_of_their_owners() {
+    let s = Server::start();
+    s.ok(&["create", "cm", "owner-a"]);
+    s.ok(&["create", "cm", "owner-b"]);
+    create_owned(&s, "dependent", &["owner-a", "owner-b"], "");
+    s.ok(&["delete", "cm", "owner-a"]);
+    std::thread::sleep(Duration::from_millis(500));
+    s.ok(&["get", "cm", "dependent"]);
+    s.ok(&["delete", "cm", "owner-b"]);
+    assert!(gone(&s, "dependent"), "collected after its last owner went");
+}
+
+#[test]
+fn orphan_deletion_keeps_dependents_without_the_reference() {
+    let s = Server::start();
+    s.ok(&["create", "cm", "owner"]);
+    create_owned(&s, "kept", &["owner"], "");
+    s.ok(&["delete", "cm", "owner", "--cascade=orphan"]);
+    assert!(gone(&s, "owner"));
+    let kept = s.json(&["get", "cm", "kept"]);
+    assert!(
+        kept["metadata"].get("ownerReferences").is_none()
+            || kept["metadata"]["ownerReferences"] == serde_json::json!([]),
+        "{kept}"
+    );
+}
+
+#[test]
+fn foreground_deletion_waits_for_blocking_dependents() {
+    let s = Server::start();
+    s.ok(&["create", "cm", "owner"]);
+    create_owned(&s, "held", &["owner"], "  finalizers: [example.com/hold]\n");
+    s.ok(&[
+        "delete",
+        "cm",
+        "owner",
+        "--cascade=foreground",
+        "--wait=false",
+    ]);
+    let waiting = eventually(Duration::from_secs(10), || {
+        let stamp = s.kubectl(&[
+            "get",
+            "cm",
+            "held",
+            "-o",
+            "jsonpath={.metadata.deletionTimestamp}",
+        ]);
+        !stamp.stdout.is_empty()
+    });
+    assert!(waiting, "the dependent is being deleted");
+    let owner = s.json(&["get", "cm", "owner"]);
+    assert_eq!(
+        owner["metadata"]["finalizers"],
+        serde_json::json!(["foregroundDeletion"])
+    );
+    s.ok(&[
+        "patch",
+        "cm",
+        "held",
+        "--type=merge",
+        "-p",
+        r#"{"metadata":{"finalizers":null}}"#,
+    ]);
+    assert!(gone(&s, "held"));
+    assert!(
+        gone(&s, "owner"),
+        "the owner goes once its blocking dependent is gone"
+    );
+}
+
+#[test]
+fn a_dependent_of_an_owner_that_never_existed_is_collected() {
+    let s = Server::start();
+    let yaml = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dangling\n  ownerReferences:\n  - {apiVersion: v1, kind: ConfigMap, name: ghost, uid: 6f1c1ae4-0000-4000-8000-000000000000}\n";
+    s.ok_stdin(&["create", "-f", "-"], yaml);
+    assert!(gone(&s, "dangling"));
+}

@@ -5,14 +5,12 @@ use super::body;
 use super::negotiate::respond;
 use super::read::{list_page, render};
 use super::Call;
-use crate::registry::{DeleteOutcome, WriteOptions};
+use crate::registry::{DeleteOutcome, Propagation, WriteOptions};
 use crate::status::{success_status, ApiError, ApiResult, Cause};
 use axum::body::Body;
 use axum::response::Response;
 use http::StatusCode;
 use serde_json::{json, Value};
-
-const POLICIES: [&str; 3] = ["Foreground", "Background", "Orphan"];
 
 /// DeleteOptions from the body (if any) merged with the query's.
 async fn delete_options(call: &Call<'_>, raw: Body) -> ApiResult<(Value, WriteOptions<'static>)> {
@@ -30,19 +28,7 @@ async fn delete_options(call: &Call<'_>, raw: Body) -> ApiResult<(Value, WriteOp
     if let Some(dry) = opts.get("dryRun").and_then(Value::as_array) {
         write.dry_run |= dry.iter().any(|d| d == "All");
     }
-    let policy = opts
-        .get("propagationPolicy")
-        .and_then(Value::as_str)
-        .or(call.query.get("propagationPolicy"));
-    if let Some(p) = policy.filter(|p| !POLICIES.contains(p)) {
-        let cause = Cause::not_supported("propagationPolicy", p, &POLICIES);
-        return Err(ApiError::invalid(
-            "meta.k8s.io",
-            "DeleteOptions",
-            "",
-            vec![cause],
-        ));
-    }
+    write.propagation = propagation(call, &opts)?;
     let grace = opts
         .get("gracePeriodSeconds")
         .and_then(Value::as_i64)
@@ -66,12 +52,43 @@ async fn delete_options(call: &Call<'_>, raw: Body) -> ApiResult<(Value, WriteOp
     ))
 }
 
+/// propagationPolicy (or the deprecated orphanDependents) from the body or the query.
+fn propagation(call: &Call<'_>, opts: &Value) -> ApiResult<Propagation> {
+    let policy = opts
+        .get("propagationPolicy")
+        .and_then(Value::as_str)
+        .or(call.query.get("propagationPolicy"));
+    let orphan = opts
+        .get("orphanDependents")
+        .and_then(Value::as_bool)
+        .or(call.query.get("orphanDependents").map(|v| v == "true"));
+    let invalid = |cause| ApiError::invalid("meta.k8s.io", "DeleteOptions", "", vec![cause]);
+    match (policy, orphan) {
+        (Some(_), Some(_)) => Err(invalid(Cause::invalid(
+            "propagationPolicy",
+            policy.unwrap_or_default(),
+            "orphanDependents and deletionPropagation cannot be both set",
+        ))),
+        (Some(p), None) => Propagation::parse(p).ok_or_else(|| {
+            invalid(Cause::not_supported(
+                "propagationPolicy",
+                p,
+                &Propagation::NAMES,
+            ))
+        }),
+        (None, Some(true)) => Ok(Propagation::Orphan),
+        (None, _) => Ok(Propagation::Background),
+    }
+}
+
 pub async fn delete(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     let output = call.output()?;
     let (preconditions, mut opts) = delete_options(call, raw).await?;
     let admission = call.admission("DELETE", opts.dry_run);
     opts.admit = &admission;
     let outcome = if call.res.group.is_empty() && call.res.plural == "namespaces" {
+        // Namespace deletion removes the content itself; no GC finalizers.
+        opts.propagation = Propagation::Background;
         crate::controllers::namespace::delete(call.state, call.name(), &preconditions, opts).await?
     } else {
         call.state

@@ -50,6 +50,31 @@ pub fn finalizers(obj: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The garbage collector's finalizers (kube's metav1.FinalizerDeleteDependents
+/// and metav1.FinalizerOrphanDependents).
+pub const FOREGROUND_FINALIZER: &str = "foregroundDeletion";
+pub const ORPHAN_FINALIZER: &str = "orphan";
+
+/// Adds `finalizer` to the metadata's finalizers unless it is there.
+pub fn add_finalizer(m: &mut Map<String, Value>, finalizer: &str) {
+    let list = m.entry("finalizers").or_insert_with(|| json!([]));
+    if let Some(list) = list.as_array_mut() {
+        if !list.iter().any(|f| f == finalizer) {
+            list.push(json!(finalizer));
+        }
+    }
+}
+
+/// Removes `finalizer` from the object's finalizers.
+pub fn remove_finalizer(obj: &mut Value, finalizer: &str) {
+    if let Some(list) = metadata_mut(obj)
+        .get_mut("finalizers")
+        .and_then(Value::as_array_mut)
+    {
+        list.retain(|f| f != finalizer);
+    }
+}
+
 pub fn is_terminating(obj: &Value) -> bool {
     meta_str(obj, "deletionTimestamp").is_some()
 }

@@ -25,6 +25,43 @@ pub use update::UpdateOutcome;
 pub struct WriteOptions<'a> {
     pub dry_run: bool,
     pub admit: &'a dyn Admit,
+    /// For deletes: what the garbage collector does with dependents.
+    pub propagation: Propagation,
+}
+
+/// DeleteOptions.propagationPolicy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Propagation {
+    /// The object goes at once; the garbage collector deletes its dependents.
+    #[default]
+    Background,
+    /// The object stays (finalizer `foregroundDeletion`) until the
+    /// dependents that block it are gone.
+    Foreground,
+    /// The dependents lose their owner reference (finalizer `orphan`).
+    Orphan,
+}
+
+impl Propagation {
+    pub const NAMES: [&'static str; 3] = ["Foreground", "Background", "Orphan"];
+
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "Foreground" => Some(Propagation::Foreground),
+            "Background" => Some(Propagation::Background),
+            "Orphan" => Some(Propagation::Orphan),
+            _ => None,
+        }
+    }
+
+    /// The finalizer through which the garbage collector carries it out.
+    pub fn finalizer(self) -> Option<&'static str> {
+        match self {
+            Propagation::Background => None,
+            Propagation::Foreground => Some(meta::FOREGROUND_FINALIZER),
+            Propagation::Orphan => Some(meta::ORPHAN_FINALIZER),
+        }
+    }
 }
 
 static NO_ADMISSION: NoAdmission = NoAdmission;
@@ -34,6 +71,7 @@ impl Default for WriteOptions<'_> {
         WriteOptions {
             dry_run: false,
             admit: &NO_ADMISSION,
+            propagation: Propagation::Background,
         }
     }
 }
@@ -344,7 +382,7 @@ impl Registry {
             let (kv, current) = self.read(res, &key, name).await?;
             check_preconditions(res, name, &current, preconditions)?;
             opts.admit.validate(None, Some(&current)).await?;
-            if !meta::finalizers(&current).is_empty() {
+            if !meta::finalizers(&current).is_empty() || opts.propagation.finalizer().is_some() {
                 return self.mark_deleting(res, ns, name, current, opts).await;
             }
             if opts.dry_run {
@@ -387,6 +425,9 @@ impl Registry {
                     m.entry("deletionTimestamp")
                         .or_insert_with(|| json!(meta::now()));
                     m.entry("deletionGracePeriodSeconds").or_insert(json!(0));
+                    if let Some(finalizer) = opts.propagation.finalizer() {
+                        meta::add_finalizer(m, finalizer);
+                    }
                     if res.group.is_empty() && res.plural == "namespaces" {
                         obj["status"]["phase"] = json!("Terminating");
                     }
