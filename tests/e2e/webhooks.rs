@@ -187,7 +187,7 @@ fn unreachable_webhooks_follow_their_failure_policy() {
     let out = s.kubectl(&["create", "configmap", "allowed"]);
     assert!(out.status.success());
     assert!(crate::support::stderr(&out)
-        .contains(r#"admission plugin "lenient.capstan.test" failed and was ignored"#));
+        .contains(r#"webhook "lenient.capstan.test" failed and was ignored"#));
     s.ok_stdin(
         &["apply", "-f", "-"],
         &configuration(
@@ -200,7 +200,92 @@ fn unreachable_webhooks_follow_their_failure_policy() {
     );
     let err = s.fails(&["create", "configmap", "refused"]);
     assert!(
-        err.contains(r#"failed calling admission plugin "strict.capstan.test""#),
+        err.contains(r#"Internal error occurred: failed calling webhook "strict.capstan.test""#),
+        "{err}"
+    );
+    assert!(s.fails(&["get", "cm", "refused"]).contains("not found"));
+}
+
+/// `configuration` with matchConditions appended to its webhook.
+fn with_conditions(config: String, conditions: &[(&str, &str)]) -> String {
+    let list: String = conditions
+        .iter()
+        .map(|(name, expr)| format!("  - name: {name}\n    expression: {expr:?}\n"))
+        .collect();
+    format!("{config}  matchConditions:\n{list}")
+}
+
+#[test]
+fn match_conditions_decide_whether_a_webhook_is_called() {
+    let s = Server::start();
+    let (port, ca, calls) = start_webhook();
+    let url = format!("https://127.0.0.1:{port}/validate");
+    let deny = configuration("ValidatingWebhookConfiguration", "deny", &url, &ca, "Fail");
+    let exempt = "!has(object.metadata.labels) || !('exempt' in object.metadata.labels)";
+    s.ok_stdin(
+        &["apply", "-f", "-"],
+        &with_conditions(
+            deny,
+            &[
+                ("not-exempt", exempt),
+                ("not-admin-ns", "request.namespace != 'kube-system'"),
+            ],
+        ),
+    );
+    s.ok(&["create", "configmap", "watched"]);
+    let called = calls.load(Ordering::SeqCst);
+    assert!(called >= 1, "conditions true: the webhook is called");
+    let err = s.fails(&["label", "cm", "watched", "blocked=true"]);
+    assert!(err.contains("blocked by test webhook"), "{err}");
+    s.ok(&["create", "configmap", "free", "-n", "kube-system"]);
+    s.ok(&["label", "cm", "free", "-n", "kube-system", "blocked=true"]);
+    s.ok(&["label", "cm", "watched", "exempt=yes"]);
+    let before = calls.load(Ordering::SeqCst);
+    s.ok(&["label", "cm", "watched", "blocked=true"]);
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        before,
+        "a false condition skips the call"
+    );
+}
+
+#[test]
+fn a_match_condition_that_cannot_be_evaluated_follows_the_failure_policy() {
+    let s = Server::start();
+    let (port, ca, _) = start_webhook();
+    let url = format!("https://127.0.0.1:{port}/validate");
+    let broken = [("needs-label", "object.metadata.labels.team == 'a'")];
+    let lenient = configuration(
+        "ValidatingWebhookConfiguration",
+        "lenient",
+        &url,
+        &ca,
+        "Ignore",
+    );
+    s.ok_stdin(&["apply", "-f", "-"], &with_conditions(lenient, &broken));
+    let out = s.kubectl(&["create", "configmap", "unlabelled"]);
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
+    assert!(
+        crate::support::stderr(&out).contains(r#"failed evaluating match condition "needs-label""#),
+        "{}",
+        crate::support::stderr(&out)
+    );
+    let strict = configuration(
+        "ValidatingWebhookConfiguration",
+        "strict",
+        &url,
+        &ca,
+        "Fail",
+    );
+    let uncompilable = [("typo", "object.metadata.name ==")];
+    s.ok_stdin(
+        &["apply", "-f", "-"],
+        &with_conditions(strict, &uncompilable),
+    );
+    let err = s.fails(&["create", "configmap", "refused"]);
+    assert!(
+        err.contains(r#"failed calling webhook "strict.capstan.test""#)
+            && err.contains("compilation failed"),
         "{err}"
     );
     assert!(s.fails(&["get", "cm", "refused"]).contains("not found"));

@@ -3,6 +3,7 @@
 //! entry cannot give an answer.
 
 use super::config::{FailurePolicy, Phase, PluginEntry};
+use super::match_conditions::Outcome;
 use super::matcher::{labels_of, RequestAttributes};
 use super::review::{apply_patch, read_response, ReviewRequest};
 use super::{Admit, Transport};
@@ -157,6 +158,33 @@ impl Chain {
                 .matches(&self.namespace_labels(req, obj, old).await)
     }
 
+    /// Whether the entry's matchConditions let it be called; a condition
+    /// that cannot be evaluated is the entry's failure (its policy decides).
+    fn conditions_allow(
+        &self,
+        e: &CallableEntry,
+        req: &ReviewRequest,
+        obj: Option<&Value>,
+        old: Option<&Value>,
+        warnings: &Mutex<Vec<String>>,
+    ) -> ApiResult<bool> {
+        if e.config.match_conditions.is_empty() {
+            return Ok(true);
+        }
+        let request = req.review(None, None)["request"].clone();
+        let null = Value::Null;
+        let outcome = e.config.match_conditions.evaluate(
+            obj.unwrap_or(&null),
+            old.unwrap_or(&null),
+            &request,
+        );
+        match outcome {
+            Outcome::Call => Ok(true),
+            Outcome::Skip => Ok(false),
+            Outcome::Error(why) => failure(e, &why, warnings).map(|_| false),
+        }
+    }
+
     /// Calls one entry; Ok(None) when it failed and its policy is Ignore.
     async fn call(
         &self,
@@ -205,7 +233,9 @@ impl Chain {
         let mut left_as: Vec<Option<Value>> = vec![None; entries.len()];
         for (i, e) in entries.iter().enumerate() {
             let e = e.get();
-            if !self.applies(e, req, Some(&obj), old).await {
+            if !self.applies(e, req, Some(&obj), old).await
+                || !self.conditions_allow(e, req, Some(&obj), old, warnings)?
+            {
                 continue;
             }
             obj = self.mutate_with(e, req, obj, old, warnings).await?;
@@ -252,7 +282,9 @@ impl Chain {
     ) -> ApiResult<()> {
         for e in self.entries_for(Phase::Validating).await {
             let e = e.get();
-            if !self.applies(e, req, obj, old).await {
+            if !self.applies(e, req, obj, old).await
+                || !self.conditions_allow(e, req, obj, old, warnings)?
+            {
                 continue;
             }
             if let Some(v) = self.call(e, req, obj, old, warnings).await? {
@@ -287,6 +319,12 @@ fn push(warnings: &Mutex<Vec<String>>, items: impl Iterator<Item = String>) {
 
 /// An entry gave no usable answer: Fail rejects the request, Ignore warns.
 fn failure(e: &CallableEntry, why: &str, warnings: &Mutex<Vec<String>>) -> ApiResult<()> {
+    // kube-apiserver's words for webhooks; ours for plugins.
+    let what = if e.config.module == "webhook" {
+        "webhook"
+    } else {
+        "admission plugin"
+    };
     tracing::warn!(entry = %e.config.name, failure_policy = ?e.config.failure_policy, error = %why, "admission entry failed");
     match e.config.failure_policy {
         // The store, not the plugin, failed (a read through its imports).
@@ -297,14 +335,14 @@ fn failure(e: &CallableEntry, why: &str, warnings: &Mutex<Vec<String>>) -> ApiRe
             )))
         }
         FailurePolicy::Fail => Err(ApiError::internal(format!(
-            "failed calling admission plugin \"{}\": {why}",
+            "failed calling {what} \"{}\": {why}",
             e.config.name
         ))),
         FailurePolicy::Ignore => {
             push(
                 warnings,
                 std::iter::once(format!(
-                    "admission plugin \"{}\" failed and was ignored: {why}",
+                    "{what} \"{}\" failed and was ignored: {why}",
                     e.config.name
                 )),
             );
@@ -418,6 +456,7 @@ mod tests {
             namespace_selector: Selector::parse(None).unwrap(),
             object_selector: Selector::parse(None).unwrap(),
             reinvoke_if_needed: name.ends_with("-again"),
+            match_conditions: Default::default(),
         };
         ChainEntry::Plugin(CallableEntry {
             config,

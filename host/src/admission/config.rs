@@ -4,6 +4,7 @@
 //! `webhooks: mutating|validating` saying where the API's webhooks run.
 //! Errors name the entry, so a bad file fails the start with a clear message.
 
+use super::match_conditions::MatchConditions;
 use super::matcher::{Rule, Selector};
 use crate::auth::config::{AuthConfig, AuthenticationSection, AuthorizationSection};
 use serde::Deserialize;
@@ -54,6 +55,9 @@ pub struct PluginEntryConfig {
     pub object_selector: Option<Value>,
     #[serde(default)]
     pub reinvocation_policy: ReinvocationPolicy,
+    /// CEL conditions, as a webhook's matchConditions.
+    #[serde(default)]
+    pub match_conditions: Option<Value>,
 }
 
 /// As in MutatingWebhookConfiguration.
@@ -87,6 +91,7 @@ pub struct PluginEntry {
     /// reinvocationPolicy IfNeeded: called once more when a later mutating
     /// entry changed the object after this one ran.
     pub reinvoke_if_needed: bool,
+    pub match_conditions: MatchConditions,
 }
 
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(300);
@@ -201,6 +206,8 @@ fn check(label: &str, raw: PluginEntryConfig) -> Result<PluginEntry, String> {
         .map_err(|e| format!("{label}: namespaceSelector: {e}"))?;
     let object_selector = Selector::parse(raw.object_selector.as_ref())
         .map_err(|e| format!("{label}: objectSelector: {e}"))?;
+    let match_conditions = MatchConditions::parse(raw.match_conditions.as_ref())
+        .map_err(|e| format!("{label}: {e}"))?;
     let phases = if raw.phases.is_empty() {
         vec![Phase::Validating]
     } else {
@@ -225,6 +232,7 @@ fn check(label: &str, raw: PluginEntryConfig) -> Result<PluginEntry, String> {
         namespace_selector,
         object_selector,
         reinvoke_if_needed: raw.reinvocation_policy == ReinvocationPolicy::IfNeeded,
+        match_conditions,
     })
 }
 
@@ -340,6 +348,7 @@ fn builtin_entry(name: &str, phases: &[Phase]) -> PluginEntry {
         object_selector: Selector::parse(None)
             .unwrap_or_else(|_| unreachable!("an absent selector always parses")),
         reinvoke_if_needed: false,
+        match_conditions: MatchConditions::default(),
     }
 }
 
@@ -381,6 +390,13 @@ admission:
         let e = parse(bad_rule).unwrap_err();
         assert!(
             e.starts_with("admission[0] (x): rules[0]: unsupported operation \"CRATE\""),
+            "{e}"
+        );
+        let bad_condition = "admission:\n- name: z\n  module: builtin:z\n  matchConditions: [{name: c, expression: 'a =='}]\n";
+        let e = parse(bad_condition).unwrap_err();
+        assert!(
+            e.starts_with("admission[0] (z): matchConditions[0].expression: Invalid value")
+                && e.contains("compilation failed"),
             "{e}"
         );
         let unknown_field = "admission:\n- name: y\n  module: builtin:y\n  failurPolicy: Fail\n";

@@ -6,6 +6,7 @@
 pub mod assemble;
 pub mod chain;
 pub mod config;
+pub mod match_conditions;
 pub mod matcher;
 pub mod review;
 pub mod webhook;

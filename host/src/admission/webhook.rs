@@ -4,6 +4,7 @@
 
 use super::chain::{CallableEntry, WebhookSource};
 use super::config::{FailurePolicy, Phase, PluginEntry};
+use super::match_conditions::MatchConditions;
 use super::matcher::{Rule, Selector};
 use super::Transport;
 use crate::catalogue::{Catalogue, ResourceInfo};
@@ -164,6 +165,10 @@ impl ApiWebhooks {
         let rules: Vec<Rule> =
             serde_json::from_value(hook.get("rules").cloned().unwrap_or(Value::Array(vec![])))
                 .map_err(|e| format!("webhook {name}: rules: {e}"))?;
+        // A condition that does not compile fails every call (its
+        // failurePolicy decides) rather than silently skipping the webhook.
+        let match_conditions = MatchConditions::parse(hook.get("matchConditions"))
+            .map_err(|e| format!("webhook {name:?}: {e}"));
         let policy = match hook.get("failurePolicy").and_then(Value::as_str) {
             Some("Ignore") => FailurePolicy::Ignore,
             _ => FailurePolicy::Fail,
@@ -187,14 +192,18 @@ impl ApiWebhooks {
             object_selector: Selector::parse(hook.get("objectSelector"))?,
             reinvoke_if_needed: hook.get("reinvocationPolicy").and_then(Value::as_str)
                 == Some("IfNeeded"),
+            match_conditions: match_conditions.clone().unwrap_or_default(),
         };
-        let transport = HttpsWebhook {
-            url: self.url(&client),
-            ca_bundle: client
-                .get("caBundle")
-                .and_then(Value::as_str)
-                .map(String::from),
-            timeout,
+        let transport: Arc<dyn Transport> = match match_conditions {
+            Err(why) => Arc::new(Broken(why)),
+            Ok(_) => Arc::new(HttpsWebhook {
+                url: self.url(&client),
+                ca_bundle: client
+                    .get("caBundle")
+                    .and_then(Value::as_str)
+                    .map(String::from),
+                timeout,
+            }),
         };
         let side_effects = hook
             .get("sideEffects")
@@ -203,7 +212,7 @@ impl ApiWebhooks {
         let dry_run_safe = matches!(side_effects, "None" | "NoneOnDryRun");
         Ok(CallableEntry {
             config,
-            transport: Arc::new(transport),
+            transport,
             verbatim: false,
             dry_run_safe,
         })
@@ -235,6 +244,15 @@ impl WebhookSource for ApiWebhooks {
                 })
                 .collect()
         })
+    }
+}
+
+/// A webhook whose configuration cannot be used: every call fails with why.
+struct Broken(String);
+
+impl Transport for Broken {
+    fn call<'a>(&'a self, _review: &'a str) -> BoxFuture<'a, Result<String, String>> {
+        Box::pin(async move { Err(self.0.clone()) })
     }
 }
 

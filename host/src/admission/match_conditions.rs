@@ -1,0 +1,242 @@
+//! CEL matchConditions of webhooks (and of configuration entries, with the
+//! same meaning): after rules and selectors matched, every condition must be
+//! true for the entry to be called. A false condition skips the entry even
+//! when another could not be evaluated; otherwise an evaluation error is the
+//! entry's failure (its failurePolicy decides).
+//!
+//! Variables, as in kube-apiserver: `object` (null for DELETE), `oldObject`
+//! (null for CREATE) and `request` (the AdmissionRequest: kind, resource,
+//! subResource, name, namespace, operation, userInfo, dryRun, …). The CEL
+//! standard library is available; kube's own extension libraries and the
+//! `authorizer` variable are not (using them is an evaluation error).
+
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+
+use cel::{Context, Program};
+use serde_json::Value;
+
+/// kube-apiserver's limit per webhook.
+const MAX_CONDITIONS: usize = 64;
+
+/// One named, compiled condition.
+#[derive(Clone)]
+struct Condition {
+    name: String,
+    program: Arc<Program>,
+}
+
+/// The conditions of one entry (empty: always called).
+#[derive(Clone, Default)]
+pub struct MatchConditions(Vec<Condition>);
+
+impl std::fmt::Debug for MatchConditions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.0.iter().map(|c| c.name.as_str()).collect();
+        f.debug_tuple("MatchConditions").field(&names).finish()
+    }
+}
+
+/// What an entry's conditions say about one request.
+#[derive(Debug, PartialEq)]
+pub enum Outcome {
+    Call,
+    Skip,
+    /// A condition could not be evaluated (and none was false).
+    Error(String),
+}
+
+impl MatchConditions {
+    /// Parses and compiles `[{name, expression}, …]`; an error names the
+    /// condition and the compiler's message.
+    pub fn parse(conditions: Option<&Value>) -> Result<MatchConditions, String> {
+        let Some(list) = conditions.filter(|v| !v.is_null()) else {
+            return Ok(MatchConditions::default());
+        };
+        let list = list
+            .as_array()
+            .ok_or("matchConditions must be a list of {name, expression}")?;
+        if list.len() > MAX_CONDITIONS {
+            return Err(format!(
+                "matchConditions: Too many: {}: must have at most {MAX_CONDITIONS} items",
+                list.len()
+            ));
+        }
+        list.iter()
+            .enumerate()
+            .map(|(i, c)| compile_one(i, c))
+            .collect::<Result<Vec<_>, _>>()
+            .map(MatchConditions)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Evaluates every condition against `object`, `oldObject` and `request`.
+    pub fn evaluate(&self, object: &Value, old_object: &Value, request: &Value) -> Outcome {
+        let mut context = Context::default();
+        let bound = [
+            ("object", object),
+            ("oldObject", old_object),
+            ("request", request),
+        ]
+        .into_iter()
+        .try_for_each(|(name, value)| context.add_variable(name, value).map(|_| ()));
+        if let Err(e) = bound {
+            return Outcome::Error(format!("could not bind the variables: {e}"));
+        }
+        let mut error = None;
+        for condition in &self.0 {
+            match condition.program.execute(&context) {
+                Ok(cel::Value::Bool(true)) => {}
+                Ok(cel::Value::Bool(false)) => return Outcome::Skip,
+                Ok(other) => {
+                    error.get_or_insert(format!(
+                        "match condition {:?} must evaluate to bool, not {other:?}",
+                        condition.name
+                    ));
+                }
+                Err(e) => {
+                    error.get_or_insert(format!(
+                        "failed evaluating match condition {:?}: {e}",
+                        condition.name
+                    ));
+                }
+            }
+        }
+        error.map_or(Outcome::Call, Outcome::Error)
+    }
+}
+
+fn compile_one(index: usize, condition: &Value) -> Result<Condition, String> {
+    let field = format!("matchConditions[{index}]");
+    let name = condition
+        .get("name")
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())
+        .ok_or_else(|| format!("{field}.name: Required value"))?;
+    let expression = condition
+        .get("expression")
+        .and_then(Value::as_str)
+        .filter(|e| !e.trim().is_empty())
+        .ok_or_else(|| format!("{field}.expression: Required value"))?;
+    let program = compiled(expression).map_err(|e| {
+        format!("{field}.expression: Invalid value: {expression:?}: compilation failed: {e}")
+    })?;
+    Ok(Condition {
+        name: name.to_string(),
+        program,
+    })
+}
+
+/// Compiled programs by expression: webhook entries are rebuilt per request.
+static COMPILED: LazyLock<Mutex<HashMap<String, Arc<Program>>>> = LazyLock::new(Default::default);
+const MAX_COMPILED: usize = 4096;
+
+fn compiled(expression: &str) -> Result<Arc<Program>, String> {
+    let mut cache = COMPILED.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(program) = cache.get(expression) {
+        return Ok(program.clone());
+    }
+    let program = Arc::new(Program::compile(expression).map_err(|e| e.to_string())?);
+    if cache.len() >= MAX_COMPILED {
+        cache.clear();
+    }
+    cache.insert(expression.to_string(), program.clone());
+    Ok(program)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn conditions(list: Value) -> MatchConditions {
+        MatchConditions::parse(Some(&list)).unwrap()
+    }
+
+    fn request(user: &str) -> Value {
+        json!({"operation": "CREATE", "userInfo": {"username": user}, "resource": {"group": "", "version": "v1", "resource": "configmaps"}})
+    }
+
+    #[test]
+    fn all_true_calls_and_one_false_skips() {
+        let c = conditions(json!([
+            {"name": "not-admin", "expression": "request.userInfo.username != 'admin'"},
+            {"name": "labelled", "expression": "has(object.metadata.labels) && 'team' in object.metadata.labels"},
+        ]));
+        let labelled = json!({"metadata": {"labels": {"team": "a"}}});
+        assert_eq!(
+            c.evaluate(&labelled, &Value::Null, &request("bob")),
+            Outcome::Call
+        );
+        assert_eq!(
+            c.evaluate(&labelled, &Value::Null, &request("admin")),
+            Outcome::Skip
+        );
+        let bare = json!({"metadata": {}});
+        assert_eq!(
+            c.evaluate(&bare, &Value::Null, &request("bob")),
+            Outcome::Skip
+        );
+    }
+
+    #[test]
+    fn a_false_condition_wins_over_an_error() {
+        let c = conditions(json!([
+            {"name": "broken", "expression": "object.metadata.labels.missing == 'x'"},
+            {"name": "never", "expression": "false"},
+        ]));
+        let obj = json!({"metadata": {"labels": {}}});
+        assert_eq!(
+            c.evaluate(&obj, &Value::Null, &request("bob")),
+            Outcome::Skip
+        );
+    }
+
+    #[test]
+    fn errors_and_non_booleans_name_the_condition() {
+        let c = conditions(
+            json!([{"name": "broken", "expression": "object.metadata.labels.missing == 'x'"}]),
+        );
+        let obj = json!({"metadata": {"labels": {}}});
+        match c.evaluate(&obj, &Value::Null, &request("bob")) {
+            Outcome::Error(why) => assert!(why.contains("\"broken\""), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        let c = conditions(json!([{"name": "number", "expression": "1 + 1"}]));
+        assert!(matches!(
+            c.evaluate(&obj, &Value::Null, &request("bob")),
+            Outcome::Error(_)
+        ));
+    }
+
+    #[test]
+    fn bad_expressions_and_missing_fields_are_rejected_when_parsed() {
+        let err =
+            MatchConditions::parse(Some(&json!([{"name": "x", "expression": "!("}]))).unwrap_err();
+        assert!(
+            err.starts_with("matchConditions[0].expression: Invalid value"),
+            "{err}"
+        );
+        let err = MatchConditions::parse(Some(&json!([{"expression": "true"}]))).unwrap_err();
+        assert_eq!(err, "matchConditions[0].name: Required value");
+        let many: Vec<Value> = (0..65)
+            .map(|i| json!({"name": format!("c{i}"), "expression": "true"}))
+            .collect();
+        assert!(MatchConditions::parse(Some(&Value::Array(many))).is_err());
+    }
+
+    #[test]
+    fn delete_requests_see_a_null_object() {
+        let c = conditions(
+            json!([{"name": "deleting", "expression": "object == null && oldObject.metadata.name == 'x'"}]),
+        );
+        let old = json!({"metadata": {"name": "x"}});
+        assert_eq!(
+            c.evaluate(&Value::Null, &old, &request("bob")),
+            Outcome::Call
+        );
+    }
+}
