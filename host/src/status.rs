@@ -15,6 +15,15 @@ pub struct ApiError {
     pub details: Option<Value>,
 }
 
+/// `a` for one problem, `[a, b]` for several, as kube-apiserver words them.
+fn invalid_summary(parts: &[String]) -> String {
+    if parts.len() == 1 {
+        parts[0].clone()
+    } else {
+        format!("[{}]", parts.join(", "))
+    }
+}
+
 /// One field-level problem inside an Invalid (422) error.
 #[derive(Debug, Clone)]
 pub struct Cause {
@@ -153,11 +162,7 @@ impl ApiError {
             .iter()
             .map(|c| format!("{}: {}", c.field, c.message))
             .collect();
-        let summary = if parts.len() == 1 {
-            parts[0].clone()
-        } else {
-            format!("[{}]", parts.join(", "))
-        };
+        let summary = invalid_summary(&parts);
         let message = format!(
             "{} \"{name}\" is invalid: {summary}",
             qualified_resource(group, kind)
@@ -174,6 +179,32 @@ impl ApiError {
             ..Self::new(422, "Invalid", message)
         }
     }
+    /// Both Invalid errors about one object as one, `self`'s causes first:
+    /// kube reports every field problem of an object at once. Any other
+    /// error is returned as it is.
+    pub fn and_invalid(mut self, other: ApiError) -> Self {
+        if self.reason != "Invalid" || other.reason != "Invalid" {
+            return self;
+        }
+        let causes = |e: &ApiError| {
+            e.details
+                .as_ref()
+                .and_then(|d| d["causes"].as_array().cloned())
+                .unwrap_or_default()
+        };
+        let all: Vec<Value> = causes(&self).into_iter().chain(causes(&other)).collect();
+        let parts: Vec<String> = all
+            .iter()
+            .map(|c| format!("{}: {}", c["field"].as_str().unwrap_or_default(), c["message"].as_str().unwrap_or_default()))
+            .collect();
+        let subject = self.message.split(" is invalid: ").next().unwrap_or_default();
+        self.message = format!("{subject} is invalid: {}", invalid_summary(&parts));
+        if let Some(details) = self.details.as_mut() {
+            details["causes"] = Value::Array(all);
+        }
+        self
+    }
+
 
     pub fn bad_request(message: impl Into<String>) -> Self {
         Self::new(400, "BadRequest", message)
@@ -287,6 +318,18 @@ pub type ApiResult<T> = Result<T, ApiError>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn invalid_errors_about_one_object_join_their_causes() {
+        let name = ApiError::invalid("", "Pod", "Bad_Name", vec![Cause::invalid("metadata.name", "Bad_Name", "bad")]);
+        let spec = ApiError::invalid("", "Pod", "Bad_Name", vec![Cause::required("spec.containers", "")]);
+        let both = name.and_invalid(spec);
+        assert_eq!(
+            both.message,
+            r#"Pod "Bad_Name" is invalid: [metadata.name: Invalid value: "Bad_Name": bad, spec.containers: Required value]"#
+        );
+        assert_eq!(both.details.unwrap()["causes"].as_array().unwrap().len(), 2);
+    }
 
     #[test]
     fn not_found_reads_like_kube() {

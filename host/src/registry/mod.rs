@@ -326,10 +326,16 @@ impl Registry {
                     .to_string();
                 meta::metadata_mut(&mut obj).insert("name".into(), json!(names::generate(&prefix)));
             }
-            validate_name(res, &obj)?;
+            let named = validate_name(res, &obj);
             if attempt == 0 {
-                obj = self.strategy.create(res, obj).await?;
+                obj = match (named, self.strategy.create(res, obj).await) {
+                    (Ok(()), prepared) => prepared?,
+                    (Err(name), Ok(_)) => return Err(name),
+                    (Err(name), Err(other)) => return Err(name.and_invalid(other)),
+                };
                 opts.admit.validate(Some(&obj), None).await?;
+            } else {
+                named?;
             }
             let name = meta::name(&obj).unwrap_or_default().to_string();
             let key = keys::key(res, ns, &name);
