@@ -195,16 +195,25 @@ impl ApiError {
         let all: Vec<Value> = causes(&self).into_iter().chain(causes(&other)).collect();
         let parts: Vec<String> = all
             .iter()
-            .map(|c| format!("{}: {}", c["field"].as_str().unwrap_or_default(), c["message"].as_str().unwrap_or_default()))
+            .map(|c| {
+                format!(
+                    "{}: {}",
+                    c["field"].as_str().unwrap_or_default(),
+                    c["message"].as_str().unwrap_or_default()
+                )
+            })
             .collect();
-        let subject = self.message.split(" is invalid: ").next().unwrap_or_default();
+        let subject = self
+            .message
+            .split(" is invalid: ")
+            .next()
+            .unwrap_or_default();
         self.message = format!("{subject} is invalid: {}", invalid_summary(&parts));
         if let Some(details) = self.details.as_mut() {
             details["causes"] = Value::Array(all);
         }
         self
     }
-
 
     pub fn bad_request(message: impl Into<String>) -> Self {
         Self::new(400, "BadRequest", message)
@@ -321,8 +330,18 @@ mod tests {
 
     #[test]
     fn invalid_errors_about_one_object_join_their_causes() {
-        let name = ApiError::invalid("", "Pod", "Bad_Name", vec![Cause::invalid("metadata.name", "Bad_Name", "bad")]);
-        let spec = ApiError::invalid("", "Pod", "Bad_Name", vec![Cause::required("spec.containers", "")]);
+        let name = ApiError::invalid(
+            "",
+            "Pod",
+            "Bad_Name",
+            vec![Cause::invalid("metadata.name", "Bad_Name", "bad")],
+        );
+        let spec = ApiError::invalid(
+            "",
+            "Pod",
+            "Bad_Name",
+            vec![Cause::required("spec.containers", "")],
+        );
         let both = name.and_invalid(spec);
         assert_eq!(
             both.message,

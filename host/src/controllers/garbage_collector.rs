@@ -11,6 +11,7 @@
 
 mod graph;
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -26,6 +27,9 @@ use crate::storage::{RangeRequest, StorageError};
 use graph::{Graph, Node};
 
 const PREFIX: &str = "/registry/";
+
+/// Pause before steps that failed are tried again (without a change).
+const RETRY_AFTER: Duration = Duration::from_secs(2);
 
 pub fn spawn(state: Arc<AppState>) -> JoinHandle<()> {
     tokio::spawn(async move {
@@ -60,16 +64,36 @@ async fn run(state: &AppState) -> ApiResult<()> {
         .watch(PREFIX, page.revision)
         .await
         .map_err(internal)?;
+    let mut retry = BTreeSet::new();
+    let mut retry_at: Option<tokio::time::Instant> = None;
     loop {
+        if retry_at.is_some_and(|at| tokio::time::Instant::now() >= at) {
+            work.append(&mut retry);
+            retry_at = None;
+        }
         for uid in std::mem::take(&mut work) {
             if let Err(e) = attend(state, &graph, &uid).await {
-                tracing::debug!(uid, error = %e, "garbage collection step failed; retried on the next change");
+                tracing::debug!(uid, error = %e, "garbage collection step failed; retrying");
+                retry.insert(uid);
             }
         }
-        let first = events.next().await;
+        if !retry.is_empty() && retry_at.is_none() {
+            retry_at = Some(tokio::time::Instant::now() + RETRY_AFTER);
+        }
+        let first = match retry_at {
+            None => events.next().await,
+            Some(at) => match tokio::time::timeout_at(at, events.next()).await {
+                Ok(item) => item,
+                Err(_) => continue,
+            },
+        };
+        // Everything already delivered, then one worklist pass.
         let mut batch = vec![first];
-        while let Some(more) = events.next().now_or_never() {
-            batch.push(more);
+        while batch.last().is_some_and(Option::is_some) {
+            match events.next().now_or_never() {
+                Some(more) => batch.push(more),
+                None => break,
+            }
         }
         for item in batch {
             match item {
