@@ -295,3 +295,42 @@ fn server_side_apply_creates_then_updates() {
         (2, Some("busybox:1.37"))
     );
 }
+
+#[test]
+fn server_side_apply_tracks_field_managers() {
+    let s = Server::start();
+    let cm = |data: &str| {
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: owned\ndata:\n{data}")
+    };
+    s.ok_stdin(
+        &["apply", "--server-side", "-f", "-"],
+        &cm("  a: \"1\"\n  b: \"2\"\n"),
+    );
+    s.ok_stdin(&["apply", "--server-side", "-f", "-"], &cm("  b: \"2\"\n"));
+    let data = s.json(&["get", "cm", "owned"])["data"].clone();
+    assert_eq!(
+        data,
+        serde_json::json!({"b": "2"}),
+        "a field no longer applied is removed"
+    );
+    let shown = s.json(&["get", "cm", "owned", "--show-managed-fields"]);
+    assert_eq!(shown["metadata"]["managedFields"][0]["manager"], "kubectl");
+    assert_eq!(shown["metadata"]["managedFields"][0]["operation"], "Apply");
+    let other = ["apply", "--server-side", "--field-manager=other", "-f", "-"];
+    let out = s.kubectl_stdin(&other, Some(&cm("  b: \"3\"\n")));
+    let err = crate::support::stderr(&out);
+    assert!(
+        err.contains(r#"Apply failed with 1 conflict: conflict with "kubectl" using v1: .data.b"#),
+        "{err}"
+    );
+    let forced = [
+        "apply",
+        "--server-side",
+        "--field-manager=other",
+        "--force-conflicts",
+        "-f",
+        "-",
+    ];
+    s.ok_stdin(&forced, &cm("  b: \"3\"\n"));
+    assert_eq!(s.json(&["get", "cm", "owned"])["data"]["b"], "3");
+}

@@ -7,6 +7,7 @@ use super::query::FieldValidation;
 use super::read::render;
 use super::Call;
 use crate::catalogue::field_validation;
+use crate::patch::apply::{self, server_side_apply, Applier, ApplyError};
 use crate::patch::{self, PatchType};
 use crate::registry::{meta, scale, UpdateOutcome};
 use crate::status::{ApiError, ApiResult};
@@ -169,7 +170,6 @@ async fn patch_with(
     kind: PatchType,
     patch_body: bytes::Bytes,
 ) -> ApiResult<Response> {
-    let output = call.output()?;
     let mut opts = call.query.write_options()?;
     let admission = call.admission("UPDATE", opts.dry_run);
     opts.admit = &admission;
@@ -181,17 +181,32 @@ async fn patch_with(
         })
         .await;
     }
-    let warnings = std::sync::Mutex::new(Vec::new());
-    let status_only = call.req.subresource.as_deref() == Some("status");
-    let mutate = |current: Value| -> ApiResult<Value> {
-        let mut patched = patch::apply_patch(
+    let compute = |current: &Value| {
+        patch::apply_patch(
             kind,
-            &current,
+            current,
             &patch_body,
             Some(&call.res.schema_name),
             schemas,
         )
-        .map_err(patch_error)?;
+        .map_err(patch_error)
+    };
+    update_with(call, opts, &admission, &compute).await
+}
+
+/// Updates the object to what `compute` makes of the current one (retried
+/// on conflicts), with the checks every patch gets.
+async fn update_with(
+    call: &Call<'_>,
+    opts: crate::registry::WriteOptions<'_>,
+    admission: &crate::admission::RequestAdmission,
+    compute: &(dyn Fn(&Value) -> ApiResult<Value> + Sync),
+) -> ApiResult<Response> {
+    let output = call.output()?;
+    let warnings = std::sync::Mutex::new(Vec::new());
+    let status_only = call.req.subresource.as_deref() == Some("status");
+    let mutate = |current: Value| -> ApiResult<Value> {
+        let mut patched = compute(&current)?;
         body::check_object(call.res, &mut patched, call.namespace())?;
         if meta::name(&patched) != Some(call.name()) {
             return Err(ApiError::bad_request("metadata.name: Invalid value: the name of the patched object does not match the name on the URL"));
@@ -250,16 +265,14 @@ fn patch_result(call: &Call<'_>, current: &Value, mut patched: Value, status_onl
 /// The media type of server-side apply requests.
 const APPLY_PATCH: &str = "application/apply-patch+yaml";
 
-/// Server-side apply, approximated without managedFields: the applied
-/// configuration creates the object when absent, and is merged into it as a
-/// strategic merge patch when present (fields the manager stopped applying
-/// are kept rather than removed, and no field conflicts are reported).
+/// Server-side apply (see `patch::apply`): creates the object when absent,
+/// otherwise applies the configuration with the manager's field ownership.
 async fn apply(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
-    if call.query.get("fieldManager").is_none() {
+    let Some(manager) = call.query.get("fieldManager") else {
         return Err(ApiError::bad_request(
             "PATCH with apply requires fieldManager to be set",
         ));
-    }
+    };
     let bytes = body::read(raw).await?;
     let mut applied = body::decode(
         &bytes,
@@ -274,6 +287,18 @@ async fn apply(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
             call.name()
         )));
     }
+    let api_version = call.res.api_version();
+    let who = Applier {
+        manager,
+        force: call.query.flag("force"),
+        api_version: &api_version,
+        skip_status: call.res.has_subresource("status"),
+    };
+    let schemas = call.state.catalogue.schemas();
+    let root = Some(call.res.schema_name.as_str());
+    let ssa = |current: Option<&Value>| {
+        server_side_apply(current, &applied, &who, root, schemas).map_err(apply_error)
+    };
     match call
         .state
         .registry
@@ -282,20 +307,35 @@ async fn apply(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     {
         Err(e) if e.code == 404 => {
             let json = applied.to_string();
-            let warnings = validate_fields(call, json.as_bytes(), &mut applied)?;
-            create_decoded(
-                call,
-                Decoded {
-                    obj: applied,
-                    warnings,
-                },
-            )
-            .await
+            let mut obj = ssa(None)?;
+            let warnings = validate_fields(call, json.as_bytes(), &mut obj)?;
+            create_decoded(call, Decoded { obj, warnings }).await
         }
         Err(e) => Err(e),
         Ok(_) => {
-            let patch_body = bytes::Bytes::from(applied.to_string());
-            patch_with(call, PatchType::Strategic, patch_body).await
+            let mut opts = call.query.write_options()?;
+            let admission = call.admission("UPDATE", opts.dry_run);
+            opts.admit = &admission;
+            update_with(call, opts, &admission, &|current| ssa(Some(current))).await
+        }
+    }
+}
+
+fn apply_error(e: ApplyError) -> ApiError {
+    match e {
+        ApplyError::Patch(e) => patch_error(e),
+        ApplyError::Conflicts(conflicts) => {
+            let causes = conflicts
+                .iter()
+                .map(|(manager, version, path)| {
+                    let using = if version.is_empty() { String::new() } else { format!(" using {version}") };
+                    json!({"reason": "FieldManagerConflict", "message": format!("conflict with \"{manager}\"{using}"), "field": path})
+                })
+                .collect();
+            ApiError {
+                details: Some(json!({"causes": Value::Array(causes)})),
+                ..ApiError::new(409, "Conflict", apply::conflict_message(&conflicts))
+            }
         }
     }
 }

@@ -2,7 +2,9 @@
 //! JSON patch (RFC 6902), JSON merge patch (RFC 7386) and strategic merge patch,
 //! with kube's status codes and error wording. Server-side apply is not here.
 
+pub mod apply;
 mod error;
+pub mod field_set;
 mod gofmt;
 mod json;
 mod merge;

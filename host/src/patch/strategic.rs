@@ -7,7 +7,7 @@
 mod directives;
 mod lists;
 mod order;
-mod schema;
+pub(in crate::patch) mod schema;
 
 use serde_json::{Map, Value};
 

@@ -117,4 +117,11 @@ pub fn keep_system_fields(new: &mut Value, old: &Value) {
         };
     }
     m.remove("selfLink");
+    // A write that does not mention managedFields keeps them (kube's field
+    // manager); an explicit list, even empty, replaces them.
+    if !m.contains_key("managedFields") {
+        if let Some(managed) = old_meta.get("managedFields") {
+            m.insert("managedFields".into(), managed.clone());
+        }
+    }
 }

@@ -11,7 +11,7 @@ const MAX_REF_DEPTH: usize = 32;
 
 /// How a field's value is patched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(super) enum Strategy {
+pub(in crate::patch) enum Strategy {
     /// No strategy declared: maps merge, lists are replaced.
     #[default]
     Default,
@@ -23,7 +23,7 @@ pub(super) enum Strategy {
 
 /// What the schema says about one field.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(super) struct PatchMeta {
+pub(in crate::patch) struct PatchMeta {
     pub strategy: Strategy,
     /// The field of list items that identifies them, for lists of objects.
     pub merge_key: Option<String>,
@@ -31,7 +31,7 @@ pub(super) struct PatchMeta {
 
 /// A position in the schema tree; `node == None` means "type unknown".
 #[derive(Clone, Copy)]
-pub(super) struct Schema<'a> {
+pub(in crate::patch) struct Schema<'a> {
     node: Option<&'a Value>,
     lookup: &'a dyn SchemaLookup,
 }

@@ -1,0 +1,162 @@
+//! Server-side apply (`application/apply-patch+yaml`) with managedFields:
+//! each manager's applied fields are recorded (operation Apply, FieldsV1);
+//! a field the manager applied before and no longer applies is removed
+//! unless another manager also owns it; a field another Apply manager owns
+//! with a different value is a conflict (409) unless the apply is forced,
+//! which takes the fields over. Then the applied configuration is merged
+//! into the object as a strategic merge patch.
+//!
+//! Writes other than apply keep managedFields but do not record Update
+//! entries, so conflicts are found between appliers only.
+
+use serde_json::{json, Value};
+
+use super::field_set::{self, FieldSet};
+use super::strategic::schema::Schema;
+use super::{strategic_merge, PatchError, SchemaLookup};
+
+/// Who applies, and how.
+pub struct Applier<'a> {
+    pub manager: &'a str,
+    pub force: bool,
+    /// apiVersion recorded with the manager's fields.
+    pub api_version: &'a str,
+    /// Status is a subresource: the main resource's apply does not own it.
+    pub skip_status: bool,
+}
+
+/// Why an apply was refused.
+#[derive(Debug)]
+pub enum ApplyError {
+    Patch(PatchError),
+    /// (manager, its apiVersion, field path) for each conflicting field.
+    Conflicts(Vec<(String, String, String)>),
+}
+
+/// The object after `who` applies `applied` to `current` (`None`: creating).
+pub fn server_side_apply(
+    current: Option<&Value>,
+    applied: &Value,
+    who: &Applier<'_>,
+    root_schema: Option<&str>,
+    schemas: &dyn SchemaLookup,
+) -> Result<Value, ApplyError> {
+    let mut applied = applied.clone();
+    if let Some(meta) = applied.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.remove("managedFields");
+    }
+    let schema = Schema::root(root_schema, schemas);
+    let mine = field_set::of_object(&applied, schema, who.skip_status);
+    let entries = current.map(managed_entries).unwrap_or_default();
+    let (previous, mut others): (Vec<Value>, Vec<Value>) = entries
+        .into_iter()
+        .partition(|e| e["manager"] == who.manager && e["operation"] == "Apply");
+    let conflicts = conflicts(&others, &mine, current, &applied);
+    if !conflicts.is_empty() && !who.force {
+        return Err(ApplyError::Conflicts(conflicts));
+    }
+    if who.force {
+        for entry in &mut others {
+            let theirs = fields_of(entry);
+            entry["fieldsV1"] = Value::Object(field_set::difference(&theirs, &mine));
+        }
+        others.retain(|e| !fields_of(e).is_empty());
+    }
+    let owned_by_others = others.iter().fold(FieldSet::new(), |all, e| {
+        field_set::union(&all, &fields_of(e))
+    });
+    let before: FieldSet = previous
+        .iter()
+        .map(fields_of)
+        .fold(FieldSet::new(), |a, b| field_set::union(&a, &b));
+    let dropped = field_set::difference(&field_set::difference(&before, &mine), &owned_by_others);
+    let mut base = current.cloned().unwrap_or_else(|| json!({}));
+    field_set::remove_from(&mut base, &dropped);
+    let mut merged =
+        strategic_merge(&base, &applied, root_schema, schemas).map_err(ApplyError::Patch)?;
+    others.push(entry(who, mine));
+    merged["metadata"]["managedFields"] = Value::Array(others);
+    Ok(merged)
+}
+
+fn managed_entries(object: &Value) -> Vec<Value> {
+    object
+        .pointer("/metadata/managedFields")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn fields_of(entry: &Value) -> FieldSet {
+    entry["fieldsV1"].as_object().cloned().unwrap_or_default()
+}
+
+/// Fields other Apply managers own whose value the applied one changes.
+fn conflicts(
+    others: &[Value],
+    mine: &FieldSet,
+    current: Option<&Value>,
+    applied: &Value,
+) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    for other in others.iter().filter(|e| e["operation"] == "Apply") {
+        let shared = field_set::intersection(mine, &fields_of(other));
+        let now = field_set::leaves(&shared, current);
+        let wanted = field_set::leaves(&shared, Some(applied));
+        for ((path, have), (_, want)) in now.into_iter().zip(wanted) {
+            if have.is_some() && have != want {
+                let manager = other["manager"].as_str().unwrap_or_default().to_string();
+                let version = other["apiVersion"].as_str().unwrap_or_default().to_string();
+                out.push((manager, version, path));
+            }
+        }
+    }
+    out
+}
+
+fn entry(who: &Applier<'_>, fields: FieldSet) -> Value {
+    json!({
+        "manager": who.manager,
+        "operation": "Apply",
+        "apiVersion": who.api_version,
+        "time": chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        "fieldsType": "FieldsV1",
+        "fieldsV1": fields,
+    })
+}
+
+/// kube's wording: `Apply failed with 1 conflict: conflict with "m" using v1: .data.k`.
+pub fn conflict_message(conflicts: &[(String, String, String)]) -> String {
+    let n = conflicts.len();
+    let plural = if n == 1 { "" } else { "s" };
+    let mut by_manager: Vec<(&str, &str, Vec<&str>)> = Vec::new();
+    for (manager, version, path) in conflicts {
+        match by_manager.iter_mut().find(|(m, _, _)| m == manager) {
+            Some((_, _, paths)) => paths.push(path),
+            None => by_manager.push((manager, version, vec![path])),
+        }
+    }
+    let groups: Vec<String> = by_manager
+        .iter()
+        .map(|(manager, version, paths)| {
+            let using = if version.is_empty() {
+                String::new()
+            } else {
+                format!(" using {version}")
+            };
+            if paths.len() == 1 {
+                format!("conflict with \"{manager}\"{using}: {}", paths[0])
+            } else {
+                let list: Vec<String> = paths.iter().map(|p| format!("- {p}")).collect();
+                format!("conflicts with \"{manager}\"{using}:\n{}", list.join("\n"))
+            }
+        })
+        .collect();
+    format!(
+        "Apply failed with {n} conflict{plural}: {}",
+        groups.join("\n")
+    )
+}
+
+#[cfg(test)]
+mod tests;
