@@ -229,8 +229,11 @@ fn start_controllers(args: &ServeArgs, state: &Arc<AppState>) -> Option<Arc<Elec
         controllers::spawn_all(state.clone());
         return None;
     }
+    // Host and address: unique among live replicas, and the same after a
+    // restart, so a replica killed and started again resumes its lease at
+    // once instead of waiting for it to expire.
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
-    let identity = format!("{}_{}", host.trim(), uuid::Uuid::new_v4());
+    let identity = format!("{}_{}", host.trim(), state.server_address);
     let timing = Timing {
         lease_duration: args.lease_duration,
         renew_deadline: args.renew_deadline,

@@ -411,3 +411,27 @@ fn tls_san_names_are_served_with_the_data_directorys_ca() {
         stderr(&refused)
     );
 }
+
+/// A replica killed and started again on the same address is the same
+/// candidate: it resumes its Lease at once rather than after the default
+/// 15 s lease duration, so a new namespace gets its ServiceAccount quickly.
+#[test]
+fn a_leader_restarted_on_its_address_resumes_its_lease_at_once() {
+    let etcd = Etcd::start(1);
+    let mut s = Server::start_with(&args(&on_etcd(&etcd)));
+    let mut first = String::new();
+    let leads = eventually(Duration::from_secs(10), || {
+        first = lease_holder(&s);
+        !first.is_empty()
+    });
+    assert!(leads, "the only replica leads: {}", s.log());
+    s.restart(true);
+    assert_eq!(lease_holder(&s), first);
+    s.ok(&["create", "namespace", "after-restart"]);
+    let quick = eventually(Duration::from_secs(8), || {
+        s.kubectl(&["get", "serviceaccount", "default", "-n", "after-restart"])
+            .status
+            .success()
+    });
+    assert!(quick, "controllers did not resume: {}", s.log());
+}
