@@ -23,7 +23,7 @@ use crate::catalogue::ResourceInfo;
 use crate::registry::{meta, Propagation, WriteOptions};
 use crate::state::AppState;
 use crate::status::{ApiError, ApiResult};
-use crate::storage::{RangeRequest, StorageError};
+use crate::storage::{Event, RangeRequest, StorageError, StorageResult, WatchStream};
 use graph::{Graph, Node};
 
 const PREFIX: &str = "/registry/";
@@ -80,21 +80,9 @@ async fn run(state: &AppState) -> ApiResult<()> {
         if !retry.is_empty() && retry_at.is_none() {
             retry_at = Some(tokio::time::Instant::now() + RETRY_AFTER);
         }
-        let first = match retry_at {
-            None => events.next().await,
-            Some(at) => match tokio::time::timeout_at(at, events.next()).await {
-                Ok(item) => item,
-                Err(_) => continue,
-            },
+        let Some(batch) = next_batch(&mut events, retry_at).await else {
+            continue;
         };
-        // Everything already delivered, then one worklist pass.
-        let mut batch = vec![first];
-        while batch.last().is_some_and(Option::is_some) {
-            match events.next().now_or_never() {
-                Some(more) => batch.push(more),
-                None => break,
-            }
-        }
         for item in batch {
             match item {
                 None => return Ok(()),
@@ -103,6 +91,26 @@ async fn run(state: &AppState) -> ApiResult<()> {
             }
         }
     }
+}
+
+/// Every event already delivered (at least one; `None` items end the
+/// stream), or `None` when `until` comes first.
+async fn next_batch(
+    events: &mut WatchStream,
+    until: Option<tokio::time::Instant>,
+) -> Option<Vec<Option<StorageResult<Event>>>> {
+    let first = match until {
+        None => events.next().await,
+        Some(at) => tokio::time::timeout_at(at, events.next()).await.ok()?,
+    };
+    let mut batch = vec![first];
+    while batch.last().is_some_and(Option::is_some) {
+        match events.next().now_or_never() {
+            Some(more) => batch.push(more),
+            None => break,
+        }
+    }
+    Some(batch)
 }
 
 /// Does what the object `uid` needs now, if anything.
