@@ -158,6 +158,20 @@ impl Chain {
                 .matches(&self.namespace_labels(req, obj, old).await)
     }
 
+    /// Whether the entry is called for this request: its rules and
+    /// selectors match, then its matchConditions hold.
+    async fn is_called(
+        &self,
+        e: &CallableEntry,
+        req: &ReviewRequest,
+        obj: Option<&Value>,
+        old: Option<&Value>,
+        warnings: &Mutex<Vec<String>>,
+    ) -> ApiResult<bool> {
+        Ok(self.applies(e, req, obj, old).await
+            && self.conditions_allow(e, req, obj, old, warnings)?)
+    }
+
     /// Whether the entry's matchConditions let it be called; a condition
     /// that cannot be evaluated is the entry's failure (its policy decides).
     fn conditions_allow(
@@ -233,9 +247,7 @@ impl Chain {
         let mut left_as: Vec<Option<Value>> = vec![None; entries.len()];
         for (i, e) in entries.iter().enumerate() {
             let e = e.get();
-            if !self.applies(e, req, Some(&obj), old).await
-                || !self.conditions_allow(e, req, Some(&obj), old, warnings)?
-            {
+            if !self.is_called(e, req, Some(&obj), old, warnings).await? {
                 continue;
             }
             obj = self.mutate_with(e, req, obj, old, warnings).await?;
@@ -282,9 +294,7 @@ impl Chain {
     ) -> ApiResult<()> {
         for e in self.entries_for(Phase::Validating).await {
             let e = e.get();
-            if !self.applies(e, req, obj, old).await
-                || !self.conditions_allow(e, req, obj, old, warnings)?
-            {
+            if !self.is_called(e, req, obj, old, warnings).await? {
                 continue;
             }
             if let Some(v) = self.call(e, req, obj, old, warnings).await? {

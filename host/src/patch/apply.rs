@@ -119,7 +119,7 @@ fn entry(who: &Applier<'_>, fields: FieldSet) -> Value {
         "manager": who.manager,
         "operation": "Apply",
         "apiVersion": who.api_version,
-        "time": chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        "time": crate::registry::meta::now(),
         "fieldsType": "FieldsV1",
         "fieldsV1": fields,
     })
