@@ -47,8 +47,32 @@ fn plugins_target_dir(out_dir: &Path) -> PathBuf {
     }
 }
 
-/// Fails with instructions when the standard library for wasm32-wasip2 is missing.
+/// Makes sure the standard library for wasm32-wasip2 is there: rustup adds
+/// the targets of rust-toolchain.toml only where it auto-installs, so when
+/// the target is missing this asks rustup for it, and fails with
+/// instructions only when that is impossible.
 fn check_target_installed() {
+    if target_installed() {
+        return;
+    }
+    println!("cargo:warning=the Rust target {TARGET} is missing; running `rustup target add {TARGET}`");
+    let mut rustup = Command::new("rustup");
+    rustup.args(["target", "add", TARGET]);
+    if let Some(toolchain) = env::var_os("RUSTUP_TOOLCHAIN") {
+        rustup.arg("--toolchain").arg(toolchain);
+    }
+    let added = rustup.status().is_ok_and(|status| status.success());
+    if !added || !target_installed() {
+        panic!(
+            "the Rust target {TARGET} is not installed and `rustup target add {TARGET}` failed; \
+             the built-in plugins need it. Install it (rust-toolchain.toml lists it), \
+             or set CAPSTAN_SKIP_PLUGIN_BUILD=1 to build without plugins."
+        );
+    }
+}
+
+/// Whether the active toolchain's sysroot has the standard library for TARGET.
+fn target_installed() -> bool {
     let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let sysroot = Command::new(&rustc)
         .args(["--print", "sysroot"])
@@ -56,14 +80,7 @@ fn check_target_installed() {
         .ok()
         .filter(|out| out.status.success())
         .map(|out| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()));
-    let installed = sysroot.is_some_and(|root| root.join("lib/rustlib").join(TARGET).is_dir());
-    if !installed {
-        panic!(
-            "the Rust target {TARGET} is not installed; the built-in plugins need it. \
-             Run `rustup target add {TARGET}` (rust-toolchain.toml lists it), \
-             or set CAPSTAN_SKIP_PLUGIN_BUILD=1 to build without plugins."
-        );
-    }
+    sysroot.is_some_and(|root| root.join("lib/rustlib").join(TARGET).is_dir())
 }
 
 /// Runs the nested cargo build and returns `(plugin name, wasm path)` for
