@@ -55,7 +55,9 @@ fn check_target_installed() {
     if target_installed() {
         return;
     }
-    println!("cargo:warning=the Rust target {TARGET} is missing; running `rustup target add {TARGET}`");
+    println!(
+        "cargo:warning=the Rust target {TARGET} is missing; running `rustup target add {TARGET}`"
+    );
     let mut rustup = Command::new("rustup");
     rustup.args(["target", "add", TARGET]);
     if let Some(toolchain) = env::var_os("RUSTUP_TOOLCHAIN") {

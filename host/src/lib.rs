@@ -7,6 +7,7 @@ pub mod auth;
 pub mod catalogue;
 pub mod cli;
 pub mod controllers;
+pub mod cpu;
 pub mod discovery_routes;
 pub mod handlers;
 pub mod health;

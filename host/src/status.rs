@@ -271,6 +271,20 @@ impl ApiError {
         Self::new(504, "Timeout", message)
     }
 
+    /// kube's `NewTooLargeResourceVersionError`: a read asked for a revision
+    /// the store has not reached (clients retry after a second).
+    pub fn too_large_resource_version(requested: i64, current: i64) -> Self {
+        ApiError {
+            details: Some(json!({
+                "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+                "retryAfterSeconds": 1,
+            })),
+            ..Self::timeout(format!(
+                "Timeout: Too large resource version: {requested}, current: {current}"
+            ))
+        }
+    }
+
     /// The `metav1.Status` object for this error.
     pub fn to_status(&self) -> Value {
         let mut s = json!({

@@ -8,6 +8,7 @@ mod admission_plugins;
 mod api_discovery;
 mod errors;
 mod etcd;
+mod hostile_requests;
 mod lifecycle;
 mod objects;
 mod patching;

@@ -6,6 +6,7 @@
 //! sends Strict by default.
 
 use serde_json::{Map, Value};
+use std::collections::HashSet;
 
 use super::schemas::resolve;
 use super::{Catalogue, ResourceInfo};
@@ -262,7 +263,7 @@ impl<'a> Walker<'a, '_> {
     /// key is unknown.
     fn object(&mut self, path: &str, lookup: impl Fn(&str) -> Option<&'a Value>) -> Option<()> {
         self.scan.eat(b'{');
-        let mut seen: Vec<String> = Vec::new();
+        let mut seen: HashSet<String> = HashSet::new();
         if self.scan.eat(b'}') {
             return Some(());
         }
@@ -274,10 +275,9 @@ impl<'a> Walker<'a, '_> {
             let path = child_path(path, &key);
             match lookup(&key) {
                 Some(sub) => {
-                    if seen.contains(&key) {
+                    if !seen.insert(key) {
                         self.problems.record(true, path.clone());
                     }
-                    seen.push(key);
                     self.value(Some(sub), &path)?;
                 }
                 None => {
@@ -417,6 +417,19 @@ mod tests {
         let c = &obj["spec"]["template"]["spec"]["containers"][0];
         assert_eq!(c["resources"]["limits"]["cpu"], "1");
         assert_eq!(c["ports"][0], json!({"containerPort": 80}));
+    }
+
+    #[test]
+    fn a_duplicate_among_two_hundred_thousand_labels_is_found() {
+        let cat = Catalogue::builtin();
+        let mut body = String::from(r#"{"metadata":{"name":"x","labels":{"#);
+        for i in 0..200_000 {
+            body.push_str(&format!(r#""k{i}":"v","#));
+        }
+        body.push_str(r#""k7":"again"}}}"#);
+        let p = check(&cat, &deployment(&cat), body.as_bytes());
+        assert_eq!(p.duplicate, ["metadata.labels.k7"]);
+        assert!(p.unknown.is_empty());
     }
 
     #[test]

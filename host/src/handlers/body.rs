@@ -47,13 +47,64 @@ pub fn decode(
         m if crate::protobuf::is_protobuf(m) => {
             crate::protobuf::decode_object(bytes, schemas).map_err(ApiError::bad_request)?
         }
-        "application/json" | "" | "*/*" => serde_json::from_slice(bytes)
-            .map_err(|e| ApiError::bad_request(format!("error decoding JSON: {e}")))?,
+        "application/json" | "" | "*/*" => serde_json::from_slice(bytes).map_err(|e| {
+            ApiError::bad_request(format!(
+                "couldn't get version/kind; json parse error: {}",
+                json_error_text(bytes, &e)
+            ))
+        })?,
         "application/yaml" | "application/x-yaml" | "text/yaml" => serde_yaml::from_slice(bytes)
             .map_err(|e| ApiError::bad_request(format!("error converting YAML to JSON: {e}")))?,
         _ => return Err(ApiError::unsupported_media_type(&mt)),
     };
     Ok(value)
+}
+
+/// Decodes the body of a write to `res`: a body that cannot be decoded is
+/// kube's `the object provided is unrecognized (must be of type ConfigMap):
+/// <why> (<the first 30 bytes>)`.
+pub fn decode_for(
+    res: &ResourceInfo,
+    bytes: &[u8],
+    content_type: Option<&str>,
+    schemas: &Map<String, Value>,
+) -> ApiResult<Value> {
+    decode(bytes, content_type, schemas).map_err(|e| {
+        if e.code != 400 {
+            return e;
+        }
+        ApiError::bad_request(format!(
+            "the object provided is unrecognized (must be of type {}): {} ({})",
+            res.kind,
+            e.message,
+            summarize(bytes)
+        ))
+    })
+}
+
+/// kube's `summarizeData(body, 30)`: JSON objects as text, anything else
+/// in hex, cut at 30 bytes.
+fn summarize(bytes: &[u8]) -> String {
+    const MAX: usize = 30;
+    let cut = &bytes[..bytes.len().min(MAX)];
+    let more = if bytes.len() > MAX { " ..." } else { "" };
+    match bytes.first() {
+        None => "<empty>".to_string(),
+        Some(b'{') => format!("{}{more}", String::from_utf8_lossy(cut)),
+        Some(_) => {
+            let hex: String = cut.iter().map(|b| format!("{b:02x}")).collect();
+            format!("{hex}{more}")
+        }
+    }
+}
+
+/// Go's wording of the JSON errors clients see most.
+fn json_error_text(bytes: &[u8], e: &serde_json::Error) -> String {
+    if e.is_eof() || bytes.iter().all(u8::is_ascii_whitespace) {
+        "unexpected end of JSON input".to_string()
+    } else {
+        e.to_string()
+    }
 }
 
 /// The JSON bytes of a body for field validation (YAML is converted first).

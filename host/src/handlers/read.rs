@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 
 pub async fn get(call: &Call<'_>) -> ApiResult<Response> {
     let output = call.output()?;
+    wait_until_fresh(call).await?;
     let obj = call
         .state
         .registry
@@ -101,13 +102,36 @@ pub async fn list(call: &Call<'_>) -> ApiResult<Response> {
     if let Some(r) = page.remaining.filter(|r| *r > 0) {
         meta["remainingItemCount"] = json!(r);
     }
-    let body = render(call, output, page.items, meta, false);
-    Ok(respond(StatusCode::OK, &body, output, &[]))
+    Ok(crate::cpu::heavy(|| {
+        let body = render(call, output, page.items, meta, false);
+        respond(StatusCode::OK, &body, output, &[])
+    }))
+}
+
+/// A read with `resourceVersion=N` (not "0") wants data not older than N:
+/// it waits for the store to reach N, as kube's watch cache does.
+async fn wait_until_fresh(call: &Call<'_>) -> ApiResult<()> {
+    match call
+        .query
+        .get("resourceVersion")
+        .filter(|rv| !rv.is_empty())
+    {
+        None | Some("0") => Ok(()),
+        Some(rv) if call.query.get("continue").is_some() => parse_rv(Some(rv)).map(|_| ()),
+        Some(rv) => {
+            let revision = parse_rv(Some(rv))?;
+            call.state
+                .registry
+                .wait_for_revision(call.res, revision)
+                .await
+        }
+    }
 }
 
 /// Reads the page a list call asks for.
 pub async fn list_page(call: &Call<'_>) -> ApiResult<ListPage> {
     let filter = Filter::from_call(call)?;
+    wait_until_fresh(call).await?;
     let limit = call
         .query
         .int("limit")?
@@ -146,8 +170,12 @@ pub fn parse_rv(rv: Option<&str>) -> ApiResult<i64> {
             "resourceVersionMatch is forbidden unless resourceVersion is provided",
         )
     })?;
-    rv.parse::<i64>()
-        .map_err(|_| ApiError::bad_request(format!("invalid resource version: {rv:?}")))
+    rv.parse::<u64>()
+        .ok()
+        .and_then(|v| i64::try_from(v).ok())
+        .ok_or_else(|| ApiError::bad_request(format!(
+            "resourceVersion: Invalid value: {rv:?}: strconv.ParseUint: parsing {rv:?}: invalid syntax"
+        )))
 }
 
 /// A list (or one object, when `single`) in the negotiated form.

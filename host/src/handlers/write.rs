@@ -7,6 +7,7 @@ use super::query::FieldValidation;
 use super::read::render;
 use super::Call;
 use crate::catalogue::field_validation;
+use crate::cpu;
 use crate::patch::apply::{self, server_side_apply, Applier, ApplyError};
 use crate::patch::{self, PatchType};
 use crate::registry::{meta, scale, UpdateOutcome};
@@ -24,12 +25,14 @@ struct Decoded {
 
 async fn decode_object(call: &Call<'_>, raw: Body) -> ApiResult<Decoded> {
     let bytes = body::read(raw).await?;
-    let ct = call.header(http::header::CONTENT_TYPE);
-    let mut obj = body::decode(&bytes, ct, call.state.catalogue.schemas())?;
-    body::check_object(call.res, &mut obj, call.namespace())?;
-    let json_bytes = body::as_json_bytes(&bytes, ct, &obj);
-    let warnings = validate_fields(call, &json_bytes, &mut obj)?;
-    Ok(Decoded { obj, warnings })
+    cpu::heavy(|| {
+        let ct = call.header(http::header::CONTENT_TYPE);
+        let mut obj = body::decode_for(call.res, &bytes, ct, call.state.catalogue.schemas())?;
+        body::check_object(call.res, &mut obj, call.namespace())?;
+        let json_bytes = body::as_json_bytes(&bytes, ct, &obj);
+        let warnings = validate_fields(call, &json_bytes, &mut obj)?;
+        Ok(Decoded { obj, warnings })
+    })
 }
 
 /// Server-side field validation: Strict fails, Warn warns, all drop unknown fields.
@@ -206,17 +209,19 @@ async fn update_with(
     let warnings = std::sync::Mutex::new(Vec::new());
     let status_only = call.req.subresource.as_deref() == Some("status");
     let mutate = |current: Value| -> ApiResult<Value> {
-        let mut patched = compute(&current)?;
-        body::check_object(call.res, &mut patched, call.namespace())?;
-        if meta::name(&patched) != Some(call.name()) {
-            return Err(ApiError::bad_request("metadata.name: Invalid value: the name of the patched object does not match the name on the URL"));
-        }
-        let bytes = patched.to_string();
-        let w = validate_fields(call, bytes.as_bytes(), &mut patched)?;
-        if let Ok(mut guard) = warnings.lock() {
-            *guard = w;
-        }
-        Ok(patch_result(call, &current, patched, status_only))
+        cpu::heavy(|| {
+            let mut patched = compute(&current)?;
+            body::check_object(call.res, &mut patched, call.namespace())?;
+            if meta::name(&patched) != Some(call.name()) {
+                return Err(ApiError::bad_request("metadata.name: Invalid value: the name of the patched object does not match the name on the URL"));
+            }
+            let bytes = patched.to_string();
+            let w = validate_fields(call, bytes.as_bytes(), &mut patched)?;
+            if let Ok(mut guard) = warnings.lock() {
+                *guard = w;
+            }
+            Ok(patch_result(call, &current, patched, status_only))
+        })
     };
     let out = call
         .state
@@ -274,11 +279,13 @@ async fn apply(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
         ));
     };
     let bytes = body::read(raw).await?;
-    let mut applied = body::decode(
-        &bytes,
-        Some("application/yaml"),
-        call.state.catalogue.schemas(),
-    )?;
+    let mut applied = cpu::heavy(|| {
+        body::decode(
+            &bytes,
+            Some("application/yaml"),
+            call.state.catalogue.schemas(),
+        )
+    })?;
     body::check_object(call.res, &mut applied, call.namespace())?;
     if meta::name(&applied) != Some(call.name()) {
         return Err(ApiError::bad_request(format!(
@@ -306,10 +313,13 @@ async fn apply(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
         .await
     {
         Err(e) if e.code == 404 => {
-            let json = applied.to_string();
-            let mut obj = ssa(None)?;
-            let warnings = validate_fields(call, json.as_bytes(), &mut obj)?;
-            create_decoded(call, Decoded { obj, warnings }).await
+            let decoded = cpu::heavy(|| {
+                let json = applied.to_string();
+                let mut obj = ssa(None)?;
+                let warnings = validate_fields(call, json.as_bytes(), &mut obj)?;
+                Ok::<_, ApiError>(Decoded { obj, warnings })
+            })?;
+            create_decoded(call, decoded).await
         }
         Err(e) => Err(e),
         Ok(_) => {

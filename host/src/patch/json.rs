@@ -15,6 +15,11 @@ use super::PatchError;
 /// kube-apiserver's `maxJSONPatchOperations`.
 const MAX_OPERATIONS: usize = 10000;
 
+/// kube-apiserver's `JSONPatchMaxCopyBytes` (evanphx's
+/// `AccumulatedCopySizeLimit`): the most bytes of JSON all `copy` operations
+/// of one patch may add, so a small patch cannot blow an object up.
+const MAX_COPY_BYTES: usize = 3 * 1024 * 1024;
+
 type Op = Map<String, Value>;
 
 /// Applies a JSON patch body to `original`.
@@ -27,8 +32,9 @@ pub(super) fn apply(original: &Value, body: &[u8]) -> Result<Value, PatchError> 
         )));
     }
     let mut doc = original.clone();
+    let mut copied = 0usize;
     for op in &ops {
-        apply_op(&mut doc, op).map_err(PatchError::Invalid)?;
+        apply_op(&mut doc, op, &mut copied).map_err(PatchError::Invalid)?;
     }
     Ok(doc)
 }
@@ -60,14 +66,15 @@ fn decode(body: &[u8]) -> Result<Vec<Op>, PatchError> {
         .collect()
 }
 
-fn apply_op(doc: &mut Value, op: &Op) -> Result<(), String> {
+/// Applies one operation; `copied` is the JSON size all copies added so far.
+fn apply_op(doc: &mut Value, op: &Op, copied: &mut usize) -> Result<(), String> {
     let kind = op.get("op").and_then(Value::as_str).unwrap_or("unknown");
     match kind {
         "add" => add(doc, op),
         "remove" => remove(doc, op),
         "replace" => replace(doc, op),
         "move" => move_op(doc, op),
-        "copy" => copy(doc, op),
+        "copy" => copy(doc, op, copied),
         "test" => test(doc, op),
         other => Err(format!("Unexpected kind: {other}")),
     }
@@ -176,7 +183,7 @@ fn move_op(doc: &mut Value, op: &Op) -> Result<(), String> {
     })
 }
 
-fn copy(doc: &mut Value, op: &Op) -> Result<(), String> {
+fn copy(doc: &mut Value, op: &Op, copied: &mut usize) -> Result<(), String> {
     let from = from_field(op).map_err(|e| format!("copy operation failed to decode from: {e}"))?;
     let slot = locate(doc, &from).ok_or_else(|| {
         format!("copy operation does not apply: doc is missing from path: {from}: missing value")
@@ -188,10 +195,14 @@ fn copy(doc: &mut Value, op: &Op) -> Result<(), String> {
             .to_string(),
     };
     // Copying a missing object key copies null, as evanphx does.
-    let value = doc
-        .pointer(&pointer(&slot.child(token)))
-        .cloned()
-        .unwrap_or(Value::Null);
+    let source = doc.pointer(&pointer(&slot.child(token)));
+    *copied = copied.saturating_add(source.map_or(4, json_size));
+    if *copied > MAX_COPY_BYTES {
+        return Err(format!(
+            "Unable to complete the copy, the accumulated size increase of copy is {copied}, exceeding the limit {MAX_COPY_BYTES}"
+        ));
+    }
+    let value = source.cloned().unwrap_or(Value::Null);
     let path = path_field(op)
         .map_err(|_| "copy operation failed to decode path: missing value".to_string())?;
     insert(doc, &path, value).map_err(|failure| match failure {
@@ -200,6 +211,23 @@ fn copy(doc: &mut Value, op: &Op) -> Result<(), String> {
         }
         AddFailure::Inner(e) => format!("error while adding value during copy: {e}"),
     })
+}
+
+/// The length of `value` encoded as compact JSON, without building the text.
+fn json_size(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
 }
 
 fn test(doc: &Value, op: &Op) -> Result<(), String> {
@@ -437,6 +465,35 @@ mod tests {
     fn null_body_changes_nothing() {
         assert_eq!(patch("null").unwrap(), pod());
         assert_eq!(patch("[]").unwrap(), pod());
+    }
+
+    #[test]
+    fn copies_that_add_more_than_three_mebibytes_are_refused() {
+        // Each copy doubles the labels: 22 of them would make gigabytes.
+        let mut ops =
+            vec![json!({"op": "add", "path": "/metadata/labels/big", "value": "x".repeat(4096)})];
+        for i in 0..22 {
+            ops.push(json!({"op": "copy", "from": "/metadata/labels", "path": format!("/metadata/labels/d{i}")}));
+        }
+        let Err(err) = patch(&Value::Array(ops).to_string()) else {
+            panic!("the amplifying patch was applied");
+        };
+        assert_eq!(err.status_code(), 422);
+        assert!(
+            err.to_string().starts_with(
+                "Unable to complete the copy, the accumulated size increase of copy is "
+            ),
+            "{err}"
+        );
+        assert!(
+            err.to_string().ends_with("exceeding the limit 3145728"),
+            "{err}"
+        );
+        let small = r#"[{"op":"copy","from":"/metadata/labels","path":"/metadata/annotations"}]"#;
+        assert_eq!(
+            patch(small).unwrap()["metadata"]["annotations"]["app"],
+            "web"
+        );
     }
 
     #[test]

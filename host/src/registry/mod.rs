@@ -126,12 +126,17 @@ pub fn storage_error(res: &ResourceInfo, name: &str, e: StorageError) -> ApiErro
         } => ApiError::gone(format!(
             "too old resource version: {requested} ({compacted})"
         )),
-        StorageError::FutureRevision { requested, current } => ApiError::timeout(format!(
-            "Too large resource version: {requested}, current: {current}"
-        )),
+        StorageError::FutureRevision { requested, current } => {
+            ApiError::too_large_resource_version(requested, current)
+        }
         StorageError::Unavailable(msg) => {
             ApiError::unavailable(format!("{STORAGE_UNAVAILABLE}: {msg}"))
         }
+        StorageError::TooLarge(msg) => ApiError::new(
+            413,
+            "RequestEntityTooLarge",
+            format!("Request entity too large: {msg}"),
+        ),
         StorageError::Internal(msg) => ApiError::internal(msg),
     }
 }
@@ -155,16 +160,64 @@ pub fn decode(kv: &KeyValue) -> ApiResult<Value> {
     Ok(obj)
 }
 
-/// Encodes an object for storage (resourceVersion is the store's, not the value's).
-pub fn encode(obj: &Value) -> bytes::Bytes {
+/// The largest object either store keeps: etcd's default request limit
+/// (`--max-request-bytes`, 1.5 MiB), applied to both stores so an object
+/// is accepted or refused the same way wherever it is kept.
+pub const MAX_STORED_BYTES: usize = 1536 * 1024;
+
+/// Encodes an object for storage (resourceVersion is the store's, not the
+/// value's); an object larger than [`MAX_STORED_BYTES`] is a 413.
+pub fn encode(obj: &Value) -> ApiResult<bytes::Bytes> {
     let mut o = obj.clone();
     if let Some(m) = o.get_mut("metadata").and_then(Value::as_object_mut) {
         m.remove("resourceVersion");
     }
-    bytes::Bytes::from(o.to_string())
+    let bytes = bytes::Bytes::from(o.to_string());
+    if bytes.len() > MAX_STORED_BYTES {
+        return Err(object_too_large(bytes.len()));
+    }
+    Ok(bytes)
 }
 
+fn object_too_large(size: usize) -> ApiError {
+    ApiError::new(
+        413,
+        "RequestEntityTooLarge",
+        format!(
+            "Request entity too large: the object would be {size} bytes in storage, more than the limit of {MAX_STORED_BYTES}"
+        ),
+    )
+}
+
+/// How long a read at a revision the store has not reached waits for it
+/// (kube's cacher `blockTimeout`).
+const FRESHNESS_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
 impl Registry {
+    /// Waits until the store has reached `revision` (a read asked for data
+    /// not older than it); after [`FRESHNESS_WAIT`], kube's 504
+    /// ResourceVersionTooLarge, so the client retries instead of trusting
+    /// an older snapshot.
+    pub async fn wait_for_revision(&self, res: &ResourceInfo, revision: i64) -> ApiResult<()> {
+        let deadline = tokio::time::Instant::now() + FRESHNESS_WAIT;
+        let mut pause = std::time::Duration::from_millis(5);
+        loop {
+            let current = self
+                .storage
+                .current_revision()
+                .await
+                .map_err(|e| storage_error(res, "", e))?;
+            if current >= revision {
+                return Ok(());
+            }
+            if tokio::time::Instant::now() + pause > deadline {
+                return Err(ApiError::too_large_resource_version(revision, current));
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(std::time::Duration::from_millis(200));
+        }
+    }
+
     pub fn new(storage: Arc<dyn Storage>) -> Self {
         Registry {
             storage,
@@ -250,12 +303,15 @@ impl Registry {
                 .map_err(|e| list_error(res, e, q.continue_token.is_some()))?;
             revision = Some(page.revision);
             let last_key = page.kvs.last().map(|kv| kv.key.clone());
-            for kv in &page.kvs {
-                let obj = decode(kv)?;
-                if q.filter.is_none_or(|f| f(&obj)) {
-                    items.push(obj);
+            crate::cpu::heavy(|| {
+                for kv in &page.kvs {
+                    let obj = decode(kv)?;
+                    if q.filter.is_none_or(|f| f(&obj)) {
+                        items.push(obj);
+                    }
                 }
-            }
+                Ok::<_, ApiError>(())
+            })?;
             let full = limit.is_some_and(|l| items.len() >= l);
             if !page.more || last_key.is_none() {
                 return Ok(ListPage {
@@ -318,12 +374,15 @@ impl Registry {
         if res.group.is_empty() && res.plural == "services" {
             self.allocate_service(res, &mut obj).await?;
         }
-        let generate = meta::name(&obj).is_none();
+        // As kube's BeforeCreate: a name is generated only from a non-empty
+        // generateName; with neither, validation answers "name or
+        // generateName is required".
+        let prefix = meta::meta_str(&obj, "generateName")
+            .unwrap_or_default()
+            .to_string();
+        let generate = meta::name(&obj).is_none_or(str::is_empty) && !prefix.is_empty();
         for attempt in 0..8 {
             if generate {
-                let prefix = meta::meta_str(&obj, "generateName")
-                    .unwrap_or_default()
-                    .to_string();
                 meta::metadata_mut(&mut obj).insert("name".into(), json!(names::generate(&prefix)));
             }
             let named = validate_name(res, &obj);
@@ -342,7 +401,7 @@ impl Registry {
             if opts.dry_run {
                 return self.dry_run_create(res, &key, &name, obj).await;
             }
-            match self.storage.create(&key, encode(&obj)).await {
+            match self.storage.create(&key, encode(&obj)?).await {
                 Ok(kv) => return decode(&kv),
                 Err(StorageError::AlreadyExists { .. }) if generate => continue,
                 Err(e) => return Err(storage_error(res, &name, e)),

@@ -88,7 +88,7 @@ impl Registry {
                     Err(e) => return Err(storage_error(res, name, e)),
                 }
             }
-            let bytes = encode(&desired);
+            let bytes = encode(&desired)?;
             if bytes == kv.value {
                 return Ok(UpdateOutcome::Unchanged(current));
             }

@@ -101,6 +101,9 @@ pub enum StorageError {
     },
     #[error("storage unavailable: {0}")]
     Unavailable(String),
+    /// The store refused the value as larger than it accepts.
+    #[error("storage refused a value as too large: {0}")]
+    TooLarge(String),
     #[error("storage internal error: {0}")]
     Internal(String),
 }

@@ -18,6 +18,11 @@ const COMPACTED: &str = "required revision has been compacted";
 /// etcd's `ErrFutureRev` / `ErrGRPCFutureRev` message.
 const FUTURE_REVISION: &str = "required revision is a future revision";
 
+/// etcd's `ErrRequestTooLarge` (over its `--max-request-bytes`).
+const REQUEST_TOO_LARGE: &str = "request is too large";
+/// gRPC's refusal of a message over the receiver's limit.
+const GRPC_TOO_LARGE: &str = "larger than max";
+
 /// Awaits `request` for at most `timeout`; a late answer is `Unavailable`.
 pub(super) async fn with_timeout<T>(
     what: &'static str,
@@ -65,6 +70,10 @@ fn from_status(status: &tonic::Status) -> StorageError {
             requested: 0,
             current: 0,
         };
+    }
+    let too_large = message.contains(REQUEST_TOO_LARGE) || message.contains(GRPC_TOO_LARGE);
+    if too_large || status.code() == Code::OutOfRange {
+        return StorageError::TooLarge(format!("etcd: {message}"));
     }
     let text = format!("etcd: {message} ({:?})", status.code());
     match status.code() {

@@ -138,8 +138,17 @@ fn etcd_errors_map_to_storage_errors() {
     let too_large = tonic::Status::invalid_argument("etcdserver: request is too large");
     assert!(matches!(
         from_etcd(status(too_large)),
-        StorageError::Internal(_)
+        StorageError::TooLarge(_)
     ));
+    let over_grpc_limit = tonic::Status::resource_exhausted(
+        "grpc: received message larger than max (2097252 vs. 2097152)",
+    );
+    assert!(matches!(
+        from_etcd(status(over_grpc_limit)),
+        StorageError::TooLarge(_)
+    ));
+    let bad = tonic::Status::invalid_argument("etcdserver: key is not provided");
+    assert!(matches!(from_etcd(status(bad)), StorageError::Internal(_)));
 }
 
 #[tokio::test]
