@@ -50,6 +50,13 @@ struct Args {
     /// Number of startup measurements.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
     startup_runs: u64,
+    /// Heavy-load phase: this many clients send the heaviest requests the
+    /// limits allow while /readyz and a small GET are timed (0: skip).
+    #[arg(long, default_value_t = 0)]
+    heavy_clients: u64,
+    /// Length of the heavy-load phase.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
+    heavy_seconds: u64,
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
@@ -70,6 +77,8 @@ impl Args {
             http1: self.http1,
             startup_binary: self.startup_binary.clone(),
             startup_runs: size(self.startup_runs),
+            heavy_clients: size(self.heavy_clients),
+            heavy_seconds: self.heavy_seconds,
         }
     }
 }

@@ -84,10 +84,22 @@ impl Client {
         format!("{}://{}{}", t.scheme, t.authority, t.prefix)
     }
 
-    /// Sends one request and reads the whole response body.
+    /// Sends one request (a JSON body, if any) and reads the whole response body.
     pub async fn request(&self, method: Method, path: &str, body: Option<Bytes>) -> Result<Reply> {
+        self.request_as(method, path, body, "application/json")
+            .await
+    }
+
+    /// Sends one request whose body is of `content_type`.
+    pub async fn request_as(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Bytes>,
+        content_type: &'static str,
+    ) -> Result<Reply> {
         let what = format!("{method} {path}");
-        let req = self.build(method, path, body)?;
+        let req = self.build(method, path, body, content_type)?;
         let exchange = async {
             match &self.mode {
                 Mode::Http2(sender) => read_reply(send_h2(sender, req).await?).await,
@@ -102,7 +114,7 @@ impl Client {
 
     /// Sends a GET and returns as soon as the response headers arrive (for watches).
     pub async fn stream(&self, path: &str) -> Result<Response<Incoming>> {
-        let req = self.build(Method::GET, path, None)?;
+        let req = self.build(Method::GET, path, None, "application/json")?;
         let send = async {
             match &self.mode {
                 Mode::Http2(sender) => send_h2(sender, req).await,
@@ -118,7 +130,13 @@ impl Client {
             .with_context(|| format!("GET {path}"))
     }
 
-    fn build(&self, method: Method, path: &str, body: Option<Bytes>) -> Result<Request<Body>> {
+    fn build(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Bytes>,
+        content_type: &'static str,
+    ) -> Result<Request<Body>> {
         let t = &self.target;
         let origin = format!("{}{}", t.prefix, path);
         let mut builder = Request::builder()
@@ -135,7 +153,7 @@ impl Client {
             builder = builder.header(header::AUTHORIZATION, auth.clone());
         }
         if body.is_some() {
-            builder = builder.header(header::CONTENT_TYPE, "application/json");
+            builder = builder.header(header::CONTENT_TYPE, content_type);
         }
         Ok(builder.body(Full::new(body.unwrap_or_default()))?)
     }

@@ -5,6 +5,7 @@
 pub mod client;
 #[cfg(test)]
 mod fake_api;
+pub mod heavy;
 pub mod kubeconfig;
 pub mod phases;
 pub mod report;
@@ -40,6 +41,10 @@ pub struct Options {
     pub http1: bool,
     pub startup_binary: Option<PathBuf>,
     pub startup_runs: usize,
+    /// Clients sending the heaviest requests the limits allow, in the
+    /// heavy-load phase (0: no such phase).
+    pub heavy_clients: usize,
+    pub heavy_seconds: u64,
 }
 
 impl Options {
@@ -97,6 +102,17 @@ async fn api_run(opts: &Options, path: &std::path::Path) -> Result<ApiRun> {
             prefix: format!("bench-{run_id}-c{c}"),
         });
         results.extend(run_level(&scope, c, opts).await);
+    }
+    if opts.heavy_clients > 0 {
+        let scope = Arc::new(Scope {
+            client: client.clone(),
+            watcher: watcher.clone(),
+            namespace: namespace.clone(),
+            prefix: format!("bench-{run_id}"),
+        });
+        let duration = std::time::Duration::from_secs(opts.heavy_seconds);
+        let heavy = heavy::run(&scope, &kc, !opts.http1, opts.heavy_clients, duration).await?;
+        results.extend(heavy.into_iter().map(logged));
     }
     if created {
         phases::delete_namespace(&client, &namespace).await;
@@ -166,6 +182,8 @@ mod tests {
             http1: false,
             startup_binary: None,
             startup_runs: 5,
+            heavy_clients: 0,
+            heavy_seconds: 20,
         }
     }
 
