@@ -146,10 +146,7 @@ pub fn check_object(res: &ResourceInfo, obj: &mut Value, namespace: Option<&str>
         .filter(|s| !s.is_empty())
     {
         if kind != res.kind {
-            return Err(ApiError::bad_request(format!(
-                "the kind in the data ({kind}) does not match the expected kind ({})",
-                res.kind
-            )));
+            return Err(kind_mismatch(res, kind));
         }
     }
     map.insert("apiVersion".into(), json!(expected));
@@ -160,6 +157,21 @@ pub fn check_object(res: &ResourceInfo, obj: &mut Value, namespace: Option<&str>
         }
     }
     check_namespace(res, obj, namespace)
+}
+
+/// kube's decoder answer when a body's kind is not the URL's: the decoded
+/// object cannot be converted into the resource's type.
+fn kind_mismatch(res: &ResourceInfo, kind: &str) -> ApiError {
+    let internal = match res.group.split('.').next() {
+        Some("") | None => "core",
+        Some(first) => first,
+    };
+    ApiError::bad_request(format!(
+        "{kind} in version {:?} cannot be handled as a {expected}: converting ({version}.{kind}) to ({internal}.{expected}): unknown conversion",
+        res.version,
+        expected = res.kind,
+        version = res.version,
+    ))
 }
 
 fn check_namespace(res: &ResourceInfo, obj: &Value, namespace: Option<&str>) -> ApiResult<()> {
