@@ -72,6 +72,7 @@ fn two_replicas_on_one_etcd_cluster_give_one_api() {
         .unwrap()
         .read_to_string(&mut seen)
         .unwrap();
+    let _ = watch.wait();
     let events: Vec<&str> = seen.lines().filter(|l| l.contains("cm-")).collect();
     let want: Vec<String> = (0..5).map(|i| format!("configmap/cm-{i}")).collect();
     assert_eq!(events, want, "{seen}");

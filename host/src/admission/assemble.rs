@@ -101,7 +101,9 @@ pub fn assemble(
         .enumerate()
         .map(|(i, e)| match e {
             EntryConfig::Webhooks(phase) => Ok(ChainEntry::Webhooks(*phase)),
-            EntryConfig::Plugin(p) => load(runtime, i, p, &reader).map(ChainEntry::Plugin),
+            EntryConfig::Plugin(p) => {
+                load(runtime, i, p, &reader).map(|e| ChainEntry::Plugin(Box::new(e)))
+            }
         })
         .collect()
 }

@@ -26,7 +26,7 @@ pub struct CallableEntry {
 }
 
 pub enum ChainEntry {
-    Plugin(CallableEntry),
+    Plugin(Box<CallableEntry>),
     /// Where the API's webhooks of this phase run.
     Webhooks(Phase),
 }
@@ -94,7 +94,12 @@ impl Chain {
                 }
                 ChainEntry::Webhooks(ph) if *ph == phase => {
                     if let Some(src) = &self.webhooks {
-                        out.extend(src.webhooks(phase).await.into_iter().map(EntryRef::Owned));
+                        out.extend(
+                            src.webhooks(phase)
+                                .await
+                                .into_iter()
+                                .map(|e| EntryRef::Owned(Box::new(e))),
+                        );
                     }
                 }
                 _ => {}
@@ -309,7 +314,7 @@ impl Chain {
 
 enum EntryRef<'a> {
     Borrowed(&'a CallableEntry),
-    Owned(CallableEntry),
+    Owned(Box<CallableEntry>),
 }
 
 impl EntryRef<'_> {
@@ -424,7 +429,8 @@ mod tests {
     use serde_json::json;
 
     /// A transport answering with a closure over the review.
-    struct Fake(Box<dyn Fn(&Value) -> Result<Value, String> + Send + Sync>);
+    type Answer = Box<dyn Fn(&Value) -> Result<Value, String> + Send + Sync>;
+    struct Fake(Answer);
 
     impl Transport for Fake {
         fn call<'a>(&'a self, review: &'a str) -> BoxFuture<'a, Result<String, String>> {
@@ -468,12 +474,12 @@ mod tests {
             reinvoke_if_needed: name.ends_with("-again"),
             match_conditions: Default::default(),
         };
-        ChainEntry::Plugin(CallableEntry {
+        ChainEntry::Plugin(Box::new(CallableEntry {
             config,
             transport: Arc::new(Fake(Box::new(f))),
             verbatim: false,
             dry_run_safe: false,
-        })
+        }))
     }
 
     fn chain(entries: Vec<ChainEntry>) -> (Chain, tempfile::TempDir) {

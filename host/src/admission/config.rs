@@ -71,7 +71,7 @@ pub enum ReinvocationPolicy {
 /// One checked entry of the chain.
 #[derive(Clone, Debug)]
 pub enum EntryConfig {
-    Plugin(PluginEntry),
+    Plugin(Box<PluginEntry>),
     Webhooks(Phase),
 }
 
@@ -190,7 +190,7 @@ fn entry(i: usize, v: &Value) -> Result<EntryConfig, String> {
         .unwrap_or(format!("admission[{i}]"));
     let raw: PluginEntryConfig =
         serde_json::from_value(v.clone()).map_err(|e| format!("{label}: {e}"))?;
-    check(&label, raw).map(EntryConfig::Plugin)
+    check(&label, raw).map(|e| EntryConfig::Plugin(Box::new(e)))
 }
 
 fn check(label: &str, raw: PluginEntryConfig) -> Result<PluginEntry, String> {
@@ -240,10 +240,13 @@ fn check(label: &str, raw: PluginEntryConfig) -> Result<PluginEntry, String> {
 /// webhook markers where kube runs MutatingAdmissionWebhook and
 /// ValidatingAdmissionWebhook, then ResourceQuota (last, as in kube).
 /// Names missing from `available` are skipped.
+/// A built-in entry of the default chain: its name, phases and default rules.
+type DefaultEntry<'a> = (&'a str, &'a [Phase], Option<Vec<Rule>>);
+
 pub fn default_chain(available: &[&str]) -> Vec<EntryConfig> {
     use Phase::{Mutating, Validating};
     let pods = || rule(&["CREATE", "UPDATE"], &["pods"]);
-    let order: [(&str, &[Phase], Option<Vec<Rule>>); 7] = [
+    let order: [DefaultEntry; 7] = [
         (
             "namespace-lifecycle",
             &[Validating],
@@ -284,7 +287,7 @@ pub fn default_chain(available: &[&str]) -> Vec<EntryConfig> {
         if available.contains(&name) {
             let mut entry = builtin_entry(name, phases);
             entry.rules = rules;
-            out.push(EntryConfig::Plugin(entry));
+            out.push(EntryConfig::Plugin(Box::new(entry)));
         }
     }
     out.push(EntryConfig::Webhooks(Phase::Mutating));
@@ -292,7 +295,7 @@ pub fn default_chain(available: &[&str]) -> Vec<EntryConfig> {
     if available.contains(&"resource-quota") {
         let mut quota = builtin_entry("resource-quota", &[Validating]);
         quota.rules = Some(vec![rule(&["CREATE", "UPDATE"], &["*", "pods/resize"])]);
-        out.push(EntryConfig::Plugin(quota));
+        out.push(EntryConfig::Plugin(Box::new(quota)));
     }
     out
 }

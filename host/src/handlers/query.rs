@@ -67,9 +67,9 @@ impl Query {
     /// `fieldManager`: at most 128 printable characters.
     pub fn check_field_manager(&self) -> ApiResult<()> {
         match self.get("fieldManager") {
-            Some(m) if m.len() > 128 => Err(ApiError::bad_request(format!(
-                "fieldManager: Too long: may not be more than 128 bytes"
-            ))),
+            Some(m) if m.len() > 128 => Err(ApiError::bad_request(
+                "fieldManager: Too long: may not be more than 128 bytes".to_string(),
+            )),
             Some(m) if m.chars().any(|c| c.is_control()) => Err(ApiError::bad_request(format!(
                 "fieldManager: Invalid value: {m:?}: must only contain printable characters"
             ))),

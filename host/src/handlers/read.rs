@@ -51,17 +51,14 @@ pub struct Filter {
 impl Filter {
     pub fn from_call(call: &Call<'_>) -> ApiResult<Filter> {
         let labels = match call.query.get("labelSelector") {
-            Some(s) => {
-                Some(selectors::parse_label_selector(s).map_err(|e| ApiError::bad_request(e))?)
-            }
+            Some(s) => Some(selectors::parse_label_selector(s).map_err(ApiError::bad_request)?),
             None => None,
         };
         let fields = match call.query.get("fieldSelector") {
             Some(s) => {
-                let sel =
-                    selectors::parse_field_selector(s).map_err(|e| ApiError::bad_request(e))?;
+                let sel = selectors::parse_field_selector(s).map_err(ApiError::bad_request)?;
                 selectors::check_fields_supported(&sel, &call.res.group, &call.res.plural)
-                    .map_err(|e| ApiError::bad_request(e))?;
+                    .map_err(ApiError::bad_request)?;
                 Some(sel)
             }
             None => None,

@@ -142,7 +142,7 @@ async fn send_heavy(
     let mut n = 0usize;
     while Instant::now() < deadline {
         let sent = Instant::now();
-        let reply = if n % 2 == 0 {
+        let reply = if n.is_multiple_of(2) {
             client
                 .request(Method::POST, &scope.collection_path(), Some(labels.clone()))
                 .await

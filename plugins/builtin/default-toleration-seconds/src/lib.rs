@@ -9,8 +9,7 @@
 //! `{"defaultNotReadyTolerationSeconds": 300, "defaultUnreachableTolerationSeconds": 300}`.
 
 use capstan_plugin_sdk::{
-    host, json, object, AdmissionPlugin, AdmissionRequest, AdmissionResponse, JsonPatch, Operation,
-    Value,
+    host, json, object, AdmissionPlugin, AdmissionRequest, AdmissionResponse, JsonPatch, Value,
 };
 use serde::Deserialize;
 
@@ -90,6 +89,7 @@ capstan_plugin_sdk::admission_plugin!(DefaultTolerationSeconds);
 mod tests {
     use super::*;
     use capstan_plugin_sdk::testing;
+    use capstan_plugin_sdk::Operation;
 
     fn review(pod: Value) -> (AdmissionResponse, Value) {
         let req = testing::request(Operation::Create, "v1", "pods", "Pod", "ns", pod.clone());

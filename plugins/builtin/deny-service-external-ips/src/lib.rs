@@ -2,9 +2,7 @@
 //! DenyServiceExternalIPs: a Service may not gain `spec.externalIPs` it did
 //! not already have (CVE-2020-8554); removing or keeping existing ones is fine.
 
-use capstan_plugin_sdk::{
-    object, AdmissionPlugin, AdmissionRequest, AdmissionResponse, Operation, Value,
-};
+use capstan_plugin_sdk::{object, AdmissionPlugin, AdmissionRequest, AdmissionResponse, Value};
 
 /// kube's exact wording.
 const DENIED: &str = "Use of external IPs is denied by admission control";
@@ -47,6 +45,7 @@ capstan_plugin_sdk::admission_plugin!(DenyServiceExternalIps);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use capstan_plugin_sdk::Operation;
     use capstan_plugin_sdk::{json, testing};
 
     fn svc(ips: &[&str]) -> Value {
