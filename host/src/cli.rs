@@ -124,6 +124,20 @@ pub struct ServeArgs {
     /// Pause between attempts to acquire or renew the Lease.
     #[arg(long = "leader-elect-retry-period", default_value = "2s", value_parser = parse_duration)]
     pub retry_period: Duration,
+    /// At most this many read-only requests are served at once; more get
+    /// 429 TooManyRequests (watches are not counted; 0: no limit).
+    #[arg(long = "max-requests-inflight", default_value_t = 400)]
+    pub max_requests_inflight: usize,
+    /// At most this many mutating requests are served at once (0: no limit).
+    #[arg(long = "max-mutating-requests-inflight", default_value_t = 200)]
+    pub max_mutating_requests_inflight: usize,
+    /// How long a new connection may take for its TLS handshake, and then
+    /// for its first request's headers (Go's ReadHeaderTimeout in kube-apiserver).
+    #[arg(long = "read-header-timeout", default_value = "32s", value_parser = parse_duration)]
+    pub read_header_timeout: Duration,
+    /// How long a connection with no request in progress stays open.
+    #[arg(long = "idle-timeout", default_value = "90s", value_parser = parse_duration)]
+    pub idle_timeout: Duration,
 }
 
 /// A Go-style duration of one unit: `500ms`, `15s`, `2m`.

@@ -2,16 +2,20 @@
 //! of a request: server (TLS, routing) → request_info → handlers (per verb) →
 //! registry (generic store) → storage; the catalogue describes every resource.
 
+pub mod accept;
 pub mod admission;
 pub mod auth;
 pub mod catalogue;
 pub mod cli;
+pub mod connection;
 pub mod controllers;
 pub mod cpu;
 pub mod discovery_routes;
 pub mod handlers;
 pub mod health;
+pub mod held_body;
 pub mod https_webhook;
+pub mod inflight;
 pub mod kubeconfig;
 pub mod patch;
 pub mod pki;
@@ -27,3 +31,4 @@ pub mod state;
 pub mod status;
 pub mod storage;
 pub mod table;
+pub mod unread_body;

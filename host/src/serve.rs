@@ -6,7 +6,9 @@ use crate::auth::service_account::TokenIssuer;
 use crate::auth::{self, Auth};
 use crate::catalogue::Catalogue;
 use crate::cli::ServeArgs;
+use crate::connection::Timeouts;
 use crate::controllers::leader::{Election, Timing};
+use crate::inflight::InFlight;
 use crate::plugins::wasm_strategy::WasmStrategy;
 use crate::plugins::{embedded, Limits, PluginKind, PluginRuntime};
 use crate::state::AppState;
@@ -192,6 +194,10 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let tokens = TokenIssuer::load_or_create(&key_file).context("service account signing key")?;
     state.tokens = Some(Arc::new(tokens));
     state.auth = Arc::new(auth_chains(&state, &config.auth, &runtime)?);
+    state.inflight = InFlight::new(
+        args.max_requests_inflight,
+        args.max_mutating_requests_inflight,
+    );
     let state = Arc::new(state);
     controllers::bootstrap::bootstrap(&state)
         .await
@@ -211,7 +217,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         "capstan is serving; use: kubectl --kubeconfig {}", kubeconfig_path.display()
     );
     tokio::select! {
-        served = server::serve(listener, tls, server::router(state)) => served,
+        served = server::serve(listener, tls, server::router(state), timeouts(&args)) => served,
         () = shutdown_signal() => {
             tracing::info!("shutting down");
             if let Some(election) = election {
@@ -219,6 +225,13 @@ pub async fn run(args: ServeArgs) -> Result<()> {
             }
             Ok(())
         }
+    }
+}
+
+fn timeouts(args: &ServeArgs) -> Timeouts {
+    Timeouts {
+        read_header: args.read_header_timeout,
+        idle: args.idle_timeout,
     }
 }
 

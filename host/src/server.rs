@@ -4,21 +4,20 @@
 
 use crate::auth::authenticate::Credentials;
 use crate::auth::{impersonate, Attributes, UserInfo};
+use crate::inflight::RequestKind;
 use crate::state::AppState;
 use crate::status::ApiError;
-use crate::{discovery_routes, handlers, health, request_info};
+use crate::{accept, connection, discovery_routes, handlers, health, held_body, request_info};
 use anyhow::{Context, Result};
-use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
-use hyper_util::rt::{TokioExecutor, TokioIo};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::server::WebPkiClientVerifier;
 use std::path::Path;
 use std::sync::Arc;
 use tokio::net::TcpListener;
-use tower::ServiceExt;
+use tokio::sync::OwnedSemaphorePermit;
 
 /// Whether the TLS peer presented a client certificate our CA verified, and
 /// the user the authentication chain made of it (kept for the connection:
@@ -63,51 +62,22 @@ pub fn router(state: Arc<AppState>) -> axum::Router {
     axum::Router::new().fallback(entry).with_state(state)
 }
 
-/// Accepts connections forever.
+/// Accepts connections forever, each served with `timeouts`.
 pub async fn serve(
     listener: TcpListener,
     tls: rustls::ServerConfig,
     app: axum::Router,
+    timeouts: connection::Timeouts,
 ) -> Result<()> {
     let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(tls));
+    let mut backoff = accept::Backoff::default();
     loop {
-        let (tcp, peer) = match listener.accept().await {
-            Ok(c) => c,
-            Err(e) => {
-                tracing::warn!(error = %e, "accept failed");
-                continue;
-            }
-        };
+        let (tcp, peer) = accept::next(&listener, &mut backoff).await;
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!(%peer, error = %e, "could not set TCP_NODELAY");
         }
-        let acceptor = acceptor.clone();
-        let app = app.clone();
-        tokio::spawn(async move {
-            let tls = match acceptor.accept(tcp).await {
-                Ok(s) => s,
-                Err(e) => return tracing::debug!(%peer, error = %e, "TLS handshake failed"),
-            };
-            let certificate = tls
-                .get_ref()
-                .1
-                .peer_certificates()
-                .and_then(|c| c.first())
-                .map(|c| c.to_vec());
-            let identity = PeerIdentity::new(certificate);
-            let svc =
-                hyper::service::service_fn(move |mut req: http::Request<hyper::body::Incoming>| {
-                    req.extensions_mut().insert(identity.clone());
-                    app.clone().oneshot(req.map(Body::new))
-                });
-            let builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
-            if let Err(e) = builder
-                .serve_connection_with_upgrades(TokioIo::new(tls), svc)
-                .await
-            {
-                tracing::debug!(%peer, error = %e, "connection ended with an error");
-            }
-        });
+        let serving = connection::serve(tcp, peer, acceptor.clone(), app.clone(), timeouts);
+        tokio::spawn(serving);
     }
 }
 
@@ -130,13 +100,14 @@ async fn entry(State(state): State<Arc<AppState>>, req: Request) -> Response {
     resp
 }
 
-/// Authenticates, resolves impersonation and authorizes the request; the
-/// user it acts as is put into its extensions.
+/// Authenticates, resolves impersonation, takes an in-flight slot and
+/// authorizes the request (kube's filter order); the user it acts as is
+/// put into its extensions. The slot is held until the response is sent.
 async fn admit_request(
     state: &AppState,
     req: &mut Request,
     resource: Option<&request_info::ResourceRequest>,
-) -> Result<(), ApiError> {
+) -> Result<Option<OwnedSemaphorePermit>, ApiError> {
     let peer = req
         .extensions()
         .get::<PeerIdentity>()
@@ -147,12 +118,18 @@ async fn admit_request(
     let requester = authenticate(state, &peer, &creds).await?;
     let user = impersonate::resolve(&auth.authorizer, requester, req.headers()).await?;
     let path = req.uri().path();
+    let kind = RequestKind {
+        method: req.method(),
+        path,
+        resource,
+    };
+    let slot = state.inflight.admit(&kind, &user)?;
     if !is_public(path) {
         let attrs = Attributes::of_request(user.clone(), req.method(), path, resource);
         auth.authorizer.check(&attrs).await?;
     }
     req.extensions_mut().insert(user);
-    Ok(())
+    Ok(slot)
 }
 
 /// The requester; a certificate-only request reuses its connection's result.
@@ -176,9 +153,22 @@ async fn route(state: &AppState, mut req: Request) -> Response {
     let path = req.uri().path().to_string();
     let query = req.uri().query().map(String::from);
     let resource = request_info::parse(req.method(), &path, query.as_deref());
-    if let Err(e) = admit_request(state, &mut req, resource.as_ref()).await {
-        return e.into_response();
+    match admit_request(state, &mut req, resource.as_ref()).await {
+        Ok(Some(slot)) => held_body::hold(serve_admitted(state, req, resource).await, slot),
+        Ok(None) => serve_admitted(state, req, resource).await,
+        Err(e) => e.into_response(),
     }
+}
+
+/// Serves a request that passed authentication, the in-flight limit and
+/// authorization.
+async fn serve_admitted(
+    state: &AppState,
+    req: Request,
+    resource: Option<request_info::ResourceRequest>,
+) -> Response {
+    let path = req.uri().path().to_string();
+    let query = req.uri().query().map(String::from);
     let verbose = query.as_deref().is_some_and(|q| {
         q.split('&')
             .any(|p| p == "verbose" || p.starts_with("verbose="))

@@ -8,6 +8,7 @@ use crate::auth::Auth;
 use crate::catalogue::openapi::OpenApiCache;
 use crate::catalogue::Catalogue;
 use crate::handlers::event_lines::EventLines;
+use crate::inflight::InFlight;
 use crate::plugins::store_reader::StoreReader;
 use crate::registry::Registry;
 use crate::storage::watermarks::{TrackedStorage, Watermarks};
@@ -31,6 +32,8 @@ pub struct AppState {
     pub event_lines: Arc<EventLines>,
     /// `host:port` clients reach this server at (for /api's serverAddressByClientCIDRs).
     pub server_address: String,
+    /// The in-flight limits (unlimited unless `serve` sets them).
+    pub inflight: InFlight,
 }
 
 impl AppState {
@@ -64,6 +67,7 @@ impl AppState {
             tokens: None,
             event_lines: Arc::new(EventLines::default()),
             server_address,
+            inflight: InFlight::default(),
         }
     }
 

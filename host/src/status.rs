@@ -243,6 +243,29 @@ impl ApiError {
         )
     }
 
+    /// 429 TooManyRequests, as kube-apiserver sheds load: clients retry
+    /// after `details.retryAfterSeconds` (also sent as `Retry-After`).
+    pub fn too_many_requests(retry_after_seconds: u32) -> Self {
+        ApiError {
+            details: Some(json!({ "retryAfterSeconds": retry_after_seconds })),
+            ..Self::new(
+                429,
+                "TooManyRequests",
+                "Too many requests, please try again later.",
+            )
+        }
+    }
+
+    /// 431: more request headers than the server reads (kube has no Status
+    /// reason for it, so the reason is left out as for unknown codes).
+    pub fn header_fields_too_large(limit: usize) -> Self {
+        Self::new(
+            431,
+            "",
+            format!("Request Header Fields Too Large: more than {limit} headers"),
+        )
+    }
+
     pub fn gone(message: impl Into<String>) -> Self {
         Self::new(410, "Expired", message)
     }
@@ -332,6 +355,11 @@ impl IntoResponse for ApiError {
             http::header::CONTENT_TYPE,
             http::HeaderValue::from_static("application/json"),
         );
+        let retry_after = self.details.as_ref().map(|d| &d["retryAfterSeconds"]);
+        if let Some(seconds) = retry_after.and_then(Value::as_u64).filter(|s| *s > 0) {
+            resp.headers_mut()
+                .insert(http::header::RETRY_AFTER, http::HeaderValue::from(seconds));
+        }
         resp
     }
 }
