@@ -92,7 +92,7 @@ fn same_entries(a: &Entries, b: &Entries) -> bool {
 }
 
 fn check_keys(data: &Entries, field: &str, causes: &mut Vec<Cause>) {
-    for (key, _) in data {
+    for key in data.keys() {
         let at = format!("{field}[{key}]");
         common::invalid_each(causes, &at, key, common::config_key(key));
     }
@@ -124,7 +124,7 @@ pub fn configmap(cm: &Value, old: Option<&Value>) -> Vec<Cause> {
             causes.push(common::forbidden("binaryData", IMMUTABLE_SET));
         }
     }
-    for (key, _) in &data {
+    for key in data.keys() {
         let at = format!("data[{key}]");
         common::invalid_each(&mut causes, &at, key, common::config_key(key));
         if has(&binary, key) {
