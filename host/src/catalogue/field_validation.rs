@@ -262,7 +262,7 @@ impl<'a> Walker<'a, '_> {
     /// key is unknown.
     fn object(&mut self, path: &str, lookup: impl Fn(&str) -> Option<&'a Value>) -> Option<()> {
         self.scan.eat(b'{');
-        let mut seen: Vec<String> = Vec::new();
+        let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
         if self.scan.eat(b'}') {
             return Some(());
         }
@@ -274,10 +274,9 @@ impl<'a> Walker<'a, '_> {
             let path = child_path(path, &key);
             match lookup(&key) {
                 Some(sub) => {
-                    if seen.contains(&key) {
+                    if !seen.insert(key) {
                         self.problems.record(true, path.clone());
                     }
-                    seen.push(key);
                     self.value(Some(sub), &path)?;
                 }
                 None => {
@@ -417,6 +416,18 @@ mod tests {
         let c = &obj["spec"]["template"]["spec"]["containers"][0];
         assert_eq!(c["resources"]["limits"]["cpu"], "1");
         assert_eq!(c["ports"][0], json!({"containerPort": 80}));
+    }
+
+    #[test]
+    fn large_maps_are_checked_in_one_pass() {
+        let cat = Catalogue::builtin();
+        let labels: Vec<String> = (0..230_000).map(|i| format!("\"k{i}\":\"v\"")).collect();
+        let body = format!(
+            r#"{{"metadata":{{"name":"x","labels":{{{},"k7":"again"}}}}}}"#,
+            labels.join(",")
+        );
+        let p = check(&cat, &deployment(&cat), body.as_bytes());
+        assert_eq!(p.duplicate, ["metadata.labels.k7"]);
     }
 
     #[test]

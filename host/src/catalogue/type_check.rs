@@ -209,10 +209,16 @@ impl<'a> Checker<'a> {
             }
             (Shape::Custom(name), v) => match go_decode::custom_error(name, v) {
                 Some(message) => Err(TypeError(message)),
-                None => Ok(normalise_zero(v)),
+                None => {
+                    normalise_zero(v);
+                    Ok(())
+                }
             },
             (Shape::Int(int), v) => match go_decode::integer(v, *int) {
-                Ok(Some(n)) => Ok(*v = Value::from(n)),
+                Ok(Some(n)) => {
+                    *v = Value::from(n);
+                    Ok(())
+                }
                 Ok(None) => Ok(()),
                 Err(what) => Err(self.mismatch(&what, schema)),
             },
