@@ -65,8 +65,20 @@ fn strategy_plugin(state: &AppState, runtime: &PluginRuntime) -> Result<Option<W
     Ok(Some(WasmStrategy {
         plugin,
         reader: state.reader(),
-        limits: Limits::default(),
+        limits: strategy_limits(),
     }))
+}
+
+/// The strategy plugin parses every written object: a 3 MiB body can be a
+/// million JSON values (tens of MiB once parsed), so it gets the runtime's
+/// largest memory and a deadline that such an object fits in, where a
+/// plugin's default limits would turn a valid write into a 500.
+fn strategy_limits() -> Limits {
+    Limits {
+        memory_bytes: 256 << 20,
+        timeout: std::time::Duration::from_secs(5),
+        ..Limits::default()
+    }
 }
 
 const STRATEGY_PLUGIN: &str = "strategy";

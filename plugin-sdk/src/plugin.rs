@@ -41,6 +41,12 @@ pub trait AuthorizerPlugin {
 /// A resource strategy.
 pub trait StrategyPlugin {
     fn call(call: &StrategyCall) -> Result<StrategyAnswer, String>;
+
+    /// The call, owned: a plugin may override it to use the objects without
+    /// copying them (what large objects need within the memory limit).
+    fn call_owned(call: StrategyCall) -> Result<StrategyAnswer, String> {
+        Self::call(&call)
+    }
 }
 
 fn parse<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, String> {
@@ -106,7 +112,7 @@ pub fn run_authorizer<P: AuthorizerPlugin>(subject_access_review: &str) -> Resul
 /// strategy-call JSON in, answer JSON out.
 pub fn run_strategy<P: StrategyPlugin>(strategy_call: &str) -> Result<String, String> {
     let call: StrategyCall = parse("strategy call", strategy_call)?;
-    let answer: Value = P::call(&call)?.to_json();
+    let answer: Value = P::call_owned(call)?.into_json();
     render(&answer)
 }
 

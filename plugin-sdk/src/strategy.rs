@@ -120,6 +120,18 @@ impl StrategyAnswer {
             StrategyAnswer::Raw(v) => v.clone(),
         }
     }
+
+    /// [`to_json`](Self::to_json) without copying the object.
+    pub fn into_json(self) -> Value {
+        match self {
+            StrategyAnswer::Object(o) => serde_json::json!({ "object": o }),
+            StrategyAnswer::Causes(c) => serde_json::json!({ "causes": c }),
+            StrategyAnswer::Prepared { object, causes } => {
+                serde_json::json!({ "object": object, "causes": causes })
+            }
+            StrategyAnswer::Raw(v) => v,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -143,9 +143,13 @@ fn requests_beyond_the_inflight_limits_get_429_while_probes_and_watches_go_on() 
     );
     let mut holder = tls_client(&s, &holder);
     let mut refused = (0, Value::Null, String::new());
+    let mut attempt = 0;
     assert!(
         eventually(CLOSE_BOUND, || {
-            refused = create("shed");
+            // A new name each time: an attempt that beat the holder to the
+            // slot creates its object, and a retry must not be a 409.
+            attempt += 1;
+            refused = create(&format!("shed-{attempt}"));
             refused.0 == 429
         }),
         "never refused: {refused:?}"

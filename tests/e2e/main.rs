@@ -15,5 +15,6 @@ mod objects;
 mod patching;
 mod python_client;
 mod replicas;
+mod type_safety;
 mod watching;
 mod webhooks;

@@ -6,10 +6,12 @@
 mod builtin;
 pub mod discovery;
 pub mod field_validation;
+mod go_decode;
 pub mod openapi;
 mod openapi_paths;
 mod patch_meta;
 mod schemas;
+pub mod type_check;
 
 use std::sync::OnceLock;
 

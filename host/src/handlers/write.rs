@@ -6,7 +6,7 @@ use super::negotiate::{respond, Output};
 use super::query::FieldValidation;
 use super::read::render;
 use super::Call;
-use crate::catalogue::field_validation;
+use crate::catalogue::{field_validation, type_check};
 use crate::cpu;
 use crate::patch::apply::{self, server_side_apply, Applier, ApplyError};
 use crate::patch::{self, PatchType};
@@ -29,10 +29,46 @@ async fn decode_object(call: &Call<'_>, raw: Body) -> ApiResult<Decoded> {
         let ct = call.header(http::header::CONTENT_TYPE);
         let mut obj = body::decode_for(call.res, &bytes, ct, call.state.catalogue.schemas())?;
         body::check_object(call.res, &mut obj, call.namespace())?;
+        check_types(call, &mut obj)?;
         let json_bytes = body::as_json_bytes(&bytes, ct, &obj);
         let warnings = validate_fields(call, &json_bytes, &mut obj)?;
         Ok(Decoded { obj, warnings })
     })
+}
+
+/// The schema's types, as kube's decoding into Go structs checks them (400).
+fn check_types(call: &Call<'_>, obj: &mut Value) -> ApiResult<()> {
+    type_check::check(&call.state.catalogue, call.res, obj).map_err(|e| {
+        ApiError::bad_request(type_check::bad_request_message(
+            &call.res.kind,
+            &call.res.version,
+            &e,
+        ))
+    })
+}
+
+/// The component schema of the scale subresource's body.
+const SCALE_SCHEMA: &str = "io.k8s.api.autoscaling.v1.Scale";
+
+/// A Scale body's types (400).
+fn check_scale_types(call: &Call<'_>, scale: &mut Value) -> ApiResult<()> {
+    let schemas = call.state.catalogue.schemas();
+    type_check::check_schema(schemas, SCALE_SCHEMA, scale)
+        .map_err(|e| ApiError::bad_request(type_check::bad_request_message("Scale", "v1", &e)))
+}
+
+/// A Scale PUT: its types, and its name against the URL's (400, worded as
+/// kube's checkName).
+fn check_scale(call: &Call<'_>, scale: &mut Value) -> ApiResult<()> {
+    check_scale_types(call, scale)?;
+    let body_name = meta::name(scale).unwrap_or_default();
+    if body_name != call.name() {
+        return Err(ApiError::bad_request(format!(
+            "the name of the object ({body_name}) does not match the name on the URL ({})",
+            call.name()
+        )));
+    }
+    Ok(())
 }
 
 /// Server-side field validation: Strict fails, Warn warns, all drop unknown fields.
@@ -87,11 +123,12 @@ pub async fn update(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     call.query.check_field_manager()?;
     if call.req.subresource.as_deref() == Some("scale") {
         let bytes = body::read(raw).await?;
-        let scale_obj = body::decode(
+        let mut scale_obj = body::decode(
             &bytes,
             call.header(http::header::CONTENT_TYPE),
             call.state.catalogue.schemas(),
         )?;
+        check_scale(call, &mut scale_obj)?;
         return write_scale(call, opts, move |_| Ok(scale_obj.clone())).await;
     }
     let d = decode_object(call, raw).await?;
@@ -178,9 +215,12 @@ async fn patch_with(
     opts.admit = &admission;
     let schemas = call.state.catalogue.schemas();
     if call.req.subresource.as_deref() == Some("scale") {
-        let scale_schema = Some("io.k8s.api.autoscaling.v1.Scale");
         return write_scale(call, opts, |s: Value| {
-            patch::apply_patch(kind, &s, &patch_body, scale_schema, schemas).map_err(patch_error)
+            let mut patched =
+                patch::apply_patch(kind, &s, &patch_body, Some(SCALE_SCHEMA), schemas)
+                    .map_err(patch_error)?;
+            check_scale_types(call, &mut patched)?;
+            Ok(patched)
         })
         .await;
     }
@@ -212,6 +252,7 @@ async fn update_with(
         cpu::heavy(|| {
             let mut patched = compute(&current)?;
             body::check_object(call.res, &mut patched, call.namespace())?;
+            check_types(call, &mut patched)?;
             if meta::name(&patched) != Some(call.name()) {
                 return Err(ApiError::bad_request("metadata.name: Invalid value: the name of the patched object does not match the name on the URL"));
             }
@@ -316,6 +357,7 @@ async fn apply(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
             let decoded = cpu::heavy(|| {
                 let json = applied.to_string();
                 let mut obj = ssa(None)?;
+                check_types(call, &mut obj)?;
                 let warnings = validate_fields(call, json.as_bytes(), &mut obj)?;
                 Ok::<_, ApiError>(Decoded { obj, warnings })
             })?;

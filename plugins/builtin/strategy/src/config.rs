@@ -3,17 +3,19 @@
 //! 1 MiB of data, the keys each Secret type needs, an immutable `type`, and
 //! no data changes once `immutable: true`.
 
+use std::collections::BTreeMap;
+
 use base64::Engine as _;
 use capstan_plugin_sdk::Cause;
-use serde_json::Value;
+use serde_json::{json, Map, Value};
 
 use crate::common::{self, text, MAX_DATA_SIZE};
 use crate::gofmt;
 
 const IMMUTABLE_SET: &str = "field is immutable when `immutable` is set";
 
-/// A key and the bytes it holds.
-type Entries = Vec<(String, Vec<u8>)>;
+/// Each key and the bytes it holds.
+type Entries = BTreeMap<String, Vec<u8>>;
 
 fn entries<'a>(object: &'a Value, key: &str) -> impl Iterator<Item = (&'a String, &'a Value)> {
     object
@@ -53,27 +55,44 @@ fn secret_data(secret: &Value) -> Entries {
         .map(|(k, v)| (k.clone(), decoded(v)))
         .collect();
     for (key, value) in entries(secret, "stringData") {
-        let bytes = string_bytes(value);
-        match data.iter_mut().find(|(k, _)| k == key) {
-            Some(entry) => entry.1 = bytes,
-            None => data.push((key.clone(), bytes)),
-        }
+        data.insert(key.clone(), string_bytes(value));
     }
     data
 }
 
+/// What kube's conversion of a v1 Secret does: each `stringData` value is
+/// written over `data` (base64), and `stringData` is not kept.
+pub fn merge_string_data(secret: &mut Value) {
+    let Some(fields) = secret.as_object_mut() else {
+        return;
+    };
+    let Some(Value::Object(strings)) = fields.remove("stringData") else {
+        return;
+    };
+    if !fields.get("data").is_some_and(Value::is_object) {
+        fields.insert("data".into(), Value::Object(Map::new()));
+    }
+    if let Some(Value::Object(data)) = fields.get_mut("data") {
+        let engine = base64::engine::general_purpose::STANDARD;
+        for (key, value) in strings {
+            data.insert(
+                key,
+                json!(engine.encode(value.as_str().unwrap_or_default())),
+            );
+        }
+    }
+}
+
 fn has(data: &Entries, key: &str) -> bool {
-    data.iter().any(|(k, _)| k == key)
+    data.contains_key(key)
 }
 
 fn same_entries(a: &Entries, b: &Entries) -> bool {
-    a.len() == b.len()
-        && a.iter()
-            .all(|(k, v)| b.iter().any(|(k2, v2)| k == k2 && v == v2))
+    a == b
 }
 
 fn check_keys(data: &Entries, field: &str, causes: &mut Vec<Cause>) {
-    for (key, _) in data {
+    for key in data.keys() {
         let at = format!("{field}[{key}]");
         common::invalid_each(causes, &at, key, common::config_key(key));
     }
@@ -105,7 +124,7 @@ pub fn configmap(cm: &Value, old: Option<&Value>) -> Vec<Cause> {
             causes.push(common::forbidden("binaryData", IMMUTABLE_SET));
         }
     }
-    for (key, _) in &data {
+    for key in data.keys() {
         let at = format!("data[{key}]");
         common::invalid_each(&mut causes, &at, key, common::config_key(key));
         if has(&binary, key) {
@@ -177,10 +196,7 @@ fn required_keys(secret: &Value, data: &Entries, causes: &mut Vec<Cause>) {
             need("password");
         }
         "kubernetes.io/ssh-auth" => {
-            let empty = data
-                .iter()
-                .find(|(k, _)| k == "ssh-privatekey")
-                .is_none_or(|(_, v)| v.is_empty());
+            let empty = data.get("ssh-privatekey").is_none_or(Vec::is_empty);
             if empty {
                 causes.push(common::required("data[ssh-privatekey]", ""));
             }
@@ -279,6 +295,29 @@ mod tests {
             messages(&secret(&big, None)),
             vec!["data: Too long: may not be more than 1048576 bytes"]
         );
+    }
+
+    #[test]
+    fn string_data_is_merged_into_data_and_dropped() {
+        let mut s = json!({"data": {"a": "YQ==", "b": "Yg=="}, "stringData": {"b": "x", "c": "y"}});
+        merge_string_data(&mut s);
+        assert_eq!(s, json!({"data": {"a": "YQ==", "b": "eA==", "c": "eQ=="}}));
+        let mut only = json!({"stringData": {"token-id": "abcdef"}, "data": null});
+        merge_string_data(&mut only);
+        assert_eq!(only, json!({"data": {"token-id": "YWJjZGVm"}}));
+        let mut none = json!({"data": {"a": "YQ=="}});
+        merge_string_data(&mut none);
+        assert_eq!(none, json!({"data": {"a": "YQ=="}}));
+    }
+
+    #[test]
+    fn many_string_data_keys_are_merged_in_linear_time() {
+        let keys: Map<String, Value> = (0..8000)
+            .map(|i| (format!("key-{i}"), json!("v")))
+            .collect();
+        let secret = json!({"data": {"key-1": "YQ=="}, "stringData": keys});
+        assert_eq!(secret_data(&secret).len(), 8000);
+        assert!(self::secret(&secret, Some(&secret)).is_empty());
     }
 
     #[test]

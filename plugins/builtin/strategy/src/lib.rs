@@ -24,11 +24,13 @@ mod defaults;
 mod gofmt;
 mod initial_status;
 mod json;
+mod metadata;
 mod pod_defaults;
 mod pod_update;
 mod pods;
 mod prepare;
 mod qos;
+mod rbac;
 mod selector;
 mod services;
 mod validation;
@@ -60,22 +62,43 @@ impl StrategyPlugin for Strategy {
             Phase::Table => StrategyAnswer::Causes(Vec::new()),
         })
     }
+
+    /// Create and update without copying the object (a 3 MiB body can be
+    /// a million values); the other phases as [`call`](Self::call).
+    fn call_owned(mut call: StrategyCall) -> Result<StrategyAnswer, String> {
+        if !matches!(call.phase, Phase::Create | Phase::Update) {
+            return Self::call(&call);
+        }
+        let mut object = std::mem::take(&mut call.object);
+        let old = prepare_in_place(&call, &mut object)?;
+        let causes = validation::validate(&call.resource, &object, old);
+        Ok(StrategyAnswer::Prepared { object, causes })
+    }
 }
 
 capstan_plugin_sdk::strategy_plugin!(Strategy);
 
 /// The call's object prepared for its phase, and the stored object on updates.
 fn prepared(call: &StrategyCall) -> Result<(Value, Option<&Value>), String> {
-    if !call.object.is_object() {
+    let mut object = call.object.clone();
+    let old = prepare_in_place(call, &mut object)?;
+    Ok((object, old))
+}
+
+/// Prepares `object` (the call's) for the call's phase; the stored object on updates.
+fn prepare_in_place<'a>(
+    call: &'a StrategyCall,
+    object: &mut Value,
+) -> Result<Option<&'a Value>, String> {
+    if !object.is_object() {
         return Err(format!("{}: the object is not a JSON object", what(call)));
     }
-    let mut object = call.object.clone();
     let old = stored_object(call)?;
     match old {
-        Some(old) => prepare::for_update(&call.resource, &mut object, old),
-        None => prepare::for_create(&call.resource, &mut object),
+        Some(old) => prepare::for_update(&call.resource, object, old),
+        None => prepare::for_create(&call.resource, object),
     }
-    Ok((object, old))
+    Ok(old)
 }
 
 /// `oldObject` for the update phases (an error when missing), None otherwise.

@@ -8,7 +8,7 @@ use capstan_plugin_sdk::strategy::StrategyResource;
 use serde_json::{json, Map, Value};
 
 use crate::json::metadata_mut;
-use crate::{defaults, initial_status};
+use crate::{config, defaults, initial_status};
 
 /// The top-level fields that are not the desired state (see [`desired_state`]).
 const NOT_DESIRED_STATE: [&str; 4] = ["metadata", "status", "apiVersion", "kind"];
@@ -31,6 +31,7 @@ pub fn tracks_generation(resource: &StrategyResource) -> bool {
 
 /// PrepareForCreate: status is the server's to set; generation starts at 1.
 pub fn for_create(resource: &StrategyResource, object: &mut Value) {
+    convert(resource, object);
     if resource.has_status {
         if let Some(fields) = object.as_object_mut() {
             fields.remove("status");
@@ -47,9 +48,18 @@ pub fn for_create(resource: &StrategyResource, object: &mut Value) {
 /// field that defaults to its stored value is no change), then the generation
 /// bump. Otherwise `metadata.generation` is left as the object carries it.
 pub fn for_update(resource: &StrategyResource, object: &mut Value, old: &Value) {
+    convert(resource, object);
     defaults::apply(resource, object);
     if tracks_generation(resource) && desired_state(old) != desired_state(object) {
         set_generation(object, generation(old) + 1);
+    }
+}
+
+/// What kube's conversion to the internal version does to a written object:
+/// a Secret's `stringData` becomes `data`.
+fn convert(resource: &StrategyResource, object: &mut Value) {
+    if resource.group.is_empty() && resource.resource == "secrets" {
+        config::merge_string_data(object);
     }
 }
 

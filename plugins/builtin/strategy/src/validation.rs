@@ -7,37 +7,41 @@ use capstan_plugin_sdk::strategy::StrategyResource;
 use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
-use crate::{config, pods, services, workloads};
+use std::collections::HashSet;
+
+use crate::{config, metadata, pods, rbac, services, workloads};
 
 /// The causes for writing `object` (over `old` on update) to `resource`.
 pub fn validate(resource: &StrategyResource, object: &Value, old: Option<&Value>) -> Vec<Cause> {
     if !resource.subresource.is_empty() {
         return Vec::new();
     }
-    let causes = match (resource.group.as_str(), resource.resource.as_str()) {
-        ("", "pods") => pods::validate(object, old),
-        ("apps", plural @ ("deployments" | "replicasets" | "statefulsets"))
-        | ("", plural @ "replicationcontrollers") => workloads::validate(plural, object, old),
-        ("", "services") => services::validate(object, old),
-        ("", "configmaps") => config::configmap(object, old),
-        ("", "secrets") => config::secret(object, old),
-        _ => Vec::new(),
-    };
+    let mut causes = metadata::validate(object);
+    causes.extend(
+        match (resource.group.as_str(), resource.resource.as_str()) {
+            ("", "pods") => pods::validate(object, old),
+            ("apps", plural @ ("deployments" | "replicasets" | "statefulsets"))
+            | ("", plural @ "replicationcontrollers") => workloads::validate(plural, object, old),
+            ("", "services") => services::validate(object, old),
+            ("", "configmaps") => config::configmap(object, old),
+            ("", "secrets") => config::secret(object, old),
+            ("rbac.authorization.k8s.io", "rolebindings") => rbac::binding(object, old, false),
+            ("rbac.authorization.k8s.io", "clusterrolebindings") => {
+                rbac::binding(object, old, true)
+            }
+            _ => Vec::new(),
+        },
+    );
     deduplicated(causes)
 }
 
 /// kube's message lists each "field: message" once; so do the causes here.
 fn deduplicated(causes: Vec<Cause>) -> Vec<Cause> {
-    let mut kept: Vec<Cause> = Vec::with_capacity(causes.len());
-    for cause in causes {
-        if !kept
-            .iter()
-            .any(|k| k.field == cause.field && k.message == cause.message)
-        {
-            kept.push(cause);
-        }
-    }
-    kept
+    let mut seen: HashSet<(String, String)> = HashSet::with_capacity(causes.len());
+    causes
+        .into_iter()
+        .filter(|c| seen.insert((c.field.clone(), c.message.clone())))
+        .collect()
 }
 
 #[cfg(test)]
