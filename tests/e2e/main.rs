@@ -8,6 +8,7 @@ mod admission_plugins;
 mod api_discovery;
 mod errors;
 mod etcd;
+mod header_bytes;
 mod lifecycle;
 mod objects;
 mod patching;
