@@ -26,3 +26,4 @@ pub mod state;
 pub mod status;
 pub mod storage;
 pub mod table;
+pub mod yaml;

@@ -49,7 +49,7 @@ pub fn decode(
         }
         "application/json" | "" | "*/*" => serde_json::from_slice(bytes)
             .map_err(|e| ApiError::bad_request(format!("error decoding JSON: {e}")))?,
-        "application/yaml" | "application/x-yaml" | "text/yaml" => serde_yaml::from_slice(bytes)
+        "application/yaml" | "application/x-yaml" | "text/yaml" => crate::yaml::from_slice(bytes)
             .map_err(|e| ApiError::bad_request(format!("error converting YAML to JSON: {e}")))?,
         _ => return Err(ApiError::unsupported_media_type(&mt)),
     };
