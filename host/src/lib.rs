@@ -27,3 +27,6 @@ pub mod status;
 pub mod storage;
 pub mod table;
 pub mod yaml;
+
+#[cfg(test)]
+mod fuzz;
