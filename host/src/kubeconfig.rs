@@ -50,7 +50,7 @@ pub fn for_user(args: &crate::cli::KubeconfigArgs) -> Result<String> {
 
 /// The `server:` of the first cluster of a kubeconfig.
 fn server_url(kubeconfig: &str) -> Option<String> {
-    let doc: serde_yaml::Value = serde_yaml::from_str(kubeconfig).ok()?;
+    let doc: serde_json::Value = crate::yaml::config_from_str(kubeconfig).ok()?;
     let server = doc.get("clusters")?.get(0)?.get("cluster")?.get("server")?;
     server.as_str().map(String::from)
 }

@@ -32,3 +32,7 @@ pub mod status;
 pub mod storage;
 pub mod table;
 pub mod unread_body;
+pub mod yaml;
+
+#[cfg(test)]
+mod fuzz;

@@ -113,7 +113,7 @@ async fn admit_request(
         .get::<PeerIdentity>()
         .cloned()
         .unwrap_or_default();
-    let creds = Credentials::new(peer.certificate.clone(), req.headers());
+    let creds = Credentials::new(peer.certificate.clone(), req.headers())?;
     let auth = &state.auth;
     let requester = authenticate(state, &peer, &creds).await?;
     let user = impersonate::resolve(&auth.authorizer, requester, req.headers()).await?;

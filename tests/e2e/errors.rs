@@ -177,3 +177,37 @@ fn field_validation_strict_warn_ignore() {
         crate::support::stderr(&err)
     );
 }
+
+#[test]
+fn hostile_or_unconvertible_yaml_bodies_are_400_and_change_nothing() {
+    let s = Server::start();
+    let post = |yaml: &str| {
+        s.request(
+            "POST",
+            "/api/v1/namespaces/default/configmaps",
+            "application/yaml",
+            Some(yaml),
+        )
+    };
+    let mut laughs = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: lol}\nx0: &x0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n".to_string();
+    for i in 1..10 {
+        let refs = vec![format!("*x{}", i - 1); 9].join(", ");
+        laughs.push_str(&format!("x{i}: &x{i} [{refs}]\n"));
+    }
+    let tagged =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: tagged}\ndata: {a: !custom x}\n";
+    for body in [laughs.as_str(), tagged] {
+        let (code, status, _) = post(body);
+        assert_eq!(
+            (code, status["reason"].as_str()),
+            (400, Some("BadRequest")),
+            "{status}"
+        );
+    }
+    assert_eq!(configmap_count(&s), 0);
+    let quoted =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: quoted}\ndata: {a: 'yes', b: '0777'}\n";
+    let (code, status, _) = post(quoted);
+    assert_eq!(code, 201, "{status}");
+    assert_eq!(status["data"], json!({"a": "yes", "b": "0777"}));
+}

@@ -9,6 +9,7 @@ mod api_discovery;
 mod connections;
 mod errors;
 mod etcd;
+mod header_bytes;
 mod hostile_requests;
 mod lifecycle;
 mod objects;

@@ -19,9 +19,58 @@ fn start_webhook() -> (u16, String, Arc<AtomicUsize>) {
     let cert = params.signed_by(&key, &ca, &ca_key).unwrap();
     let der = rustls::pki_types::CertificateDer::from(cert.der().to_vec());
     let key_der = rustls::pki_types::PrivateKeyDer::try_from(key.serialize_der()).unwrap();
+    let (port, calls) = serve_webhook(der, key_der);
+    (port, ca.pem(), calls)
+}
+
+/// A self-signed serving certificate and its key (PEM), as the common
+/// tutorial makes them: `openssl req -x509 … -subj /CN=127.0.0.1 -addext
+/// subjectAltName=IP:127.0.0.1` (CA:TRUE, its own caBundle).
+fn openssl_self_signed() -> (String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let (cert, key) = (dir.path().join("tls.crt"), dir.path().join("tls.key"));
+    let out = std::process::Command::new("openssl")
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+        ])
+        .args([
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .expect("openssl");
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
+    (
+        std::fs::read_to_string(cert).unwrap(),
+        std::fs::read_to_string(key).unwrap(),
+    )
+}
+
+/// The webhook server with the certificate `openssl_self_signed` made;
+/// returns (port, that certificate's PEM, call counter).
+fn start_openssl_webhook() -> (u16, String, Arc<AtomicUsize>) {
+    use rustls::pki_types::pem::PemObject;
+    let (cert, key) = openssl_self_signed();
+    let der = rustls::pki_types::CertificateDer::from_pem_slice(cert.as_bytes()).unwrap();
+    let key_der = rustls::pki_types::PrivateKeyDer::from_pem_slice(key.as_bytes()).unwrap();
+    let (port, calls) = serve_webhook(der, key_der);
+    (port, cert, calls)
+}
+
+/// Serves `respond` over TLS with `cert` on a free port of 127.0.0.1.
+fn serve_webhook(
+    cert: rustls::pki_types::CertificateDer<'static>,
+    key: rustls::pki_types::PrivateKeyDer<'static>,
+) -> (u16, Arc<AtomicUsize>) {
     let config = rustls::ServerConfig::builder()
         .with_no_client_auth()
-        .with_single_cert(vec![der], key_der)
+        .with_single_cert(vec![cert], key)
         .unwrap();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -34,7 +83,7 @@ fn start_webhook() -> (u16, String, Arc<AtomicUsize>) {
             .unwrap();
         rt.block_on(serve(listener, config, counter));
     });
-    (port, ca.pem(), calls)
+    (port, calls)
 }
 
 async fn serve(
@@ -289,4 +338,40 @@ fn a_match_condition_that_cannot_be_evaluated_follows_the_failure_policy() {
         "{err}"
     );
     assert!(s.fails(&["get", "cm", "refused"]).contains("not found"));
+}
+
+#[test]
+fn a_self_signed_openssl_certificate_given_as_its_own_ca_bundle_is_trusted() {
+    let s = Server::start();
+    let (port, cert, calls) = start_openssl_webhook();
+    let apply = |name: &str, host: &str, ca: &str| {
+        let url = format!("https://{host}:{port}/validate");
+        let config = configuration("ValidatingWebhookConfiguration", name, &url, ca, "Fail");
+        s.ok_stdin(&["apply", "-f", "-"], &config);
+    };
+    apply("selfsigned", "127.0.0.1", &cert);
+    s.ok(&["create", "configmap", "checked"]);
+    assert!(calls.load(Ordering::SeqCst) >= 1);
+    let err = s.fails(&["label", "cm", "checked", "blocked=true"]);
+    assert!(err.contains("blocked by test webhook"), "{err}");
+    s.ok(&["delete", "validatingwebhookconfiguration", "selfsigned"]);
+
+    // Another self-signed certificate as the caBundle: refused.
+    let (foreign, _) = openssl_self_signed();
+    apply("foreign", "127.0.0.1", &foreign);
+    let err = s.fails(&["create", "configmap", "foreign"]);
+    assert!(
+        err.contains(r#"failed calling webhook "foreign.capstan.test""#),
+        "{err}"
+    );
+    s.ok(&["delete", "validatingwebhookconfiguration", "foreign"]);
+
+    // The right caBundle but a name the certificate does not carry: refused.
+    apply("misnamed", "localhost", &cert);
+    let err = s.fails(&["create", "configmap", "misnamed"]);
+    assert!(
+        err.contains(r#"failed calling webhook "misnamed.capstan.test""#),
+        "{err}"
+    );
+    assert!(s.fails(&["get", "cm", "foreign"]).contains("not found"));
 }

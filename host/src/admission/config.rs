@@ -138,7 +138,8 @@ pub fn load(path: &std::path::Path) -> Result<ServerConfig, String> {
 
 /// Parses a configuration file's text.
 pub fn parse_file(text: &str) -> Result<ServerConfig, String> {
-    let file: FileConfig = serde_yaml::from_str(text).map_err(|e| format!("configuration: {e}"))?;
+    let file: FileConfig =
+        crate::yaml::config_from_str(text).map_err(|e| format!("configuration: {e}"))?;
     if let Some(kind) = file.kind.as_deref().filter(|k| *k != "ServerConfiguration") {
         return Err(format!(
             "configuration: kind must be ServerConfiguration, got {kind:?}"

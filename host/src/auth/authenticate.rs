@@ -22,11 +22,13 @@ pub struct Credentials {
 }
 
 impl Credentials {
-    pub fn new(certificate: Option<Vec<u8>>, headers: &http::HeaderMap) -> Self {
-        Credentials {
+    /// The request's credentials; 401 when its bearer token is not UTF-8
+    /// (such a token is no one's: it is refused, never taken as absent).
+    pub fn new(certificate: Option<Vec<u8>>, headers: &http::HeaderMap) -> Result<Self, ApiError> {
+        Ok(Credentials {
             certificate,
-            token: bearer_token(headers),
-        }
+            token: bearer_token(headers).map_err(|_| ApiError::unauthorized())?,
+        })
     }
 
     fn is_empty(&self) -> bool {
@@ -34,12 +36,21 @@ impl Credentials {
     }
 }
 
-/// `Authorization: Bearer <token>` (scheme case-insensitive, as kube).
-fn bearer_token(headers: &http::HeaderMap) -> Option<String> {
-    let value = headers.get(http::header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, token) = value.trim().split_once(' ')?;
-    let token = token.trim();
-    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then(|| token.to_string())
+/// `Authorization: Bearer <token>` (scheme case-insensitive, as kube); the
+/// token as kube reads it, any UTF-8 included; `Err` when it is not UTF-8.
+fn bearer_token(headers: &http::HeaderMap) -> Result<Option<String>, std::str::Utf8Error> {
+    let Some(value) = headers.get(http::header::AUTHORIZATION) else {
+        return Ok(None);
+    };
+    let value = value.as_bytes().trim_ascii();
+    let Some(space) = value.iter().position(|b| *b == b' ') else {
+        return Ok(None);
+    };
+    let (scheme, token) = (&value[..space], value[space..].trim_ascii());
+    if !scheme.eq_ignore_ascii_case(b"bearer") || token.is_empty() {
+        return Ok(None);
+    }
+    std::str::from_utf8(token).map(|t| Some(t.to_string()))
 }
 
 pub struct Authenticator {
@@ -160,22 +171,35 @@ fn verdict(answer: &Value, review: &Value) -> Option<Verdict> {
 mod tests {
     use super::*;
 
-    fn headers(value: &str) -> http::HeaderMap {
+    fn headers(value: &[u8]) -> http::HeaderMap {
         let mut h = http::HeaderMap::new();
-        h.insert(http::header::AUTHORIZATION, value.parse().unwrap());
+        let value = http::HeaderValue::from_bytes(value).unwrap();
+        h.insert(http::header::AUTHORIZATION, value);
         h
+    }
+
+    fn token(value: &[u8]) -> Option<String> {
+        bearer_token(&headers(value)).unwrap()
     }
 
     #[test]
     fn bearer_tokens_are_read_case_insensitively_and_others_ignored() {
-        assert_eq!(bearer_token(&headers("Bearer abc")).as_deref(), Some("abc"));
-        assert_eq!(
-            bearer_token(&headers("bearer  abc ")).as_deref(),
-            Some("abc")
-        );
-        assert_eq!(bearer_token(&headers("Basic abc")), None);
-        assert_eq!(bearer_token(&headers("Bearer ")), None);
-        assert_eq!(bearer_token(&http::HeaderMap::new()), None);
+        assert_eq!(token(b"Bearer abc").as_deref(), Some("abc"));
+        assert_eq!(token(b"bearer  abc ").as_deref(), Some("abc"));
+        assert_eq!(token(b"Basic abc"), None);
+        assert_eq!(token(b"Basic \xe9"), None);
+        assert_eq!(token(b"Bearer "), None);
+        assert_eq!(bearer_token(&http::HeaderMap::new()), Ok(None));
+    }
+
+    #[tokio::test]
+    async fn non_ascii_bearer_tokens_are_401_never_anonymous() {
+        let open = Authenticator::new(vec![], true, vec![]);
+        let utf8 = Credentials::new(None, &headers("Bearer tök".as_bytes())).unwrap();
+        assert_eq!(utf8.token.as_deref(), Some("tök"));
+        assert_eq!(open.authenticate(&utf8).await.unwrap_err().code, 401);
+        let err = Credentials::new(None, &headers(b"Bearer t\xf6k")).unwrap_err();
+        assert_eq!((err.code, err.reason), (401, "Unauthorized"));
     }
 
     #[test]

@@ -53,8 +53,10 @@ pub fn decode(
                 json_error_text(bytes, &e)
             ))
         })?,
-        "application/yaml" | "application/x-yaml" | "text/yaml" => serde_yaml::from_slice(bytes)
-            .map_err(|e| ApiError::bad_request(format!("error converting YAML to JSON: {e}")))?,
+        "application/yaml" | "application/x-yaml" | "text/yaml" => {
+            crate::yaml::from_slice(bytes)
+                .map_err(|e| ApiError::bad_request(format!("error converting YAML to JSON: {e}")))?
+        }
         _ => return Err(ApiError::unsupported_media_type(&mt)),
     };
     Ok(value)

@@ -1,7 +1,7 @@
 //! Resource handlers, one per verb, generic over the catalogue: no per-kind
 //! code lives here. `handle` resolves the resource and dispatches.
 
-mod body;
+pub(crate) mod body;
 mod delete;
 pub mod event_lines;
 mod negotiate;

@@ -57,7 +57,7 @@ pub fn partial_metadata(obj: &Value) -> Value {
 pub fn respond(code: StatusCode, value: &Value, output: Output, warnings: &[String]) -> Response {
     let (body, ct) = match output {
         Output::Yaml => (
-            serde_yaml::to_string(value).unwrap_or_default(),
+            crate::yaml::to_string(value).unwrap_or_default(),
             "application/yaml",
         ),
         _ => (value.to_string(), "application/json"),

@@ -75,16 +75,37 @@ pub fn server_side_apply(
     let mut merged =
         strategic_merge(&base, &applied, root_schema, schemas).map_err(ApplyError::Patch)?;
     others.push(entry(who, mine));
-    merged["metadata"]["managedFields"] = Value::Array(others);
+    set_managed_fields(&mut merged, others)?;
     Ok(merged)
 }
 
+/// Puts `entries` into the object's metadata; 400 when there is no object
+/// or metadata to put them in (a body whose `metadata` is not a map).
+fn set_managed_fields(object: &mut Value, entries: Vec<Value>) -> Result<(), ApplyError> {
+    let not_a_map =
+        || ApplyError::Patch(PatchError::BadRequest("metadata must be an object".into()));
+    let object = object.as_object_mut().ok_or_else(not_a_map)?;
+    let metadata = object.entry("metadata").or_insert_with(|| json!({}));
+    if metadata.is_null() {
+        *metadata = json!({});
+    }
+    let metadata = metadata.as_object_mut().ok_or_else(not_a_map)?;
+    metadata.insert("managedFields".into(), Value::Array(entries));
+    Ok(())
+}
+
+/// The object's managedFields entries; entries that are not maps are
+/// nobody's and are dropped.
 fn managed_entries(object: &Value) -> Vec<Value> {
-    object
+    let entries = object
         .pointer("/metadata/managedFields")
-        .and_then(Value::as_array)
+        .and_then(Value::as_array);
+    entries
+        .into_iter()
+        .flatten()
+        .filter(|e| e.is_object())
         .cloned()
-        .unwrap_or_default()
+        .collect()
 }
 
 fn fields_of(entry: &Value) -> FieldSet {

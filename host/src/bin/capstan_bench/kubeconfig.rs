@@ -78,8 +78,8 @@ struct RawUser {
     token_file: Option<String>,
     username: Option<String>,
     password: Option<String>,
-    exec: Option<serde_yaml::Value>,
-    auth_provider: Option<serde_yaml::Value>,
+    exec: Option<serde_json::Value>,
+    auth_provider: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize, Default)]
@@ -98,7 +98,9 @@ pub fn load(path: &Path, context: Option<&str>) -> Result<Kubeconfig> {
 
 /// Resolves kubeconfig `text`; relative file references are taken from `base_dir`.
 pub fn parse(text: &str, base_dir: &Path, context: Option<&str>) -> Result<Kubeconfig> {
-    let raw: RawConfig = serde_yaml::from_str(text).context("parsing YAML")?;
+    let raw: RawConfig = capstan::yaml::config_from_str(text)
+        .map_err(anyhow::Error::msg)
+        .context("parsing YAML")?;
     let ctx = pick_context(&raw, context)?;
     let cluster_name = ctx.cluster.as_deref().unwrap_or_default();
     let cluster = raw

@@ -141,4 +141,6 @@ fn user_info(claims: &Claims, binding: Binding) -> UserInfo {
 capstan_plugin_sdk::authenticator_plugin!(ServiceAccountToken);
 
 #[cfg(test)]
+mod fuzz;
+#[cfg(test)]
 mod tests;

@@ -116,4 +116,6 @@ fn credential_id(certificate: &[u8]) -> String {
 capstan_plugin_sdk::authenticator_plugin!(X509);
 
 #[cfg(test)]
+mod fuzz;
+#[cfg(test)]
 mod tests;
