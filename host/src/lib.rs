@@ -11,6 +11,7 @@ pub mod discovery_routes;
 pub mod handlers;
 pub mod health;
 pub mod https_webhook;
+pub mod kube_json;
 pub mod kubeconfig;
 pub mod patch;
 pub mod pki;
