@@ -104,11 +104,11 @@ const ROWS: &[Row] = &[
     returns_deleted(in_all(row("", "Pod", "pods", &["po"], NS, STATUS))),
     row("", "Event", "events", &["ev"], NS, NONE),
     row("", "LimitRange", "limitranges", &["limits"], NS, NONE),
-    row("", "ResourceQuota", "resourcequotas", &["quota"], NS, STATUS),
+    returns_deleted(row("", "ResourceQuota", "resourcequotas", &["quota"], NS, STATUS)),
     row("", "Node", "nodes", &["no"], CLUSTER, STATUS),
     returns_deleted(row("", "PersistentVolume", "persistentvolumes", &["pv"], CLUSTER, STATUS)),
     returns_deleted(row("", "PersistentVolumeClaim", "persistentvolumeclaims", &["pvc"], NS, STATUS)),
-    row("", "PodTemplate", "podtemplates", &[], NS, NONE),
+    returns_deleted(row("", "PodTemplate", "podtemplates", &[], NS, NONE)),
     in_all(row("", "ReplicationController", "replicationcontrollers", &["rc"], NS, SCALE_STATUS)),
     in_all(row("apps", "Deployment", "deployments", &["deploy"], NS, SCALE_STATUS)),
     in_all(row("apps", "ReplicaSet", "replicasets", &["rs"], NS, SCALE_STATUS)),
@@ -258,8 +258,10 @@ mod tests {
                 "serviceaccounts",
                 "services",
                 "pods",
+                "resourcequotas",
                 "persistentvolumes",
                 "persistentvolumeclaims",
+                "podtemplates",
                 "storageclasses"
             ]
         );
