@@ -24,9 +24,7 @@ fn initial(resource: &StrategyResource, object: &Value) -> Option<Value> {
         ("", "pods") => Some(json!({"phase": "Pending", "qosClass": qos::class(object)})),
         ("", "namespaces") => Some(json!({"phase": "Active"})),
         ("", "persistentvolumeclaims" | "persistentvolumes") => Some(json!({"phase": "Pending"})),
-        ("", "services") | ("networking.k8s.io", "ingresses") => {
-            Some(json!({"loadBalancer": {}}))
-        }
+        ("", "services") | ("networking.k8s.io", "ingresses") => Some(json!({"loadBalancer": {}})),
         ("", "replicationcontrollers") | ("apps", "replicasets") => Some(json!({"replicas": 0})),
         ("apps", "statefulsets") => Some(json!({"replicas": 0, "availableReplicas": 0})),
         ("apps", "daemonsets") => Some(json!({
