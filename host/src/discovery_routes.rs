@@ -8,7 +8,7 @@ use http::{HeaderValue, StatusCode};
 use serde_json::Value;
 
 fn json_response(value: &Value, content_type: &str) -> Response {
-    let mut resp = (StatusCode::OK, value.to_string()).into_response();
+    let mut resp = (StatusCode::OK, crate::kube_json::to_vec(value)).into_response();
     if let Ok(ct) = HeaderValue::from_str(content_type) {
         resp.headers_mut().insert(http::header::CONTENT_TYPE, ct);
     }

@@ -16,6 +16,7 @@ pub mod health;
 pub mod held_body;
 pub mod https_webhook;
 pub mod inflight;
+pub mod kube_json;
 pub mod kubeconfig;
 pub mod patch;
 pub mod pki;

@@ -85,12 +85,13 @@ pub fn qualified_resource(group: &str, resource: &str) -> String {
     }
 }
 
+/// StatusDetails `{name, group, kind}` in Go field order (`group` only when set).
 fn name_details(group: &str, kind: &str, name: &str) -> Value {
-    let mut d = json!({ "name": name, "kind": kind });
-    if !group.is_empty() {
-        d["group"] = json!(group);
+    if group.is_empty() {
+        json!({ "name": name, "kind": kind })
+    } else {
+        json!({ "name": name, "group": group, "kind": kind })
     }
-    d
 }
 
 impl ApiError {
@@ -310,24 +311,20 @@ impl ApiError {
 
     /// The `metav1.Status` object for this error.
     pub fn to_status(&self) -> Value {
-        let mut s = json!({
-            "kind": "Status",
-            "apiVersion": "v1",
-            "metadata": {},
-            "status": "Failure",
-            "message": self.message,
-            "reason": self.reason,
-            "code": self.code,
-        });
+        let mut s = serde_json::Map::new();
+        s.insert("kind".into(), json!("Status"));
+        s.insert("apiVersion".into(), json!("v1"));
+        s.insert("metadata".into(), json!({}));
+        s.insert("status".into(), json!("Failure"));
+        s.insert("message".into(), json!(self.message));
+        if !self.reason.is_empty() {
+            s.insert("reason".into(), json!(self.reason));
+        }
         if let Some(d) = &self.details {
-            s["details"] = d.clone();
+            s.insert("details".into(), d.clone());
         }
-        if self.reason.is_empty() {
-            if let Some(o) = s.as_object_mut() {
-                o.remove("reason");
-            }
-        }
-        s
+        s.insert("code".into(), json!(self.code));
+        Value::Object(s)
     }
 }
 
@@ -349,7 +346,7 @@ pub fn success_status(group: &str, resource: &str, name: &str, uid: &str) -> Val
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let code = StatusCode::from_u16(self.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let body = self.to_status().to_string();
+        let body = crate::kube_json::to_vec(&self.to_status());
         let mut resp = (code, body).into_response();
         resp.headers_mut().insert(
             http::header::CONTENT_TYPE,

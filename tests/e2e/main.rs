@@ -7,6 +7,7 @@ mod access_control;
 mod admission_plugins;
 mod api_discovery;
 mod connections;
+mod encoding;
 mod errors;
 mod etcd;
 mod header_bytes;

@@ -39,6 +39,8 @@ struct Row {
     verbs: &'static [&'static str],
     /// Subresource names: "status" and/or "scale".
     subresources: &'static [&'static str],
+    /// kube's storage sets `ReturnDeletedObject: true`.
+    returns_deleted: bool,
 }
 
 const fn row(
@@ -58,6 +60,7 @@ const fn row(
         namespaced,
         verbs: ALL,
         subresources,
+        returns_deleted: false,
     }
 }
 
@@ -68,6 +71,12 @@ const fn in_all(mut r: Row) -> Row {
 
 const fn no_deletecollection(mut r: Row) -> Row {
     r.verbs = NO_DELETECOLLECTION;
+    r
+}
+
+/// DELETE returns the object (pkg/registry/.../storage: `ReturnDeletedObject: true`).
+const fn returns_deleted(mut r: Row) -> Row {
+    r.returns_deleted = true;
     r
 }
 
@@ -86,20 +95,20 @@ const TOKEN: &[&str] = &["token"];
 /// The table, grouped in the order kube lists groups in `/apis`.
 #[rustfmt::skip]
 const ROWS: &[Row] = &[
-    no_deletecollection(row("", "Namespace", "namespaces", &["ns"], CLUSTER, STATUS)),
+    returns_deleted(no_deletecollection(row("", "Namespace", "namespaces", &["ns"], CLUSTER, STATUS))),
     row("", "ConfigMap", "configmaps", &["cm"], NS, NONE),
     row("", "Secret", "secrets", &[], NS, NONE),
-    row("", "ServiceAccount", "serviceaccounts", &["sa"], NS, TOKEN),
-    in_all(no_deletecollection(row("", "Service", "services", &["svc"], NS, STATUS))),
+    returns_deleted(row("", "ServiceAccount", "serviceaccounts", &["sa"], NS, TOKEN)),
+    returns_deleted(in_all(no_deletecollection(row("", "Service", "services", &["svc"], NS, STATUS)))),
     row("", "Endpoints", "endpoints", &["ep"], NS, NONE),
-    in_all(row("", "Pod", "pods", &["po"], NS, STATUS)),
+    returns_deleted(in_all(row("", "Pod", "pods", &["po"], NS, STATUS))),
     row("", "Event", "events", &["ev"], NS, NONE),
     row("", "LimitRange", "limitranges", &["limits"], NS, NONE),
-    row("", "ResourceQuota", "resourcequotas", &["quota"], NS, STATUS),
+    returns_deleted(row("", "ResourceQuota", "resourcequotas", &["quota"], NS, STATUS)),
     row("", "Node", "nodes", &["no"], CLUSTER, STATUS),
-    row("", "PersistentVolume", "persistentvolumes", &["pv"], CLUSTER, STATUS),
-    row("", "PersistentVolumeClaim", "persistentvolumeclaims", &["pvc"], NS, STATUS),
-    row("", "PodTemplate", "podtemplates", &[], NS, NONE),
+    returns_deleted(row("", "PersistentVolume", "persistentvolumes", &["pv"], CLUSTER, STATUS)),
+    returns_deleted(row("", "PersistentVolumeClaim", "persistentvolumeclaims", &["pvc"], NS, STATUS)),
+    returns_deleted(row("", "PodTemplate", "podtemplates", &[], NS, NONE)),
     in_all(row("", "ReplicationController", "replicationcontrollers", &["rc"], NS, SCALE_STATUS)),
     in_all(row("apps", "Deployment", "deployments", &["deploy"], NS, SCALE_STATUS)),
     in_all(row("apps", "ReplicaSet", "replicasets", &["rs"], NS, SCALE_STATUS)),
@@ -123,7 +132,7 @@ const ROWS: &[Row] = &[
     row("rbac.authorization.k8s.io", "RoleBinding", "rolebindings", &[], NS, NONE),
     row("rbac.authorization.k8s.io", "ClusterRole", "clusterroles", &[], CLUSTER, NONE),
     row("rbac.authorization.k8s.io", "ClusterRoleBinding", "clusterrolebindings", &[], CLUSTER, NONE),
-    row("storage.k8s.io", "StorageClass", "storageclasses", &["sc"], CLUSTER, NONE),
+    returns_deleted(row("storage.k8s.io", "StorageClass", "storageclasses", &["sc"], CLUSTER, NONE)),
     row("admissionregistration.k8s.io", "MutatingWebhookConfiguration", "mutatingwebhookconfigurations", &[], CLUSTER, NONE),
     row("admissionregistration.k8s.io", "ValidatingWebhookConfiguration", "validatingwebhookconfigurations", &[], CLUSTER, NONE),
     row("scheduling.k8s.io", "PriorityClass", "priorityclasses", &["pc"], CLUSTER, NONE),
@@ -184,6 +193,7 @@ fn to_info(r: &Row) -> ResourceInfo {
         verbs: strings(r.verbs),
         subresources: r.subresources.iter().map(|s| subresource(r, s)).collect(),
         schema_name: format!("io.k8s.api.{}.v1.{}", schema_package(r.group), r.kind),
+        returns_deleted_object: r.returns_deleted,
     }
 }
 
@@ -231,6 +241,30 @@ mod tests {
             ("apps", "Deployment")
         );
         assert!(!find(&all, "", "configmaps").has_subresource("status"));
+    }
+
+    #[test]
+    fn deletes_return_the_object_where_kube_storage_does() {
+        let all = resources();
+        let returning: Vec<&str> = all
+            .iter()
+            .filter(|r| r.returns_deleted_object)
+            .map(|r| r.plural.as_str())
+            .collect();
+        assert_eq!(
+            returning,
+            [
+                "namespaces",
+                "serviceaccounts",
+                "services",
+                "pods",
+                "resourcequotas",
+                "persistentvolumes",
+                "persistentvolumeclaims",
+                "podtemplates",
+                "storageclasses"
+            ]
+        );
     }
 
     #[test]

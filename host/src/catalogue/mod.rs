@@ -47,6 +47,9 @@ pub struct ResourceInfo {
     pub subresources: Vec<Subresource>,
     /// Component schema name, e.g. `io.k8s.api.apps.v1.Deployment`.
     pub schema_name: String,
+    /// DELETE answers with the deleted object rather than a Status, as
+    /// kube's storage for this resource does (`ReturnDeletedObject: true`).
+    pub returns_deleted_object: bool,
 }
 
 impl ResourceInfo {

@@ -104,7 +104,7 @@ pub async fn delete(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     };
     let body = match outcome {
         DeleteOutcome::Pending(obj) => render(call, output, vec![obj], json!({}), true),
-        DeleteOutcome::Deleted(obj) if returns_deleted_object(call) => {
+        DeleteOutcome::Deleted(obj) if call.res.returns_deleted_object => {
             render(call, output, vec![obj], json!({}), true)
         }
         DeleteOutcome::Deleted(obj) => {
@@ -121,11 +121,6 @@ pub async fn delete(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
         output,
         &admission.take_warnings(),
     ))
-}
-
-/// Pods come back whole from DELETE, as kube-apiserver's pod storage does.
-fn returns_deleted_object(call: &Call<'_>) -> bool {
-    call.res.group.is_empty() && call.res.plural == "pods"
 }
 
 pub async fn delete_collection(call: &Call<'_>, raw: Body) -> ApiResult<Response> {

@@ -16,6 +16,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::negotiate::partial_metadata;
+use crate::kube_json::Ordered;
 use crate::registry::decode;
 use crate::storage::{Event, EventKind, Revision};
 
@@ -128,11 +129,12 @@ impl SharedEvent {
 struct Line<'a> {
     #[serde(rename = "type")]
     kind: &'a str,
-    object: &'a Value,
+    object: Ordered<'a>,
 }
 
 /// `{"type": kind, "object": object}` followed by a newline.
 pub fn encode_line(kind: &str, object: &Value) -> Option<Bytes> {
+    let object = Ordered::object(object);
     let mut out = serde_json::to_vec(&Line { kind, object }).ok()?;
     out.push(b'\n');
     Some(Bytes::from(out))

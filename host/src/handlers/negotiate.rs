@@ -57,10 +57,12 @@ pub fn partial_metadata(obj: &Value) -> Value {
 pub fn respond(code: StatusCode, value: &Value, output: Output, warnings: &[String]) -> Response {
     let (body, ct) = match output {
         Output::Yaml => (
-            crate::yaml::to_string(value).unwrap_or_default(),
+            crate::yaml::to_string(value)
+                .unwrap_or_default()
+                .into_bytes(),
             "application/yaml",
         ),
-        _ => (value.to_string(), "application/json"),
+        _ => (crate::kube_json::to_vec(value), "application/json"),
     };
     let mut resp = (code, body).into_response();
     resp.headers_mut()

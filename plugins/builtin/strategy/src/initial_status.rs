@@ -1,6 +1,8 @@
-//! The status a new object starts with, for the kinds whose status the
-//! server sets at once: pods are Pending (with their QoS class), namespaces
-//! Active, persistent volumes and claims Pending.
+//! The status a new object starts with: pods are Pending (with their QoS
+//! class), namespaces Active, persistent volumes and claims Pending; the
+//! other kinds whose PrepareForCreate resets status start with the empty
+//! status kube encodes (its non-omitempty fields: Service's `loadBalancer`,
+//! a ReplicaSet's `replicas: 0`, …), so a create answers as kube's does.
 
 use capstan_plugin_sdk::strategy::StrategyResource;
 use serde_json::{json, Value};
@@ -22,6 +24,24 @@ fn initial(resource: &StrategyResource, object: &Value) -> Option<Value> {
         ("", "pods") => Some(json!({"phase": "Pending", "qosClass": qos::class(object)})),
         ("", "namespaces") => Some(json!({"phase": "Active"})),
         ("", "persistentvolumeclaims" | "persistentvolumes") => Some(json!({"phase": "Pending"})),
+        ("", "services") | ("networking.k8s.io", "ingresses") => Some(json!({"loadBalancer": {}})),
+        ("", "replicationcontrollers") | ("apps", "replicasets") => Some(json!({"replicas": 0})),
+        ("apps", "statefulsets") => Some(json!({"replicas": 0, "availableReplicas": 0})),
+        ("apps", "daemonsets") => Some(json!({
+            "currentNumberScheduled": 0,
+            "numberMisscheduled": 0,
+            "desiredNumberScheduled": 0,
+            "numberReady": 0,
+        })),
+        ("policy", "poddisruptionbudgets") => Some(json!({
+            "disruptionsAllowed": 0,
+            "currentHealthy": 0,
+            "desiredHealthy": 0,
+            "expectedPods": 0,
+        })),
+        ("apps", "deployments") | ("batch", "jobs" | "cronjobs") | ("", "resourcequotas") => {
+            Some(json!({}))
+        }
         _ => None,
     }
 }
@@ -59,5 +79,33 @@ mod tests {
             json!({"phase": "Pending"})
         );
         assert_eq!(status_of("configmaps", json!({})), Value::Null);
+    }
+
+    fn status_in(group: &str, plural: &str) -> Value {
+        let resource = StrategyResource {
+            group: group.into(),
+            resource: plural.into(),
+            ..Default::default()
+        };
+        let mut object = json!({"status": {"replicas": 5}});
+        set(&resource, &mut object);
+        object["status"].clone()
+    }
+
+    #[test]
+    fn empty_statuses_as_kube_encodes_them() {
+        assert_eq!(status_in("", "services"), json!({"loadBalancer": {}}));
+        assert_eq!(status_in("apps", "deployments"), json!({}));
+        assert_eq!(status_in("apps", "replicasets"), json!({"replicas": 0}));
+        assert_eq!(
+            status_in("apps", "statefulsets"),
+            json!({"replicas": 0, "availableReplicas": 0})
+        );
+        assert_eq!(status_in("apps", "daemonsets")["numberReady"], 0);
+        assert_eq!(status_in("batch", "jobs"), json!({}));
+        assert_eq!(
+            status_in("networking.k8s.io", "ingresses"),
+            json!({"loadBalancer": {}})
+        );
     }
 }

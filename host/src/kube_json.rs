@@ -1,0 +1,292 @@
+//! JSON as kube-apiserver encodes it. Go's encoder writes struct fields in
+//! declaration order: `kind`, `apiVersion` (TypeMeta), `metadata`, then the
+//! kind's own fields (`spec`, `status`, or ConfigMap's `immutable`, `data`,
+//! `binaryData`, …); a Status is `status, message, reason, details, code`.
+//! Every response body ends with a newline, as kube's serializer writes it.
+//!
+//! [`Ordered`] serializes a `serde_json::Value` in that order without
+//! copying it; fields the tables here do not know keep their own order,
+//! after the known ones. Nested fields other than `metadata` and a Status's
+//! `details` keep the order they have.
+
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
+use serde_json::{Map, Value};
+
+/// TypeMeta and ObjectMeta, first in every object.
+const LEADING: &[&str] = &["kind", "apiVersion", "metadata"];
+
+/// The fields of most kinds after metadata.
+const SPEC_STATUS: &[&str] = &["spec", "status"];
+
+/// ObjectMeta in Go order, with ListMeta's `continue` and
+/// `remainingItemCount` where ListMeta has them (after `resourceVersion`).
+const METADATA: &[&str] = &[
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "continue",
+    "remainingItemCount",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+];
+
+/// metav1.StatusDetails.
+const DETAILS: &[&str] = &[
+    "name",
+    "group",
+    "kind",
+    "uid",
+    "causes",
+    "retryAfterSeconds",
+];
+
+/// metav1.StatusCause.
+const CAUSE: &[&str] = &["reason", "message", "field"];
+
+/// The fields after metadata of a kind, in its Go struct's order.
+fn body_order(api_version: &str, kind: &str) -> &'static [&'static str] {
+    match (api_version, kind) {
+        ("v1", "Status") => &["status", "message", "reason", "details", "code"],
+        ("v1", "Event") => &[
+            "involvedObject",
+            "reason",
+            "message",
+            "source",
+            "firstTimestamp",
+            "lastTimestamp",
+            "count",
+            "type",
+            "eventTime",
+            "series",
+            "action",
+            "related",
+            "reportingComponent",
+            "reportingInstance",
+        ],
+        ("events.k8s.io/v1", "Event") => &[
+            "eventTime",
+            "series",
+            "reportingController",
+            "reportingInstance",
+            "action",
+            "reason",
+            "regarding",
+            "related",
+            "note",
+            "type",
+            "deprecatedSource",
+            "deprecatedFirstTimestamp",
+            "deprecatedLastTimestamp",
+            "deprecatedCount",
+        ],
+        (_, "ConfigMap") => &["immutable", "data", "binaryData"],
+        (_, "Secret") => &["immutable", "data", "stringData", "type"],
+        (_, "ServiceAccount") => &[
+            "secrets",
+            "imagePullSecrets",
+            "automountServiceAccountToken",
+        ],
+        (_, "Endpoints") => &["subsets"],
+        (_, "PodTemplate") => &["template"],
+        (_, "Role") => &["rules"],
+        (_, "ClusterRole") => &["rules", "aggregationRule"],
+        (_, "RoleBinding" | "ClusterRoleBinding") => &["subjects", "roleRef"],
+        (_, "StorageClass") => &[
+            "provisioner",
+            "parameters",
+            "reclaimPolicy",
+            "mountOptions",
+            "allowVolumeExpansion",
+            "volumeBindingMode",
+            "allowedTopologies",
+        ],
+        (_, "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration") => &["webhooks"],
+        (_, "PriorityClass") => &["value", "globalDefault", "description", "preemptionPolicy"],
+        (_, "ControllerRevision") => &["data", "revision"],
+        (_, "EndpointSlice") => &["addressType", "endpoints", "ports"],
+        (_, "Table") => &["columnDefinitions", "rows"],
+        (_, list) if list.ends_with("List") => &["items"],
+        _ => SPEC_STATUS,
+    }
+}
+
+/// What a JSON object is, which decides the order of its fields.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Shape {
+    /// An API object, a list, a Status or a watch event.
+    Object,
+    Metadata,
+    Details,
+    Cause,
+    /// Anything else: kept as it is.
+    Plain,
+}
+
+impl Shape {
+    /// The fields that go first, in order (two runs, one after the other).
+    fn order(self, map: &Map<String, Value>) -> [&'static [&'static str]; 2] {
+        match self {
+            Shape::Object => {
+                let text = |k: &str| map.get(k).and_then(Value::as_str).unwrap_or_default();
+                [LEADING, body_order(text("apiVersion"), text("kind"))]
+            }
+            Shape::Metadata => [METADATA, &[]],
+            Shape::Details => [DETAILS, &[]],
+            Shape::Cause => [CAUSE, &[]],
+            Shape::Plain => [&[], &[]],
+        }
+    }
+
+    /// The shape of the value under `key` of an object of this shape.
+    fn child(self, key: &str) -> Shape {
+        match (self, key) {
+            (Shape::Object, "metadata") => Shape::Metadata,
+            (Shape::Object, "items" | "object") => Shape::Object,
+            (Shape::Object, "details") => Shape::Details,
+            (Shape::Details, "causes") => Shape::Cause,
+            _ => Shape::Plain,
+        }
+    }
+}
+
+/// A value serialized in kube's field order.
+pub struct Ordered<'a> {
+    value: &'a Value,
+    shape: Shape,
+}
+
+impl<'a> Ordered<'a> {
+    /// An API object, list, Status or watch event.
+    pub fn object(value: &'a Value) -> Self {
+        Ordered {
+            value,
+            shape: Shape::Object,
+        }
+    }
+}
+
+impl Serialize for Ordered<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.value {
+            Value::Object(map) if self.shape != Shape::Plain => {
+                serialize_map(map, self.shape, serializer)
+            }
+            Value::Array(items) if self.shape != Shape::Plain => {
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(&Ordered {
+                        value: item,
+                        shape: self.shape,
+                    })?;
+                }
+                seq.end()
+            }
+            other => other.serialize(serializer),
+        }
+    }
+}
+
+fn serialize_map<S: Serializer>(
+    map: &Map<String, Value>,
+    shape: Shape,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let order = shape.order(map);
+    let known = |key: &str| order.iter().any(|run| run.contains(&key));
+    let mut out = serializer.serialize_map(Some(map.len()))?;
+    let entry = |key: &str, value| Ordered {
+        value,
+        shape: shape.child(key),
+    };
+    for key in order.iter().flat_map(|run| run.iter()) {
+        if let Some(value) = map.get(*key) {
+            out.serialize_entry(key, &entry(key, value))?;
+        }
+    }
+    for (key, value) in map.iter().filter(|(key, _)| !known(key)) {
+        out.serialize_entry(key, &entry(key, value))?;
+    }
+    out.end()
+}
+
+/// The response body for `value`: kube's field order and a final newline.
+pub fn to_vec(value: &Value) -> Vec<u8> {
+    let mut out = match serde_json::to_vec(&Ordered::object(value)) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            tracing::error!(error = %e, "encoding a response failed");
+            Vec::new()
+        }
+    };
+    out.push(b'\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn text(value: &Value) -> String {
+        String::from_utf8(to_vec(value)).unwrap()
+    }
+
+    #[test]
+    fn objects_start_with_kind_api_version_and_metadata() {
+        let cm = json!({"data": {"b": "1", "a": "2"}, "metadata": {"namespace": "d", "name": "c"}, "apiVersion": "v1", "kind": "ConfigMap", "immutable": true});
+        assert_eq!(
+            text(&cm),
+            "{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"c\",\"namespace\":\"d\"},\"immutable\":true,\"data\":{\"b\":\"1\",\"a\":\"2\"}}\n"
+        );
+    }
+
+    #[test]
+    fn spec_comes_before_status_and_unknown_fields_last() {
+        let deploy = json!({"status": {}, "extra": 1, "spec": {"replicas": 1}, "kind": "Deployment", "apiVersion": "apps/v1", "metadata": {}});
+        assert_eq!(
+            text(&deploy),
+            "{\"kind\":\"Deployment\",\"apiVersion\":\"apps/v1\",\"metadata\":{},\"spec\":{\"replicas\":1},\"status\":{},\"extra\":1}\n"
+        );
+    }
+
+    #[test]
+    fn a_status_is_in_go_struct_order() {
+        let status = json!({"code": 422, "details": {"causes": [{"field": "f", "message": "m", "reason": "r"}], "kind": "pods", "group": "", "name": "p"}, "reason": "Invalid", "message": "x", "status": "Failure", "metadata": {}, "apiVersion": "v1", "kind": "Status"});
+        assert_eq!(
+            text(&status),
+            "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"x\",\"reason\":\"Invalid\",\"details\":{\"name\":\"p\",\"group\":\"\",\"kind\":\"pods\",\"causes\":[{\"reason\":\"r\",\"message\":\"m\",\"field\":\"f\"}]},\"code\":422}\n"
+        );
+    }
+
+    #[test]
+    fn list_items_and_watch_objects_are_ordered_too() {
+        let list = json!({"items": [{"spec": {}, "metadata": {"name": "a"}}], "metadata": {"resourceVersion": "3"}, "apiVersion": "v1", "kind": "PodList"});
+        assert_eq!(
+            text(&list),
+            "{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"3\"},\"items\":[{\"metadata\":{\"name\":\"a\"},\"spec\":{}}]}\n"
+        );
+        let event = json!({"type": "ADDED", "object": {"data": {}, "kind": "ConfigMap", "apiVersion": "v1"}});
+        let line = serde_json::to_string(&Ordered::object(&event)).unwrap();
+        assert_eq!(
+            line,
+            "{\"type\":\"ADDED\",\"object\":{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"data\":{}}}"
+        );
+    }
+
+    #[test]
+    fn nested_fields_keep_their_order() {
+        let pod = json!({"kind": "Pod", "apiVersion": "v1", "spec": {"z": 1, "a": {"kind": "x", "b": 2}}});
+        assert!(text(&pod).contains("\"spec\":{\"z\":1,\"a\":{\"kind\":\"x\",\"b\":2}}"));
+    }
+}
