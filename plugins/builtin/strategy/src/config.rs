@@ -225,14 +225,8 @@ fn service_account_name(secret: &Value, causes: &mut Vec<Cause>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::messages;
     use serde_json::json;
-
-    fn messages(causes: &[Cause]) -> Vec<String> {
-        causes
-            .iter()
-            .map(|c| format!("{}: {}", c.field, c.message))
-            .collect()
-    }
 
     #[test]
     fn configmap_keys_and_duplicates() {

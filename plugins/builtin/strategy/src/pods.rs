@@ -205,14 +205,8 @@ fn host_port_conflicts(containers: &[Value], at: &str, causes: &mut Vec<Cause>) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::messages;
     use serde_json::json;
-
-    fn messages(causes: &[Cause]) -> Vec<String> {
-        causes
-            .iter()
-            .map(|c| format!("{}: {}", c.field, c.message))
-            .collect()
-    }
 
     #[test]
     fn containers_are_required() {

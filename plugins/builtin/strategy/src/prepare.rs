@@ -33,14 +33,15 @@ pub fn tracks_generation(resource: &StrategyResource) -> bool {
 pub fn for_create(resource: &StrategyResource, object: &mut Value) {
     convert(resource, object);
     if resource.has_status {
+        // The client's status is replaced by the one kube's strategy starts with.
         if let Some(fields) = object.as_object_mut() {
             fields.remove("status");
         }
+        initial_status::set(resource, object);
     }
     if tracks_generation(resource) {
         set_generation(object, 1);
     }
-    initial_status::set(resource, object);
     defaults::apply(resource, object);
 }
 
@@ -131,7 +132,7 @@ mod tests {
         let mut d = json!({"metadata": {"name": "d", "generation": 7}, "spec": {},
                            "status": {"replicas": 5}});
         for_create(&res("apps", "deployments", true), &mut d);
-        assert!(d.get("status").is_none());
+        assert_eq!(d["status"], json!({}), "kube's empty DeploymentStatus");
         assert_eq!(d["metadata"]["generation"], 1);
         assert_eq!(d["spec"]["replicas"], 1);
     }

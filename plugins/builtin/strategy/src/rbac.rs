@@ -79,14 +79,8 @@ fn rendered(role_ref: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::messages;
     use serde_json::json;
-
-    fn messages(causes: &[Cause]) -> Vec<String> {
-        causes
-            .iter()
-            .map(|c| format!("{}: {}", c.field, c.message))
-            .collect()
-    }
 
     fn rb(kind: &str, name: &str) -> Value {
         json!({"roleRef": {"apiGroup": RBAC_GROUP, "kind": kind, "name": name}})

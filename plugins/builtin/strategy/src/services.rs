@@ -247,14 +247,8 @@ fn cluster_ip_update(new: &Value, old: &Value, causes: &mut Vec<Cause>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::messages;
     use serde_json::json;
-
-    fn messages(causes: &[Cause]) -> Vec<String> {
-        causes
-            .iter()
-            .map(|c| format!("{}: {}", c.field, c.message))
-            .collect()
-    }
 
     #[test]
     fn ports_are_required_unless_headless_or_external_name() {

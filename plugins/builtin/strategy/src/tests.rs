@@ -6,6 +6,14 @@ use serde_json::{json, Value};
 
 use super::Strategy;
 
+/// `field: message` of each cause, as the causes of one Invalid read.
+pub(crate) fn messages(causes: &[capstan_plugin_sdk::Cause]) -> Vec<String> {
+    causes
+        .iter()
+        .map(|c| format!("{}: {}", c.field, c.message))
+        .collect()
+}
+
 fn call(input: Value) -> Value {
     match call_strategy::<Strategy>(&input) {
         Ok(answer) => answer,
@@ -94,7 +102,11 @@ fn create_drops_status_only_when_it_is_a_subresource() {
     let mut d = deployment(2, 9);
     d["status"] = json!({"replicas": 2});
     let out = call(json!({"phase": "create", "resource": deployments(), "object": d.clone()}));
-    assert!(out["object"].get("status").is_none());
+    assert_eq!(
+        out["object"]["status"],
+        json!({}),
+        "reset to kube's empty status"
+    );
     assert_eq!(out["object"]["metadata"]["generation"], 1);
     let no_status = resource("apps/v1", "deployments", "Deployment", false);
     let out = call(json!({"phase": "create", "resource": no_status, "object": d}));

@@ -209,14 +209,8 @@ fn fixed_part(spec: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::messages;
     use serde_json::json;
-
-    fn messages(causes: &[Cause]) -> Vec<String> {
-        causes
-            .iter()
-            .map(|c| format!("{}: {}", c.field, c.message))
-            .collect()
-    }
 
     fn deployment(selector: Value, labels: Value) -> Value {
         json!({"spec": {"replicas": 1, "selector": selector, "template": {
