@@ -192,6 +192,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let tokens = TokenIssuer::load_or_create(&key_file).context("service account signing key")?;
     state.tokens = Some(Arc::new(tokens));
     state.auth = Arc::new(auth_chains(&state, &config.auth, &runtime)?);
+    state.pki = Some(pki.clone());
     let state = Arc::new(state);
     controllers::bootstrap::bootstrap(&state)
         .await

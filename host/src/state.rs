@@ -31,6 +31,9 @@ pub struct AppState {
     pub event_lines: Arc<EventLines>,
     /// `host:port` clients reach this server at (for /api's serverAddressByClientCIDRs).
     pub server_address: String,
+    /// The data directory's CA and certificates (the root CA publisher and
+    /// the CSR signer use them); `None` in states built without one.
+    pub pki: Option<crate::pki::PkiPaths>,
 }
 
 impl AppState {
@@ -64,6 +67,7 @@ impl AppState {
             tokens: None,
             event_lines: Arc::new(EventLines::default()),
             server_address,
+            pki: None,
         }
     }
 

@@ -7,6 +7,7 @@ pub mod leader;
 pub mod namespace;
 pub mod rbac;
 pub mod resource_quota;
+pub mod root_ca;
 pub mod service_account;
 
 use crate::state::AppState;
@@ -20,6 +21,7 @@ pub fn spawn_all(state: Arc<AppState>) -> Vec<JoinHandle<()>> {
     vec![
         namespace::spawn_sweeper(state.clone(), Duration::from_secs(2)),
         service_account::spawn(state.clone()),
+        root_ca::spawn(state.clone()),
         rbac::spawn_aggregation(state.clone()),
         resource_quota::spawn(state.clone()),
         garbage_collector::spawn(state),
