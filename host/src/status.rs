@@ -263,6 +263,26 @@ impl ApiError {
         )
     }
 
+    /// 429 TooManyRequests; `retry_after` seconds (when not 0) also go in
+    /// the Retry-After header, as kube's NewTooManyRequests.
+    pub fn too_many_requests(
+        message: impl Into<String>,
+        retry_after: u32,
+        causes: Vec<Value>,
+    ) -> Self {
+        let mut details = json!({});
+        if !causes.is_empty() {
+            details["causes"] = Value::Array(causes);
+        }
+        if retry_after > 0 {
+            details["retryAfterSeconds"] = json!(retry_after);
+        }
+        ApiError {
+            details: Some(details),
+            ..Self::new(429, "TooManyRequests", message)
+        }
+    }
+
     pub fn unavailable(message: impl Into<String>) -> Self {
         Self::new(503, "ServiceUnavailable", message)
     }
@@ -318,6 +338,13 @@ impl IntoResponse for ApiError {
             http::header::CONTENT_TYPE,
             http::HeaderValue::from_static("application/json"),
         );
+        let retry = self
+            .details
+            .as_ref()
+            .and_then(|d| d["retryAfterSeconds"].as_u64());
+        if let Some(v) = retry.and_then(|s| http::HeaderValue::from_str(&s.to_string()).ok()) {
+            resp.headers_mut().insert(http::header::RETRY_AFTER, v);
+        }
         resp
     }
 }

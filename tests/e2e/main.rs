@@ -11,6 +11,7 @@ mod etcd;
 mod lifecycle;
 mod objects;
 mod patching;
+mod pod_subresources;
 mod python_client;
 mod replicas;
 mod watching;

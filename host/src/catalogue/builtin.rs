@@ -82,6 +82,23 @@ const STATUS: &[&str] = &["status"];
 const SCALE_STATUS: &[&str] = &["scale", "status"];
 const NONE: &[&str] = &[];
 const TOKEN: &[&str] = &["token"];
+/// The pod subresources kube serves without a kubelet's help or with its answers.
+const POD_SUBRESOURCES: &[&str] = &[
+    "attach",
+    "binding",
+    "ephemeralcontainers",
+    "eviction",
+    "exec",
+    "log",
+    "portforward",
+    "status",
+];
+
+/// Verbs of pods/log.
+const GET_ONLY: &[&str] = &["get"];
+
+/// Verbs of the streaming subresources (exec, attach, portforward).
+const CONNECT_VERBS: &[&str] = &["create", "get"];
 
 /// The table, grouped in the order kube lists groups in `/apis`.
 #[rustfmt::skip]
@@ -92,7 +109,7 @@ const ROWS: &[Row] = &[
     row("", "ServiceAccount", "serviceaccounts", &["sa"], NS, TOKEN),
     in_all(no_deletecollection(row("", "Service", "services", &["svc"], NS, STATUS))),
     row("", "Endpoints", "endpoints", &["ep"], NS, NONE),
-    in_all(row("", "Pod", "pods", &["po"], NS, STATUS)),
+    in_all(row("", "Pod", "pods", &["po"], NS, POD_SUBRESOURCES)),
     row("", "Event", "events", &["ev"], NS, NONE),
     row("", "LimitRange", "limitranges", &["limits"], NS, NONE),
     row("", "ResourceQuota", "resourcequotas", &["quota"], NS, STATUS),
@@ -155,6 +172,12 @@ fn subresource(r: &Row, name: &str) -> Subresource {
     let (group, version, kind, verbs) = match name {
         "scale" => ("autoscaling", "v1", "Scale", SUBRESOURCE_VERBS),
         "token" => ("authentication.k8s.io", "v1", "TokenRequest", CREATE_ONLY),
+        "attach" => ("", "v1", "PodAttachOptions", CONNECT_VERBS),
+        "exec" => ("", "v1", "PodExecOptions", CONNECT_VERBS),
+        "portforward" => ("", "v1", "PodPortForwardOptions", CONNECT_VERBS),
+        "binding" => ("", "v1", "Binding", CREATE_ONLY),
+        "eviction" => ("policy", "v1", "Eviction", CREATE_ONLY),
+        "log" => ("", "v1", "Pod", GET_ONLY),
         _ => (r.group, "v1", r.kind, SUBRESOURCE_VERBS),
     };
     Subresource {

@@ -5,6 +5,7 @@ mod body;
 mod delete;
 pub mod event_lines;
 mod negotiate;
+mod pod_subresources;
 pub mod query;
 mod read;
 mod reviews;
@@ -128,6 +129,9 @@ async fn dispatch(
     }
     if token_request::is_token_request(&call) {
         return token_request::create(&call, body).await;
+    }
+    if pod_subresources::handles(&call) {
+        return pod_subresources::serve(&call, body).await;
     }
     match req.verb {
         Verb::Get => read::get(&call).await,

@@ -340,7 +340,7 @@ fn apply_error(e: ApplyError) -> ApiError {
     }
 }
 
-fn patch_error(e: patch::PatchError) -> ApiError {
+pub(super) fn patch_error(e: patch::PatchError) -> ApiError {
     ApiError {
         code: e.status_code(),
         reason: e.reason(),

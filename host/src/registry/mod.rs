@@ -439,7 +439,7 @@ impl Registry {
                     }
                     Ok(obj)
                 },
-                true,
+                update::LoopMode::Deleting,
             )
             .await?;
         Ok(match out {
