@@ -193,6 +193,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     state.tokens = Some(Arc::new(tokens));
     state.auth = Arc::new(auth_chains(&state, &config.auth, &runtime)?);
     state.pki = Some(pki.clone());
+    state.on_etcd = !args.etcd_servers.is_empty();
     let state = Arc::new(state);
     controllers::bootstrap::bootstrap(&state)
         .await

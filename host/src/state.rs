@@ -34,6 +34,8 @@ pub struct AppState {
     /// The data directory's CA and certificates (the root CA publisher and
     /// the CSR signer use them); `None` in states built without one.
     pub pki: Option<crate::pki::PkiPaths>,
+    /// Whether the store is etcd (componentstatuses then lists etcd-0).
+    pub on_etcd: bool,
 }
 
 impl AppState {
@@ -68,6 +70,7 @@ impl AppState {
             event_lines: Arc::new(EventLines::default()),
             server_address,
             pki: None,
+            on_etcd: false,
         }
     }
 

@@ -6,6 +6,7 @@ mod support;
 mod access_control;
 mod admission_plugins;
 mod api_discovery;
+mod cluster_apis;
 mod errors;
 mod etcd;
 mod lifecycle;

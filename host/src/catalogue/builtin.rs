@@ -24,6 +24,9 @@ const NO_DELETECOLLECTION: &[&str] = &[
 /// Verbs of the review resources, which are only ever created (never stored).
 const CREATE_ONLY: &[&str] = &["create"];
 
+/// Verbs of componentstatuses, which are read only.
+const GET_LIST: &[&str] = &["get", "list"];
+
 /// Verbs of the status and scale subresources.
 const SUBRESOURCE_VERBS: &[&str] = &["get", "patch", "update"];
 
@@ -68,6 +71,11 @@ const fn in_all(mut r: Row) -> Row {
 
 const fn no_deletecollection(mut r: Row) -> Row {
     r.verbs = NO_DELETECOLLECTION;
+    r
+}
+
+const fn read_only(mut r: Row) -> Row {
+    r.verbs = GET_LIST;
     r
 }
 
@@ -117,6 +125,7 @@ const ROWS: &[Row] = &[
     row("", "PersistentVolume", "persistentvolumes", &["pv"], CLUSTER, STATUS),
     row("", "PersistentVolumeClaim", "persistentvolumeclaims", &["pvc"], NS, STATUS),
     row("", "PodTemplate", "podtemplates", &[], NS, NONE),
+    read_only(row("", "ComponentStatus", "componentstatuses", &["cs"], CLUSTER, NONE)),
     in_all(row("", "ReplicationController", "replicationcontrollers", &["rc"], NS, SCALE_STATUS)),
     in_all(row("apps", "Deployment", "deployments", &["deploy"], NS, SCALE_STATUS)),
     in_all(row("apps", "ReplicaSet", "replicasets", &["rs"], NS, SCALE_STATUS)),

@@ -40,7 +40,7 @@ fn generate() -> Map<String, Value> {
         core::Namespace, core::ConfigMap, core::Secret, core::ServiceAccount, core::Service,
         core::Endpoints, core::Pod, core::Event, core::LimitRange, core::ResourceQuota,
         core::Node, core::PersistentVolume, core::PersistentVolumeClaim, core::PodTemplate,
-        core::ReplicationController,
+        core::ReplicationController, core::ComponentStatus,
         apps::Deployment, apps::ReplicaSet, apps::StatefulSet, apps::DaemonSet,
         apps::ControllerRevision, batch::Job, batch::CronJob,
         rbac::Role, rbac::RoleBinding, rbac::ClusterRole, rbac::ClusterRoleBinding,

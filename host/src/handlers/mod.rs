@@ -2,6 +2,7 @@
 //! code lives here. `handle` resolves the resource and dispatches.
 
 mod body;
+mod component_status;
 mod delete;
 pub mod event_lines;
 mod negotiate;
@@ -116,7 +117,14 @@ async fn dispatch(
     parts: &Parts,
     body: Body,
 ) -> ApiResult<Response> {
-    let res = resolve(state, req)?;
+    let res = match resolve(state, req) {
+        Ok(res) => res,
+        Err(e) => {
+            // Read what was sent, so an HTTP/2 client sees the answer, not a reset stream.
+            let _ = body::read(body).await;
+            return Err(e);
+        }
+    };
     let call = Call {
         state,
         res,
@@ -129,6 +137,9 @@ async fn dispatch(
     }
     if token_request::is_token_request(&call) {
         return token_request::create(&call, body).await;
+    }
+    if component_status::is_component_status(&call) {
+        return component_status::serve(&call).await;
     }
     if pod_subresources::handles(&call) {
         return pod_subresources::serve(&call, body).await;
