@@ -5,6 +5,7 @@
 pub mod admission;
 pub mod auth;
 pub mod catalogue;
+pub mod certificates;
 pub mod cli;
 pub mod controllers;
 pub mod discovery_routes;

@@ -90,6 +90,7 @@ const STATUS: &[&str] = &["status"];
 const SCALE_STATUS: &[&str] = &["scale", "status"];
 const NONE: &[&str] = &[];
 const TOKEN: &[&str] = &["token"];
+const CSR_SUBRESOURCES: &[&str] = &["approval", "status"];
 /// The pod subresources kube serves without a kubelet's help or with its answers.
 const POD_SUBRESOURCES: &[&str] = &[
     "attach",
@@ -127,6 +128,7 @@ const ROWS: &[Row] = &[
     row("", "PodTemplate", "podtemplates", &[], NS, NONE),
     read_only(row("", "ComponentStatus", "componentstatuses", &["cs"], CLUSTER, NONE)),
     in_all(row("", "ReplicationController", "replicationcontrollers", &["rc"], NS, SCALE_STATUS)),
+    row("apiregistration.k8s.io", "APIService", "apiservices", &[], CLUSTER, STATUS),
     in_all(row("apps", "Deployment", "deployments", &["deploy"], NS, SCALE_STATUS)),
     in_all(row("apps", "ReplicaSet", "replicasets", &["rs"], NS, SCALE_STATUS)),
     in_all(row("apps", "StatefulSet", "statefulsets", &["sts"], NS, SCALE_STATUS)),
@@ -141,6 +143,7 @@ const ROWS: &[Row] = &[
     create_only(row("authorization.k8s.io", "SubjectAccessReview", "subjectaccessreviews", &[], CLUSTER, NONE)),
     in_all(row("batch", "Job", "jobs", &[], NS, STATUS)),
     in_all(row("batch", "CronJob", "cronjobs", &["cj"], NS, STATUS)),
+    row("certificates.k8s.io", "CertificateSigningRequest", "certificatesigningrequests", &["csr"], CLUSTER, CSR_SUBRESOURCES),
     row("networking.k8s.io", "Ingress", "ingresses", &["ing"], NS, STATUS),
     row("networking.k8s.io", "IngressClass", "ingressclasses", &[], CLUSTER, NONE),
     row("networking.k8s.io", "NetworkPolicy", "networkpolicies", &["netpol"], NS, NONE),
@@ -166,11 +169,25 @@ fn schema_package(group: &str) -> &str {
     }
 }
 
+/// The component schema of a row's kind.
+fn schema_name(r: &Row) -> String {
+    match r.group {
+        "apiregistration.k8s.io" => format!(
+            "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.{}",
+            r.kind
+        ),
+        group => format!("io.k8s.api.{}.v1.{}", schema_package(group), r.kind),
+    }
+}
+
 /// Categories kube gives a built-in resource.
 fn categories(r: &Row) -> Vec<String> {
     if r.in_all {
         vec!["all".to_string()]
-    } else if r.group == "admissionregistration.k8s.io" {
+    } else if matches!(
+        r.group,
+        "admissionregistration.k8s.io" | "apiregistration.k8s.io"
+    ) {
         vec!["api-extensions".to_string()]
     } else {
         Vec::new()
@@ -215,7 +232,7 @@ fn to_info(r: &Row) -> ResourceInfo {
         namespaced: r.namespaced,
         verbs: strings(r.verbs),
         subresources: r.subresources.iter().map(|s| subresource(r, s)).collect(),
-        schema_name: format!("io.k8s.api.{}.v1.{}", schema_package(r.group), r.kind),
+        schema_name: schema_name(r),
     }
 }
 

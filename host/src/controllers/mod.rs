@@ -2,6 +2,7 @@
 //! users expect without a kube-controller-manager.
 
 pub mod bootstrap;
+pub mod csr_signer;
 pub mod garbage_collector;
 pub mod leader;
 pub mod namespace;
@@ -22,6 +23,7 @@ pub fn spawn_all(state: Arc<AppState>) -> Vec<JoinHandle<()>> {
         namespace::spawn_sweeper(state.clone(), Duration::from_secs(2)),
         service_account::spawn(state.clone()),
         root_ca::spawn(state.clone()),
+        csr_signer::spawn(state.clone()),
         rbac::spawn_aggregation(state.clone()),
         resource_quota::spawn(state.clone()),
         garbage_collector::spawn(state),

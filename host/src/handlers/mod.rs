@@ -2,6 +2,7 @@
 //! code lives here. `handle` resolves the resource and dispatches.
 
 mod body;
+mod certificates;
 mod component_status;
 mod delete;
 pub mod event_lines;
@@ -10,6 +11,7 @@ mod pod_subresources;
 pub mod query;
 mod read;
 mod reviews;
+mod scoped_write;
 mod token_request;
 mod watch;
 mod write;
@@ -137,6 +139,9 @@ async fn dispatch(
     }
     if token_request::is_token_request(&call) {
         return token_request::create(&call, body).await;
+    }
+    if certificates::handles(&call) {
+        return certificates::serve(&call, body).await;
     }
     if component_status::is_component_status(&call) {
         return component_status::serve(&call).await;

@@ -4,8 +4,8 @@
 //! be neither changed nor removed, new ones need a unique name and an image
 //! and may not set what only regular containers have.
 
-use super::{decode_body, pod, Call};
-use crate::patch::{self, PatchType};
+use super::super::scoped_write::Desired;
+use super::{pod, Call};
 use crate::registry::meta;
 use crate::status::{ApiError, ApiResult, Cause};
 use axum::body::Body;
@@ -28,23 +28,7 @@ pub async fn serve(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     let output = call.output()?;
     let obj = match call.parts.method {
         Method::GET => pod(call).await?,
-        Method::PUT => {
-            let body = decode_body(call, raw).await?;
-            write(call, &|_current: &Value| Ok(body.clone())).await?
-        }
-        _ => {
-            let ct = super::body::media_type(call.header(http::header::CONTENT_TYPE));
-            let kind = PatchType::from_content_type(&ct)
-                .ok_or_else(|| ApiError::unsupported_media_type(&ct))?;
-            let patch_body = super::body::read(raw).await?;
-            let schemas = call.state.catalogue.schemas();
-            let schema = Some(call.res.schema_name.as_str());
-            write(call, &|current: &Value| {
-                patch::apply_patch(kind, current, &patch_body, schema, schemas)
-                    .map_err(super::super::write::patch_error)
-            })
-            .await?
-        }
+        _ => write(call, &Desired::read(call, raw).await?).await?,
     };
     let body = super::super::read::render(call, output, vec![obj], json!({}), true);
     Ok(super::super::respond(
@@ -55,15 +39,13 @@ pub async fn serve(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     ))
 }
 
-type Desired<'a> = dyn Fn(&Value) -> ApiResult<Value> + Send + Sync + 'a;
-
-/// Stores the pod with the ephemeral containers `desired` makes of it.
-async fn write(call: &Call<'_>, desired: &Desired<'_>) -> ApiResult<Value> {
+/// Stores the pod with the ephemeral containers the request gives it.
+async fn write(call: &Call<'_>, desired: &Desired) -> ApiResult<Value> {
     let mut opts = call.query.write_options()?;
     let admission = call.admission("UPDATE", opts.dry_run);
     opts.admit = &admission;
     let change = |current: Value| {
-        let wanted = desired(&current)?;
+        let wanted = desired.apply(call, &current)?;
         let mut next = current.clone();
         let mut list = wanted
             .pointer("/spec/ephemeralContainers")
