@@ -283,6 +283,12 @@ impl ApiError {
         }
     }
 
+    /// An error kube's REST code returns that is not a Status: kube-apiserver
+    /// answers it as a 500 without a reason, the message as it is.
+    pub fn unknown(message: impl Into<String>) -> Self {
+        Self::new(500, "", message)
+    }
+
     pub fn unavailable(message: impl Into<String>) -> Self {
         Self::new(503, "ServiceUnavailable", message)
     }

@@ -268,3 +268,144 @@ fn apiservices_are_served_stored_and_discovered() {
     );
     s.ok(&["delete", "apiservice", "v1beta1.metrics.example.com"]);
 }
+
+/// A one-request HTTP backend on 127.0.0.1 answering with the path it got.
+fn one_shot_backend() -> (u16, std::thread::JoinHandle<()>) {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let handle = std::thread::spawn(move || {
+        let (stream, _) = listener.accept().unwrap();
+        let mut reader = BufReader::new(stream.try_clone().unwrap());
+        let mut first = String::new();
+        reader.read_line(&mut first).unwrap();
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            if line.trim().is_empty() {
+                break;
+            }
+        }
+        let path = first
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or_default()
+            .to_string();
+        let body = format!("hello from {path}");
+        let mut stream = stream;
+        write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()).unwrap();
+    });
+    (port, handle)
+}
+
+fn endpoints(subsets: &str) -> String {
+    format!("apiVersion: v1\nkind: Endpoints\nmetadata: {{name: web}}\nsubsets: {subsets}\n")
+}
+
+#[test]
+fn service_proxy_reaches_endpoints_or_says_why_not() {
+    let s = Server::start();
+    s.ok(&["create", "service", "clusterip", "web", "--tcp=80:8080"]);
+    let base = "/api/v1/namespaces/default/services";
+    let (code, status) = s.get_json(&format!("{base}/web/proxy/"));
+    assert_eq!(
+        (code, status["message"].as_str()),
+        (404, Some(r#"endpoints "web" not found"#)),
+        "{status}"
+    );
+    s.ok_stdin(&["apply", "-f", "-"], &endpoints("[]"));
+    let (code, status) = s.get_json(&format!("{base}/web/proxy/"));
+    assert_eq!(
+        (code, status["reason"].as_str()),
+        (503, Some("ServiceUnavailable")),
+        "{status}"
+    );
+    assert_eq!(
+        status["message"],
+        r#"no endpoints available for service "web""#
+    );
+    let (code, status) = s.get_json(&format!("{base}/web:81/proxy/"));
+    assert_eq!(
+        (code, status["message"].as_str()),
+        (503, Some(r#"no service port 81 found for service "web""#))
+    );
+    let (code, status) = s.get_json(&format!("{base}/ftp:web:80/proxy/"));
+    assert_eq!(
+        (code, status["message"].as_str()),
+        (400, Some(r#"invalid service request "ftp:web:80""#))
+    );
+
+    let (port, backend) = one_shot_backend();
+    let subsets =
+        format!("[{{addresses: [{{ip: 127.0.0.1}}], ports: [{{name: 80-8080, port: {port}}}]}}]");
+    s.ok_stdin(&["apply", "-f", "-"], &endpoints(&subsets));
+    let answer = s.ok(&[
+        "get",
+        "--raw",
+        &format!("{base}/web:80/proxy/hello/there?x=1"),
+    ]);
+    assert_eq!(answer, "hello from /hello/there?x=1");
+    backend.join().unwrap();
+    let (code, status) = s.get_json(&format!("{base}/web:80/proxy/"));
+    assert_eq!(
+        (code, status["reason"].as_str()),
+        (503, Some("ServiceUnavailable")),
+        "{status}"
+    );
+    assert_eq!(
+        status["message"],
+        format!(
+            "error trying to reach service: dial tcp 127.0.0.1:{port}: connect: connection refused"
+        )
+    );
+}
+
+#[test]
+fn node_proxy_answers_as_kube_does_without_a_kubelet() {
+    let s = Server::start();
+    let (code, status) = s.get_json("/api/v1/nodes/n1/proxy/healthz");
+    assert_eq!(
+        (code, status["message"].as_str()),
+        (404, Some(r#"nodes "n1" not found"#))
+    );
+    s.ok_stdin(
+        &["apply", "-f", "-"],
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n",
+    );
+    let (code, status) = s.get_json("/api/v1/nodes/n1/proxy/healthz");
+    assert_eq!(
+        (code, status["message"].as_str()),
+        (
+            500,
+            Some("no preferred addresses found; known addresses: []")
+        ),
+        "{status}"
+    );
+    s.ok(&[
+        "patch",
+        "node",
+        "n1",
+        "--subresource=status",
+        "-p",
+        r#"{"status":{"addresses":[{"type":"InternalIP","address":"127.0.0.1"}]}}"#,
+    ]);
+    let (code, status) = s.get_json("/api/v1/nodes/n1/proxy/healthz");
+    assert_eq!(
+        (code, status["message"].as_str()),
+        (400, Some("address not allowed")),
+        "{status}"
+    );
+    let (_, list) = s.get_json("/api/v1");
+    let proxy = list["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "nodes/proxy")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(proxy["kind"], "NodeProxyOptions");
+    assert_eq!(
+        proxy["verbs"],
+        serde_json::json!(["create", "delete", "get", "patch", "update"])
+    );
+}

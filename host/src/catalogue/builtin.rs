@@ -90,6 +90,7 @@ const STATUS: &[&str] = &["status"];
 const SCALE_STATUS: &[&str] = &["scale", "status"];
 const NONE: &[&str] = &[];
 const TOKEN: &[&str] = &["token"];
+const PROXY_STATUS: &[&str] = &["proxy", "status"];
 const CSR_SUBRESOURCES: &[&str] = &["approval", "status"];
 /// The pod subresources kube serves without a kubelet's help or with its answers.
 const POD_SUBRESOURCES: &[&str] = &[
@@ -102,6 +103,9 @@ const POD_SUBRESOURCES: &[&str] = &[
     "portforward",
     "status",
 ];
+
+/// Verbs of the proxy subresources.
+const PROXY_VERBS: &[&str] = &["create", "delete", "get", "patch", "update"];
 
 /// Verbs of pods/log.
 const GET_ONLY: &[&str] = &["get"];
@@ -116,13 +120,13 @@ const ROWS: &[Row] = &[
     row("", "ConfigMap", "configmaps", &["cm"], NS, NONE),
     row("", "Secret", "secrets", &[], NS, NONE),
     row("", "ServiceAccount", "serviceaccounts", &["sa"], NS, TOKEN),
-    in_all(no_deletecollection(row("", "Service", "services", &["svc"], NS, STATUS))),
+    in_all(no_deletecollection(row("", "Service", "services", &["svc"], NS, PROXY_STATUS))),
     row("", "Endpoints", "endpoints", &["ep"], NS, NONE),
     in_all(row("", "Pod", "pods", &["po"], NS, POD_SUBRESOURCES)),
     row("", "Event", "events", &["ev"], NS, NONE),
     row("", "LimitRange", "limitranges", &["limits"], NS, NONE),
     row("", "ResourceQuota", "resourcequotas", &["quota"], NS, STATUS),
-    row("", "Node", "nodes", &["no"], CLUSTER, STATUS),
+    row("", "Node", "nodes", &["no"], CLUSTER, PROXY_STATUS),
     row("", "PersistentVolume", "persistentvolumes", &["pv"], CLUSTER, STATUS),
     row("", "PersistentVolumeClaim", "persistentvolumeclaims", &["pvc"], NS, STATUS),
     row("", "PodTemplate", "podtemplates", &[], NS, NONE),
@@ -204,6 +208,8 @@ fn subresource(r: &Row, name: &str) -> Subresource {
         "binding" => ("", "v1", "Binding", CREATE_ONLY),
         "eviction" => ("policy", "v1", "Eviction", CREATE_ONLY),
         "log" => ("", "v1", "Pod", GET_ONLY),
+        "proxy" if r.kind == "Node" => ("", "v1", "NodeProxyOptions", PROXY_VERBS),
+        "proxy" => ("", "v1", "ServiceProxyOptions", PROXY_VERBS),
         _ => (r.group, "v1", r.kind, SUBRESOURCE_VERBS),
     };
     Subresource {

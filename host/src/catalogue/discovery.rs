@@ -284,7 +284,11 @@ mod tests {
             .iter()
             .map(|g| g["name"].as_str().unwrap())
             .collect();
-        assert_eq!(names[..2], ["apiregistration.k8s.io", "apps"], "kube's order");
+        assert_eq!(
+            names[..2],
+            ["apiregistration.k8s.io", "apps"],
+            "kube's order"
+        );
         assert!(names.contains(&"rbac.authorization.k8s.io") && !names.contains(&""));
         let apps = api_group(&cat, "apps").unwrap();
         assert_eq!(apps["kind"], "APIGroup");

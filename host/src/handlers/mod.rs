@@ -8,6 +8,7 @@ mod delete;
 pub mod event_lines;
 mod negotiate;
 mod pod_subresources;
+mod proxy;
 pub mod query;
 mod read;
 mod reviews;
@@ -145,6 +146,9 @@ async fn dispatch(
     }
     if component_status::is_component_status(&call) {
         return component_status::serve(&call).await;
+    }
+    if proxy::handles(&call) {
+        return proxy::serve(&call, body).await;
     }
     if pod_subresources::handles(&call) {
         return pod_subresources::serve(&call, body).await;

@@ -9,7 +9,7 @@ use axum::response::Response;
 use serde_json::{json, Value};
 
 /// kube's ValidatePodBinding, whose aggregate error kube returns as an
-/// internal error.
+/// internal error (500 without a reason).
 pub fn validate(binding: &Value) -> ApiResult<String> {
     let kind = binding
         .pointer("/target/kind")
@@ -30,8 +30,8 @@ pub fn validate(binding: &Value) -> ApiResult<String> {
     }
     match errs.as_slice() {
         [] => Ok(node.to_string()),
-        [one] => Err(ApiError::internal(one.clone())),
-        _ => Err(ApiError::internal(format!("[{}]", errs.join(", ")))),
+        [one] => Err(ApiError::unknown(one.clone())),
+        _ => Err(ApiError::unknown(format!("[{}]", errs.join(", ")))),
     }
 }
 

@@ -134,7 +134,7 @@ pub async fn create(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
         [] => return delete_pod(call, &eviction, dry_run).await,
         [one] => *one,
         _ => {
-            return Err(ApiError::new(500, "", "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."))
+            return Err(ApiError::unknown("This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."))
         }
     };
     if !unready_may_go(pdb, &pod) {

@@ -85,7 +85,7 @@ async fn kubelet_unreachable(call: &Call<'_>, node: &str) -> ApiError {
         })
         .unwrap_or_default();
     if addresses.is_empty() {
-        return ApiError::internal("no preferred addresses found; known addresses: []");
+        return ApiError::unknown("no preferred addresses found; known addresses: []");
     }
     ApiError::internal(format!(
         "error dialing backend: no kubelet connection to node {node:?} (known addresses: [{}])",
