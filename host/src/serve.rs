@@ -201,6 +201,9 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     controllers::rbac::bootstrap(&state)
         .await
         .map_err(|e| anyhow::anyhow!("bootstrap RBAC policy: {e}"))?;
+    controllers::local_api_services::register(&state)
+        .await
+        .map_err(|e| anyhow::anyhow!("local APIServices: {e}"))?;
     let election = start_controllers(&args, &state);
     let kubeconfig_path = args.data_dir.join(kubeconfig::ADMIN_FILE);
     kubeconfig::write_admin(&kubeconfig_path, &format!("https://{address}"), &pki)?;

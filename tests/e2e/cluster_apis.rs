@@ -237,6 +237,21 @@ spec:
 #[test]
 fn apiservices_are_served_stored_and_discovered() {
     let s = Server::start();
+    let local = s.ok(&["get", "apiservices"]);
+    for name in [
+        "v1.",
+        "v1.apps",
+        "v1.certificates.k8s.io",
+        "v1.apiregistration.k8s.io",
+    ] {
+        let row = local
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name));
+        assert!(
+            row.is_some_and(|r| r.contains("Local") && r.contains("True")),
+            "{name}: {local}"
+        );
+    }
     let resources = s.ok(&["api-resources", "--api-group=apiregistration.k8s.io"]);
     assert!(
         resources.contains("apiservices") && resources.contains("APIService"),

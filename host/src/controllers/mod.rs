@@ -5,6 +5,7 @@ pub mod bootstrap;
 pub mod csr_signer;
 pub mod garbage_collector;
 pub mod leader;
+pub mod local_api_services;
 pub mod namespace;
 pub mod rbac;
 pub mod resource_quota;
