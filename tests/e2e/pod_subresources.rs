@@ -94,6 +94,33 @@ fn binding_assigns_a_node_once() {
         (code, status["message"].as_str()),
         (404, Some(r#"nodes "n1" not found"#))
     );
+    // The node exists but no kubelet answers: kube's dial errors.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    s.ok_stdin(
+        &["apply", "-f", "-"],
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n",
+    );
+    let status = format!(
+        r#"{{"status":{{"addresses":[{{"type":"InternalIP","address":"127.0.0.1"}}],"daemonEndpoints":{{"kubeletEndpoint":{{"Port":{closed}}}}}}}}}"#
+    );
+    s.ok(&["patch", "node", "n1", "--subresource=status", "-p", &status]);
+    let refused = format!("dial tcp 127.0.0.1:{closed}: connect: connection refused");
+    let (code, status) = post(&s, &pod_path("web", "exec?command=ls"), &json!({}));
+    assert_eq!(code, 500, "{status}");
+    assert_eq!(
+        status["message"],
+        format!("error dialing backend: {refused}")
+    );
+    let (code, status) = s.get_json(&pod_path("web", "log"));
+    assert_eq!(code, 500, "{status}");
+    assert_eq!(
+        status["message"],
+        format!("Get \"https://127.0.0.1:{closed}/containerLogs/default/web/web\": {refused}")
+    );
 }
 
 const PDB: &str = r#"

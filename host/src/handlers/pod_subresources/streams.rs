@@ -59,9 +59,16 @@ fn no_host(name: &str) -> ApiError {
     ApiError::bad_request(format!("pod {name} does not have a host assigned"))
 }
 
-/// What kube's node connection lookup answers: the node must exist and have
-/// an address; then it would dial the kubelet, which Capstan does not run.
-async fn kubelet_unreachable(call: &Call<'_>, node: &str) -> ApiError {
+/// What kube answers once it tries the node's kubelet: the node must exist
+/// and have an address; then it dials the kubelet, and Capstan, which has no
+/// kubelet client credentials, goes no further than that dial. `what` is
+/// how kube words the attempt (`error dialing backend` or the log GET).
+async fn kubelet_unreachable(
+    call: &Call<'_>,
+    node: &str,
+    what: impl Fn(&str) -> String,
+) -> ApiError {
+    use crate::handlers::proxy::{forward, location};
     let Some(nodes) = call.state.catalogue.lookup("", "v1", "nodes") else {
         return ApiError::internal("nodes are not served");
     };
@@ -69,28 +76,22 @@ async fn kubelet_unreachable(call: &Call<'_>, node: &str) -> ApiError {
         Ok(obj) => obj,
         Err(e) => return e,
     };
-    let addresses: Vec<String> = obj
-        .pointer("/status/addresses")
-        .and_then(Value::as_array)
-        .map(|list| {
-            list.iter()
-                .map(|a| {
-                    format!(
-                        "{{{} {}}}",
-                        a["type"].as_str().unwrap_or_default(),
-                        a["address"].as_str().unwrap_or_default()
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    if addresses.is_empty() {
-        return ApiError::unknown("no preferred addresses found; known addresses: []");
+    let host = match location::preferred_address(&obj) {
+        Ok(host) => host,
+        Err(e) => return ApiError::unknown(e),
+    };
+    let addr = forward::join_host_port(&host, location::kubelet_port(&obj));
+    match forward::dial(&addr).await {
+        Err(e) => ApiError::unknown(format!("{}: {e}", what(&addr))),
+        Ok(_) => ApiError::unknown(format!(
+            "{}: Capstan has no kubelet client credentials",
+            what(&addr)
+        )),
     }
-    ApiError::internal(format!(
-        "error dialing backend: no kubelet connection to node {node:?} (known addresses: [{}])",
-        addresses.join(" ")
-    ))
+}
+
+fn dialing(_: &str) -> String {
+    "error dialing backend".to_string()
 }
 
 /// exec and attach (`?container=`): container check, then the node check.
@@ -99,7 +100,7 @@ pub async fn container_stream(call: &Call<'_>) -> ApiResult<Response> {
     validate_container(&pod, call.name(), call.query.get("container"))?;
     match node_name(&pod) {
         None => Err(no_host(call.name())),
-        Some(node) => Err(kubelet_unreachable(call, node).await),
+        Some(node) => Err(kubelet_unreachable(call, node, dialing).await),
     }
 }
 
@@ -108,7 +109,7 @@ pub async fn port_forward(call: &Call<'_>) -> ApiResult<Response> {
     let pod = pod(call).await?;
     match node_name(&pod) {
         None => Err(no_host(call.name())),
-        Some(node) => Err(kubelet_unreachable(call, node).await),
+        Some(node) => Err(kubelet_unreachable(call, node, dialing).await),
     }
 }
 
@@ -116,10 +117,15 @@ pub async fn port_forward(call: &Call<'_>) -> ApiResult<Response> {
 /// kube answers with an empty 204 No Content.
 pub async fn log(call: &Call<'_>) -> ApiResult<Response> {
     let pod = pod(call).await?;
-    validate_container(&pod, call.name(), call.query.get("container"))?;
+    let container = validate_container(&pod, call.name(), call.query.get("container"))?;
+    let ns = call.namespace().unwrap_or_default();
+    let path = format!("/containerLogs/{ns}/{}/{container}", call.name());
     match node_name(&pod) {
         None => Ok(http::StatusCode::NO_CONTENT.into_response()),
-        Some(node) => Err(kubelet_unreachable(call, node).await),
+        Some(node) => {
+            let get = |addr: &str| format!("Get \"https://{addr}{path}\"");
+            Err(kubelet_unreachable(call, node, get).await)
+        }
     }
 }
 

@@ -31,7 +31,7 @@ fn unreachable(detail: impl std::fmt::Display) -> ApiError {
 }
 
 /// `host:port`, with brackets around IPv6 addresses.
-fn join_host_port(host: &str, port: u16) -> String {
+pub(in crate::handlers) fn join_host_port(host: &str, port: u16) -> String {
     if host.contains(':') {
         format!("[{host}]:{port}")
     } else {
@@ -39,7 +39,7 @@ fn join_host_port(host: &str, port: u16) -> String {
     }
 }
 
-async fn dial(addr: &str) -> Result<TcpStream, String> {
+pub(in crate::handlers) async fn dial(addr: &str) -> Result<TcpStream, String> {
     use std::io::ErrorKind;
     match tokio::time::timeout(DIAL_TIMEOUT, TcpStream::connect(addr)).await {
         Ok(Ok(stream)) => Ok(stream),

@@ -60,6 +60,15 @@ pub fn preferred_address(node: &Value) -> Result<String, String> {
     ))
 }
 
+/// The node's kubelet port (status.daemonEndpoints), 10250 by default.
+pub fn kubelet_port(node: &Value) -> u16 {
+    node.pointer("/status/daemonEndpoints/kubeletEndpoint/Port")
+        .and_then(Value::as_u64)
+        .and_then(|p| u16::try_from(p).ok())
+        .filter(|p| *p > 0)
+        .unwrap_or(10250)
+}
+
 /// kube's IsProxyableIP: no loopback or link-local targets.
 fn proxyable(host: &str) -> bool {
     match host.parse::<std::net::IpAddr>() {
@@ -82,13 +91,8 @@ pub async fn node(call: &Call<'_>) -> ApiResult<Target> {
     if !proxyable(&host) {
         return Err(ApiError::bad_request("address not allowed"));
     }
-    let kubelet = obj
-        .pointer("/status/daemonEndpoints/kubeletEndpoint/Port")
-        .and_then(Value::as_u64)
-        .filter(|p| *p > 0)
-        .unwrap_or(10250);
     let port = match port {
-        "" => kubelet as u16,
+        "" => kubelet_port(&obj),
         p => p.parse().map_err(|_| invalid())?,
     };
     let scheme = if scheme.is_empty() { "https" } else { scheme };

@@ -3,8 +3,8 @@
 //! pkg/registry/core/service/storage), with its errors when there is no
 //! backend, then the request forwarded over plain HTTP (`forward.rs`).
 
-mod forward;
-mod location;
+pub(super) mod forward;
+pub(super) mod location;
 
 use super::Call;
 use crate::status::ApiResult;
