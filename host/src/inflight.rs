@@ -64,7 +64,11 @@ impl InFlight {
         match pool.clone().try_acquire_owned() {
             Ok(permit) => Ok(Some(permit)),
             Err(_) if user.in_group(MASTERS) => Ok(None),
-            Err(_) => Err(ApiError::too_many_requests(RETRY_AFTER_SECONDS)),
+            Err(_) => Err(ApiError::too_many_requests(
+                "Too many requests, please try again later.",
+                RETRY_AFTER_SECONDS,
+                Vec::new(),
+            )),
         }
     }
 }

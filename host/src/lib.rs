@@ -6,6 +6,7 @@ pub mod accept;
 pub mod admission;
 pub mod auth;
 pub mod catalogue;
+pub mod certificates;
 pub mod cli;
 pub mod connection;
 pub mod controllers;

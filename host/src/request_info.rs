@@ -86,7 +86,8 @@ pub fn parse(method: &Method, path: &str, query: Option<&str>) -> Option<Resourc
     let resource = rest[0].to_string();
     let mut name = rest.get(1).map(|s| s.to_string());
     let subresource = rest.get(2).map(|s| s.to_string());
-    if rest.len() > 3 {
+    // Only proxies address a path below their subresource.
+    if rest.len() > 3 && subresource.as_deref() != Some("proxy") {
         return None;
     }
     if resource == "namespaces" && namespace.is_some() && rest[0] == "namespaces" {
@@ -156,6 +157,29 @@ mod tests {
             (r.name.as_deref(), r.subresource.as_deref()),
             (Some("foo"), Some("status"))
         );
+    }
+
+    #[test]
+    fn proxy_paths_keep_their_subpath_out_of_the_coordinates() {
+        let r = get(
+            "/api/v1/namespaces/a/services/web:80/proxy/healthz/ready",
+            None,
+        );
+        assert_eq!(
+            (
+                r.resource.as_str(),
+                r.name.as_deref(),
+                r.subresource.as_deref(),
+                r.verb
+            ),
+            ("services", Some("web:80"), Some("proxy"), Verb::Get)
+        );
+        assert!(parse(
+            &Method::GET,
+            "/api/v1/namespaces/a/pods/p/status/extra",
+            None
+        )
+        .is_none());
     }
 
     #[test]

@@ -210,6 +210,8 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         args.max_requests_inflight,
         args.max_mutating_requests_inflight,
     );
+    state.pki = Some(pki.clone());
+    state.on_etcd = !args.etcd_servers.is_empty();
     let state = Arc::new(state);
     controllers::bootstrap::bootstrap(&state)
         .await
@@ -217,6 +219,9 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     controllers::rbac::bootstrap(&state)
         .await
         .map_err(|e| anyhow::anyhow!("bootstrap RBAC policy: {e}"))?;
+    controllers::local_api_services::register(&state)
+        .await
+        .map_err(|e| anyhow::anyhow!("local APIServices: {e}"))?;
     let election = start_controllers(&args, &state);
     let kubeconfig_path = args.data_dir.join(kubeconfig::ADMIN_FILE);
     kubeconfig::write_admin(&kubeconfig_path, &format!("https://{address}"), &pki)?;

@@ -34,6 +34,11 @@ pub struct AppState {
     pub server_address: String,
     /// The in-flight limits (unlimited unless `serve` sets them).
     pub inflight: InFlight,
+    /// The data directory's CA and certificates (the root CA publisher and
+    /// the CSR signer use them); `None` in states built without one.
+    pub pki: Option<crate::pki::PkiPaths>,
+    /// Whether the store is etcd (componentstatuses then lists etcd-0).
+    pub on_etcd: bool,
 }
 
 impl AppState {
@@ -68,6 +73,8 @@ impl AppState {
             event_lines: Arc::new(EventLines::default()),
             server_address,
             inflight: InFlight::default(),
+            pki: None,
+            on_etcd: false,
         }
     }
 

@@ -244,19 +244,6 @@ impl ApiError {
         )
     }
 
-    /// 429 TooManyRequests, as kube-apiserver sheds load: clients retry
-    /// after `details.retryAfterSeconds` (also sent as `Retry-After`).
-    pub fn too_many_requests(retry_after_seconds: u32) -> Self {
-        ApiError {
-            details: Some(json!({ "retryAfterSeconds": retry_after_seconds })),
-            ..Self::new(
-                429,
-                "TooManyRequests",
-                "Too many requests, please try again later.",
-            )
-        }
-    }
-
     /// 431: more request headers than the server reads (kube has no Status
     /// reason for it, so the reason is left out as for unknown codes).
     pub fn header_fields_too_large(limit: usize) -> Self {
@@ -285,6 +272,32 @@ impl ApiError {
             "InternalError",
             format!("Internal error occurred: {}", message.into()),
         )
+    }
+
+    /// 429 TooManyRequests; `retry_after` seconds (when not 0) also go in
+    /// the Retry-After header, as kube's NewTooManyRequests.
+    pub fn too_many_requests(
+        message: impl Into<String>,
+        retry_after: u32,
+        causes: Vec<Value>,
+    ) -> Self {
+        let mut details = json!({});
+        if !causes.is_empty() {
+            details["causes"] = Value::Array(causes);
+        }
+        if retry_after > 0 {
+            details["retryAfterSeconds"] = json!(retry_after);
+        }
+        ApiError {
+            details: Some(details),
+            ..Self::new(429, "TooManyRequests", message)
+        }
+    }
+
+    /// An error kube's REST code returns that is not a Status: kube-apiserver
+    /// answers it as a 500 without a reason, the message as it is.
+    pub fn unknown(message: impl Into<String>) -> Self {
+        Self::new(500, "", message)
     }
 
     pub fn unavailable(message: impl Into<String>) -> Self {

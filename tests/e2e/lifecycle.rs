@@ -36,10 +36,8 @@ fn deleting_a_namespace_deletes_its_content() {
     let err = s.fails(&["create", "configmap", "y", "-n", "scratch"]);
     assert!(err.contains(r#"namespaces "scratch" not found"#), "{err}");
     s.ok(&["create", "namespace", "scratch"]);
-    assert_eq!(
-        s.ok(&["get", "cm", "-n", "scratch", "-o", "name"]).trim(),
-        ""
-    );
+    let left = s.ok(&["get", "cm", "-n", "scratch", "-o", "name"]);
+    assert!(!left.contains("configmap/x"), "{left}");
     let err = s.fails(&["delete", "namespace", "default"]);
     assert!(err.contains("may not be deleted"), "{err}");
 }
@@ -141,7 +139,10 @@ fn deletecollection_removes_what_matches() {
         None,
     );
     assert_eq!(code, 200);
-    assert_eq!(s.ok(&["get", "cm", "-o", "name"]).trim(), "configmap/c");
+    assert_eq!(
+        s.ok(&["get", "cm", "-o", "name"]).trim(),
+        "configmap/c\nconfigmap/kube-root-ca.crt"
+    );
 }
 
 /// A ConfigMap owned by the ConfigMaps `owners` (their uids), plus `extra` metadata YAML lines.
@@ -245,4 +246,45 @@ fn a_dependent_of_an_owner_that_never_existed_is_collected() {
     let yaml = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dangling\n  ownerReferences:\n  - {apiVersion: v1, kind: ConfigMap, name: ghost, uid: 6f1c1ae4-0000-4000-8000-000000000000}\n";
     s.ok_stdin(&["create", "-f", "-"], yaml);
     assert!(gone(&s, "dangling"));
+}
+
+#[test]
+fn every_namespace_gets_the_root_ca_configmap_back_when_deleted_or_changed() {
+    let s = Server::start();
+    let ca = std::fs::read_to_string(s.pki("ca.crt")).unwrap();
+    s.ok(&["create", "namespace", "fresh"]);
+    let published = |ns: &str| {
+        let out = s.kubectl(&["get", "cm", "kube-root-ca.crt", "-n", ns, "-o", "json"]);
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap_or_default()
+    };
+    for ns in ["default", "kube-system", "fresh"] {
+        assert!(
+            eventually(Duration::from_secs(10), || published(ns)["data"]["ca.crt"]
+                == ca.as_str()),
+            "{ns}: {}",
+            published(ns)
+        );
+    }
+    let cm = published("fresh");
+    assert!(cm["metadata"]["annotations"]["kubernetes.io/description"]
+        .as_str()
+        .is_some_and(
+            |d| d.starts_with("Contains a CA bundle that can be used to verify the kube-apiserver")
+        ));
+    s.ok(&["delete", "cm", "kube-root-ca.crt", "-n", "fresh"]);
+    assert!(eventually(Duration::from_secs(10), || published("fresh")
+        ["data"]["ca.crt"]
+        == ca.as_str()));
+    s.ok(&[
+        "patch",
+        "cm",
+        "kube-root-ca.crt",
+        "-n",
+        "fresh",
+        "-p",
+        r#"{"data":{"ca.crt":"forged"}}"#,
+    ]);
+    assert!(eventually(Duration::from_secs(10), || published("fresh")
+        ["data"]["ca.crt"]
+        == ca.as_str()));
 }

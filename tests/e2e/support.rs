@@ -94,6 +94,7 @@ impl Server {
                     &self.url("/readyz"),
                 ]);
                 if String::from_utf8_lossy(&out.stdout) == "200" {
+                    self.wait_root_ca();
                     return;
                 }
             }
@@ -103,6 +104,16 @@ impl Server {
             std::thread::sleep(Duration::from_millis(50));
         }
         panic!("capstan did not become ready: {}", self.log());
+    }
+
+    /// Waits a little for `default/kube-root-ca.crt`, as the Kubernetes e2e
+    /// framework does, so tests see the namespace as a cluster has it.
+    fn wait_root_ca(&self) {
+        let path = "/api/v1/namespaces/default/configmaps/kube-root-ca.crt";
+        eventually(Duration::from_secs(5), || {
+            let out = self.curl(&["-o", "/dev/null", "-w", "%{http_code}", &self.url(path)]);
+            String::from_utf8_lossy(&out.stdout) == "200"
+        });
     }
 
     /// Stops the server (SIGKILL when `hard`) and starts it again on the same data directory.

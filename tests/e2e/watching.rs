@@ -90,11 +90,17 @@ fn watch_without_revision_starts_with_current_state_and_bookmarks() {
     let s = Server::start();
     s.ok(&["create", "configmap", "present"]);
     let evs = events(&s, "/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan");
-    assert_eq!(evs[0]["type"], "ADDED");
-    assert_eq!(evs[0]["object"]["metadata"]["name"], "present");
-    assert_eq!(evs[1]["type"], "BOOKMARK");
+    // The namespace's objects (kube-root-ca.crt too), then the bookmark.
+    let added: Vec<&str> = evs
+        .iter()
+        .take_while(|e| e["type"] == "ADDED")
+        .filter_map(|e| e["object"]["metadata"]["name"].as_str())
+        .collect();
+    assert!(added.contains(&"present"), "{evs:?}");
+    let bookmark = &evs[added.len()];
+    assert_eq!(bookmark["type"], "BOOKMARK");
     assert_eq!(
-        evs[1]["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"],
+        bookmark["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"],
         "true"
     );
 }

@@ -24,6 +24,9 @@ const NO_DELETECOLLECTION: &[&str] = &[
 /// Verbs of the review resources, which are only ever created (never stored).
 const CREATE_ONLY: &[&str] = &["create"];
 
+/// Verbs of componentstatuses, which are read only.
+const GET_LIST: &[&str] = &["get", "list"];
+
 /// Verbs of the status and scale subresources.
 const SUBRESOURCE_VERBS: &[&str] = &["get", "patch", "update"];
 
@@ -80,6 +83,11 @@ const fn returns_deleted(mut r: Row) -> Row {
     r
 }
 
+const fn read_only(mut r: Row) -> Row {
+    r.verbs = GET_LIST;
+    r
+}
+
 const fn create_only(mut r: Row) -> Row {
     r.verbs = CREATE_ONLY;
     r
@@ -91,6 +99,28 @@ const STATUS: &[&str] = &["status"];
 const SCALE_STATUS: &[&str] = &["scale", "status"];
 const NONE: &[&str] = &[];
 const TOKEN: &[&str] = &["token"];
+const PROXY_STATUS: &[&str] = &["proxy", "status"];
+const CSR_SUBRESOURCES: &[&str] = &["approval", "status"];
+/// The pod subresources kube serves without a kubelet's help or with its answers.
+const POD_SUBRESOURCES: &[&str] = &[
+    "attach",
+    "binding",
+    "ephemeralcontainers",
+    "eviction",
+    "exec",
+    "log",
+    "portforward",
+    "status",
+];
+
+/// Verbs of the proxy subresources.
+const PROXY_VERBS: &[&str] = &["create", "delete", "get", "patch", "update"];
+
+/// Verbs of pods/log.
+const GET_ONLY: &[&str] = &["get"];
+
+/// Verbs of the streaming subresources (exec, attach, portforward).
+const CONNECT_VERBS: &[&str] = &["create", "get"];
 
 /// The table, grouped in the order kube lists groups in `/apis`.
 #[rustfmt::skip]
@@ -99,17 +129,19 @@ const ROWS: &[Row] = &[
     row("", "ConfigMap", "configmaps", &["cm"], NS, NONE),
     row("", "Secret", "secrets", &[], NS, NONE),
     returns_deleted(row("", "ServiceAccount", "serviceaccounts", &["sa"], NS, TOKEN)),
-    returns_deleted(in_all(no_deletecollection(row("", "Service", "services", &["svc"], NS, STATUS)))),
+    returns_deleted(in_all(no_deletecollection(row("", "Service", "services", &["svc"], NS, PROXY_STATUS)))),
     row("", "Endpoints", "endpoints", &["ep"], NS, NONE),
-    returns_deleted(in_all(row("", "Pod", "pods", &["po"], NS, STATUS))),
+    returns_deleted(in_all(row("", "Pod", "pods", &["po"], NS, POD_SUBRESOURCES))),
     row("", "Event", "events", &["ev"], NS, NONE),
     row("", "LimitRange", "limitranges", &["limits"], NS, NONE),
     returns_deleted(row("", "ResourceQuota", "resourcequotas", &["quota"], NS, STATUS)),
-    row("", "Node", "nodes", &["no"], CLUSTER, STATUS),
+    row("", "Node", "nodes", &["no"], CLUSTER, PROXY_STATUS),
     returns_deleted(row("", "PersistentVolume", "persistentvolumes", &["pv"], CLUSTER, STATUS)),
     returns_deleted(row("", "PersistentVolumeClaim", "persistentvolumeclaims", &["pvc"], NS, STATUS)),
     returns_deleted(row("", "PodTemplate", "podtemplates", &[], NS, NONE)),
+    read_only(row("", "ComponentStatus", "componentstatuses", &["cs"], CLUSTER, NONE)),
     in_all(row("", "ReplicationController", "replicationcontrollers", &["rc"], NS, SCALE_STATUS)),
+    row("apiregistration.k8s.io", "APIService", "apiservices", &[], CLUSTER, STATUS),
     in_all(row("apps", "Deployment", "deployments", &["deploy"], NS, SCALE_STATUS)),
     in_all(row("apps", "ReplicaSet", "replicasets", &["rs"], NS, SCALE_STATUS)),
     in_all(row("apps", "StatefulSet", "statefulsets", &["sts"], NS, SCALE_STATUS)),
@@ -124,6 +156,7 @@ const ROWS: &[Row] = &[
     create_only(row("authorization.k8s.io", "SubjectAccessReview", "subjectaccessreviews", &[], CLUSTER, NONE)),
     in_all(row("batch", "Job", "jobs", &[], NS, STATUS)),
     in_all(row("batch", "CronJob", "cronjobs", &["cj"], NS, STATUS)),
+    row("certificates.k8s.io", "CertificateSigningRequest", "certificatesigningrequests", &["csr"], CLUSTER, CSR_SUBRESOURCES),
     row("networking.k8s.io", "Ingress", "ingresses", &["ing"], NS, STATUS),
     row("networking.k8s.io", "IngressClass", "ingressclasses", &[], CLUSTER, NONE),
     row("networking.k8s.io", "NetworkPolicy", "networkpolicies", &["netpol"], NS, NONE),
@@ -149,11 +182,25 @@ fn schema_package(group: &str) -> &str {
     }
 }
 
+/// The component schema of a row's kind.
+fn schema_name(r: &Row) -> String {
+    match r.group {
+        "apiregistration.k8s.io" => format!(
+            "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.{}",
+            r.kind
+        ),
+        group => format!("io.k8s.api.{}.v1.{}", schema_package(group), r.kind),
+    }
+}
+
 /// Categories kube gives a built-in resource.
 fn categories(r: &Row) -> Vec<String> {
     if r.in_all {
         vec!["all".to_string()]
-    } else if r.group == "admissionregistration.k8s.io" {
+    } else if matches!(
+        r.group,
+        "admissionregistration.k8s.io" | "apiregistration.k8s.io"
+    ) {
         vec!["api-extensions".to_string()]
     } else {
         Vec::new()
@@ -164,6 +211,14 @@ fn subresource(r: &Row, name: &str) -> Subresource {
     let (group, version, kind, verbs) = match name {
         "scale" => ("autoscaling", "v1", "Scale", SUBRESOURCE_VERBS),
         "token" => ("authentication.k8s.io", "v1", "TokenRequest", CREATE_ONLY),
+        "attach" => ("", "v1", "PodAttachOptions", CONNECT_VERBS),
+        "exec" => ("", "v1", "PodExecOptions", CONNECT_VERBS),
+        "portforward" => ("", "v1", "PodPortForwardOptions", CONNECT_VERBS),
+        "binding" => ("", "v1", "Binding", CREATE_ONLY),
+        "eviction" => ("policy", "v1", "Eviction", CREATE_ONLY),
+        "log" => ("", "v1", "Pod", GET_ONLY),
+        "proxy" if r.kind == "Node" => ("", "v1", "NodeProxyOptions", PROXY_VERBS),
+        "proxy" => ("", "v1", "ServiceProxyOptions", PROXY_VERBS),
         _ => (r.group, "v1", r.kind, SUBRESOURCE_VERBS),
     };
     Subresource {
@@ -192,7 +247,7 @@ fn to_info(r: &Row) -> ResourceInfo {
         namespaced: r.namespaced,
         verbs: strings(r.verbs),
         subresources: r.subresources.iter().map(|s| subresource(r, s)).collect(),
-        schema_name: format!("io.k8s.api.{}.v1.{}", schema_package(r.group), r.kind),
+        schema_name: schema_name(r),
         returns_deleted_object: r.returns_deleted,
     }
 }

@@ -284,7 +284,11 @@ mod tests {
             .iter()
             .map(|g| g["name"].as_str().unwrap())
             .collect();
-        assert_eq!(names[0], "apps");
+        assert_eq!(
+            names[..2],
+            ["apiregistration.k8s.io", "apps"],
+            "kube's order"
+        );
         assert!(names.contains(&"rbac.authorization.k8s.io") && !names.contains(&""));
         let apps = api_group(&cat, "apps").unwrap();
         assert_eq!(apps["kind"], "APIGroup");
@@ -308,10 +312,31 @@ mod tests {
             .unwrap();
         assert_eq!(pods["scope"], "Namespaced");
         assert_eq!(pods["responseKind"]["kind"], "Pod");
-        assert_eq!(pods["subresources"][0]["subresource"], "status");
+        let subs = pods["subresources"].as_array().unwrap();
+        let names: Vec<&str> = subs
+            .iter()
+            .filter_map(|s| s["subresource"].as_str())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "attach",
+                "binding",
+                "ephemeralcontainers",
+                "eviction",
+                "exec",
+                "log",
+                "portforward",
+                "status"
+            ]
+        );
+        assert_eq!(
+            subs[3]["responseKind"],
+            json!({"group": "policy", "kind": "Eviction", "version": "v1"})
+        );
         let apis = aggregated(&cat, false, "v2beta1");
         assert_eq!(apis["apiVersion"], "apidiscovery.k8s.io/v2beta1");
-        let apps = &apis["items"][0];
+        let apps = &apis["items"][1];
         assert_eq!(apps["metadata"]["name"], "apps");
         let deploy = apps["versions"][0]["resources"]
             .as_array()

@@ -432,7 +432,13 @@ fn add_resource(paths: &mut Map<String, Value>, prefix: &str, r: &ResourceInfo) 
         item.clone(),
         path_item(ops, path_params(r.namespaced, true, &r.kind)),
     );
-    for s in &r.subresources {
+    // Connect subresources (exec, attach, portforward, proxy) take options,
+    // not objects: they get no object operations here.
+    for s in r
+        .subresources
+        .iter()
+        .filter(|s| !s.kind.ends_with("Options"))
+    {
         let st = target(r, Some(&s.name));
         let ops = item_ops(&s.verbs, &st);
         let parameters = path_params(r.namespaced, true, &r.kind);

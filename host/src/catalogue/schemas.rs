@@ -6,12 +6,13 @@
 
 use k8s_openapi::api::{
     admissionregistration::v1 as admissionregistration, apps::v1 as apps,
-    autoscaling::v1 as autoscaling, batch::v1 as batch, coordination::v1 as coordination,
-    core::v1 as core, discovery::v1 as discovery, events::v1 as events,
-    networking::v1 as networking, policy::v1 as policy, rbac::v1 as rbac,
+    autoscaling::v1 as autoscaling, batch::v1 as batch, certificates::v1 as certificates,
+    coordination::v1 as coordination, core::v1 as core, discovery::v1 as discovery,
+    events::v1 as events, networking::v1 as networking, policy::v1 as policy, rbac::v1 as rbac,
     scheduling::v1 as scheduling, storage::v1 as storage,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
+use k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1 as apiregistration;
 use schemars::gen::{SchemaGenerator, SchemaSettings};
 use serde_json::{json, Map, Value};
 
@@ -40,7 +41,7 @@ fn generate() -> Map<String, Value> {
         core::Namespace, core::ConfigMap, core::Secret, core::ServiceAccount, core::Service,
         core::Endpoints, core::Pod, core::Event, core::LimitRange, core::ResourceQuota,
         core::Node, core::PersistentVolume, core::PersistentVolumeClaim, core::PodTemplate,
-        core::ReplicationController,
+        core::ReplicationController, core::ComponentStatus,
         apps::Deployment, apps::ReplicaSet, apps::StatefulSet, apps::DaemonSet,
         apps::ControllerRevision, batch::Job, batch::CronJob,
         rbac::Role, rbac::RoleBinding, rbac::ClusterRole, rbac::ClusterRoleBinding,
@@ -49,7 +50,7 @@ fn generate() -> Map<String, Value> {
         scheduling::PriorityClass, events::Event, discovery::EndpointSlice,
         admissionregistration::ValidatingWebhookConfiguration,
         admissionregistration::MutatingWebhookConfiguration,
-        autoscaling::Scale,
+        autoscaling::Scale, apiregistration::APIService, certificates::CertificateSigningRequest,
         meta::Status, meta::DeleteOptions, meta::WatchEvent<core::Pod>, meta::Patch,
         meta::APIResourceList, meta::APIGroupList, meta::APIGroup, meta::APIVersions,
         meta::ListMeta, meta::ObjectMeta,

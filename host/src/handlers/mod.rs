@@ -2,12 +2,17 @@
 //! code lives here. `handle` resolves the resource and dispatches.
 
 pub(crate) mod body;
+mod certificates;
+mod component_status;
 mod delete;
 pub mod event_lines;
 mod negotiate;
+mod pod_subresources;
+mod proxy;
 pub mod query;
 mod read;
 mod reviews;
+mod scoped_write;
 mod token_request;
 mod watch;
 mod write;
@@ -115,6 +120,7 @@ async fn dispatch(
     parts: &Parts,
     body: Body,
 ) -> ApiResult<Response> {
+    // A body left unread by an early error is drained by `unread_body`.
     let res = resolve(state, req)?;
     let call = Call {
         state,
@@ -128,6 +134,18 @@ async fn dispatch(
     }
     if token_request::is_token_request(&call) {
         return token_request::create(&call, body).await;
+    }
+    if certificates::handles(&call) {
+        return certificates::serve(&call, body).await;
+    }
+    if component_status::is_component_status(&call) {
+        return component_status::serve(&call).await;
+    }
+    if proxy::handles(&call) {
+        return proxy::serve(&call, body).await;
+    }
+    if pod_subresources::handles(&call) {
+        return pod_subresources::serve(&call, body).await;
     }
     match req.verb {
         Verb::Get => read::get(&call).await,

@@ -94,6 +94,18 @@ pub async fn create(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     create_decoded(call, d).await
 }
 
+/// A create whose decoded object `prepare` changes (or refuses) first, for
+/// kinds with rules about who creates them (CertificateSigningRequests).
+pub(super) async fn create_prepared(
+    call: &Call<'_>,
+    raw: Body,
+    prepare: &(dyn Fn(&mut Value) -> ApiResult<()> + Sync),
+) -> ApiResult<Response> {
+    let mut d = decode_object(call, raw).await?;
+    prepare(&mut d.obj)?;
+    create_decoded(call, d).await
+}
+
 async fn create_decoded(call: &Call<'_>, d: Decoded) -> ApiResult<Response> {
     let output = call.output()?;
     let mut opts = call.query.write_options()?;
@@ -392,7 +404,7 @@ fn apply_error(e: ApplyError) -> ApiError {
     }
 }
 
-fn patch_error(e: patch::PatchError) -> ApiError {
+pub(super) fn patch_error(e: patch::PatchError) -> ApiError {
     ApiError {
         code: e.status_code(),
         reason: e.reason(),

@@ -498,7 +498,7 @@ impl Registry {
                     }
                     Ok(obj)
                 },
-                true,
+                update::LoopMode::Deleting,
             )
             .await?;
         Ok(match out {

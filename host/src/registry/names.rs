@@ -22,7 +22,8 @@ pub fn rule_for(group: &str, resource: &str) -> NameRule {
     match (group, resource) {
         ("", "namespaces") => NameRule::Label,
         ("", "services") => NameRule::Dns1035,
-        ("rbac.authorization.k8s.io", _) => NameRule::PathSegment,
+        // APIServices are named `<version>.<group>`: `v1.` for the core group.
+        ("rbac.authorization.k8s.io" | "apiregistration.k8s.io", _) => NameRule::PathSegment,
         _ => NameRule::Subdomain,
     }
 }

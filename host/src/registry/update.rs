@@ -26,6 +26,17 @@ impl UpdateOutcome {
     }
 }
 
+/// What the update loop runs besides the change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum LoopMode {
+    /// A client's write: admission and the kind's strategy.
+    Write,
+    /// The server marks the object deleted: neither.
+    Deleting,
+    /// A subresource with its own rules: admission only.
+    OwnRules,
+}
+
 pub type Mutation<'a> = dyn Fn(Value) -> ApiResult<Value> + Send + Sync + 'a;
 
 impl Registry {
@@ -40,10 +51,26 @@ impl Registry {
         opts: WriteOptions<'_>,
         change: &Mutation<'_>,
     ) -> ApiResult<UpdateOutcome> {
-        self.update_loop(res, ns, name, opts, change, false).await
+        self.update_loop(res, ns, name, opts, change, LoopMode::Write)
+            .await
     }
 
-    /// The update loop; `deleting` lets the server itself set the deletion fields.
+    /// [`Registry::guaranteed_update`] for subresources with rules of their
+    /// own (pods/binding, pods/ephemeralcontainers, as kube's REST for them
+    /// has its own strategy): admission runs, the kind's strategy does not.
+    pub async fn guaranteed_update_own_rules(
+        &self,
+        res: &ResourceInfo,
+        ns: Option<&str>,
+        name: &str,
+        opts: WriteOptions<'_>,
+        change: &Mutation<'_>,
+    ) -> ApiResult<UpdateOutcome> {
+        self.update_loop(res, ns, name, opts, change, LoopMode::OwnRules)
+            .await
+    }
+
+    /// The update loop; `LoopMode::Deleting` lets the server itself set the deletion fields.
     pub(super) async fn update_loop(
         &self,
         res: &ResourceInfo,
@@ -51,8 +78,9 @@ impl Registry {
         name: &str,
         opts: WriteOptions<'_>,
         change: &Mutation<'_>,
-        deleting: bool,
+        mode: LoopMode,
     ) -> ApiResult<UpdateOutcome> {
+        let deleting = mode == LoopMode::Deleting;
         let key = keys::key(res, ns, name);
         loop {
             let (kv, current) = self.read(res, &key, name).await?;
@@ -70,8 +98,10 @@ impl Registry {
                 opts.admit.mutate(desired, Some(&current)).await?
             };
             finish_update(&current, &mut desired, deleting);
-            if !deleting {
+            if mode == LoopMode::Write {
                 desired = self.strategy.update(res, desired, &current).await?;
+            }
+            if !deleting {
                 opts.admit.validate(Some(&desired), Some(&current)).await?;
             }
             let last_finalizer_removed =

@@ -144,6 +144,55 @@ pub(crate) fn event_row(ev: &Value, now: DateTime<Utc>) -> Vec<Value> {
     ]
 }
 
+/// kube's printComponentStatus: the Healthy condition's status, message and error.
+pub(crate) fn component_status_row(obj: &Value) -> Vec<Value> {
+    let healthy = list(obj, "/conditions")
+        .iter()
+        .find(|c| text(c, "/type") == "Healthy");
+    let (status, message, error) = match healthy {
+        Some(c) => (
+            if text(c, "/status") == "True" {
+                "Healthy"
+            } else {
+                "Unhealthy"
+            },
+            text(c, "/message"),
+            text(c, "/error"),
+        ),
+        None => ("Unknown", "", ""),
+    };
+    vec![
+        name(obj),
+        Value::from(status),
+        Value::from(message),
+        Value::from(error),
+    ]
+}
+
+/// kube-aggregator's APIService columns: the backing service (`Local`
+/// without one) and the Available condition, with its reason when not True.
+pub(crate) fn api_service_row(obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
+    let service = match non_empty(obj, "/spec/service/name") {
+        Some(svc) => format!("{}/{svc}", text(obj, "/spec/service/namespace")),
+        None => "Local".to_string(),
+    };
+    let available = list(obj, "/status/conditions")
+        .iter()
+        .find(|c| text(c, "/type") == "Available")
+        .map_or("Unknown".to_string(), |c| {
+            match (text(c, "/status"), text(c, "/reason")) {
+                ("True", _) | (_, "") => text(c, "/status").to_string(),
+                (status, reason) => format!("{status} ({reason})"),
+            }
+        });
+    vec![
+        name(obj),
+        Value::from(service),
+        Value::from(available),
+        age(obj, now),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

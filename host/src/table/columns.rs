@@ -39,6 +39,8 @@ pub(crate) enum Printer {
     EndpointSlice,
     CertificateSigningRequest,
     WebhookConfiguration,
+    ComponentStatus,
+    ApiService,
     /// Resources without a printer: NAME, CREATED AT.
     Default,
 }
@@ -71,6 +73,7 @@ fn core_printer(group: &str, resource: &str) -> Option<Printer> {
         "persistentvolumeclaims" => Printer::PersistentVolumeClaim,
         "configmaps" => Printer::ConfigMap,
         "resourcequotas" => Printer::ResourceQuota,
+        "componentstatuses" => Printer::ComponentStatus,
         _ => return None,
     })
 }
@@ -103,6 +106,7 @@ fn other_printer(group: &str, resource: &str) -> Option<Printer> {
         ("discovery.k8s.io", "endpointslices") => Printer::EndpointSlice,
         ("events.k8s.io", "events") => Printer::Event,
         ("certificates.k8s.io", "certificatesigningrequests") => Printer::CertificateSigningRequest,
+        ("apiregistration.k8s.io", "apiservices") => Printer::ApiService,
         (
             "admissionregistration.k8s.io",
             "mutatingwebhookconfigurations" | "validatingwebhookconfigurations",
@@ -166,6 +170,21 @@ pub(crate) fn columns(p: Printer) -> Vec<Column> {
         Printer::Service => service(),
         Printer::PersistentVolume => persistent_volume(),
         Printer::PersistentVolumeClaim => persistent_volume_claim(),
+        Printer::ComponentStatus => vec![
+            NAME,
+            text("Status", "Status of the component conditions"),
+            text("Message", "Message of the component conditions"),
+            text("Error", "Error of the component conditions"),
+        ],
+        Printer::ApiService => vec![
+            NAME,
+            text(
+                "Service",
+                "The reference to the service that hosts this API endpoint.",
+            ),
+            text("Available", "Whether this service is available."),
+            AGE,
+        ],
         p => workload_columns(p)
             .or_else(|| config_columns(p))
             .or_else(|| network_columns(p))

@@ -43,6 +43,8 @@ fn network_row(p: Printer, obj: &Value, now: DateTime<Utc>) -> Option<Vec<Value>
         Printer::Node => cluster::node_row(obj, now),
         Printer::Namespace => cluster::namespace_row(obj, now),
         Printer::Event => cluster::event_row(obj, now),
+        Printer::ComponentStatus => cluster::component_status_row(obj),
+        Printer::ApiService => cluster::api_service_row(obj, now),
         _ => return None,
     })
 }
@@ -80,7 +82,7 @@ mod tests {
     use crate::table::columns::{columns, Printer};
     use serde_json::json;
 
-    const ALL: [Printer; 33] = [
+    const ALL: [Printer; 35] = [
         Printer::Pod,
         Printer::PodTemplate,
         Printer::ReplicationController,
@@ -113,6 +115,8 @@ mod tests {
         Printer::EndpointSlice,
         Printer::CertificateSigningRequest,
         Printer::WebhookConfiguration,
+        Printer::ComponentStatus,
+        Printer::ApiService,
         Printer::Default,
     ];
 
