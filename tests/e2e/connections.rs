@@ -195,9 +195,16 @@ fn requests_beyond_the_inflight_limits_get_429_while_probes_and_watches_go_on() 
         .spawn()
         .expect("start the watch");
     s.ok(&["create", "configmap", "by-admin"]);
+    // The watch starts with what exists (kube-root-ca.crt), then the new one.
     let mut event = String::new();
     if let Some(out) = watch.stdout.take() {
-        let _ = BufReader::new(out).read_line(&mut event);
+        let mut lines = BufReader::new(out);
+        for _ in 0..10 {
+            event.clear();
+            if lines.read_line(&mut event).unwrap_or(0) == 0 || event.contains("by-admin") {
+                break;
+            }
+        }
     }
     assert!(event.contains("by-admin"), "{event}");
     let (code, _, _) = answer(&curl_as(
