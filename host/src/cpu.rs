@@ -3,7 +3,42 @@
 //! the async workers that serve `/readyz` and every other client: a heavy
 //! request may slow itself, never the others.
 
+use std::cell::Cell;
+use std::future::Future;
 use tokio::runtime::{Handle, RuntimeFlavor};
+
+/// From this size on, a request's body or stored object makes it "large":
+/// its later steps (admission reviews, plugin answers, decoding, encoding)
+/// then also run through [`heavy`]. Smaller requests run them in place,
+/// where handing the worker off would cost more than the work.
+pub const LARGE_BYTES: usize = 64 * 1024;
+
+tokio::task_local! {
+    static LARGE_REQUEST: Cell<bool>;
+}
+
+/// Runs one request's future, which may learn (through [`mark_large`])
+/// that it carries a large body or object.
+pub async fn request_scope<F: Future>(request: F) -> F::Output {
+    LARGE_REQUEST.scope(Cell::new(false), request).await
+}
+
+/// Notes that the current request handles `len` bytes of one body or object.
+pub fn mark_large(len: usize) {
+    if len >= LARGE_BYTES {
+        let _ = LARGE_REQUEST.try_with(|large| large.set(true));
+    }
+}
+
+/// Runs a step whose cost grows with the request's objects: through
+/// [`heavy`] when the request is large, in place otherwise.
+pub fn for_request<T>(work: impl FnOnce() -> T) -> T {
+    if LARGE_REQUEST.try_with(Cell::get).unwrap_or(false) {
+        heavy(work)
+    } else {
+        work()
+    }
+}
 
 /// Runs `work` (synchronous, possibly long) without stalling the executor:
 /// on the multi-threaded runtime the current worker first hands its other
@@ -36,6 +71,25 @@ mod tests {
         assert!(
             heavy_task.await.unwrap(),
             "the heavy work saw the light task's signal"
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn only_requests_marked_large_hand_their_worker_off() {
+        let worker = || std::thread::current().id();
+        let (small, here) = request_scope(async { (for_request(worker), worker()) }).await;
+        assert_eq!(small, here, "a small request's step runs in place");
+        let large = tokio::spawn(request_scope(async move {
+            mark_large(LARGE_BYTES);
+            let (tx, rx) = std::sync::mpsc::channel::<()>();
+            let light = tokio::spawn(async move { tx.send(()).is_ok() });
+            // With one worker, only a hand-off lets `light` run meanwhile.
+            let saw = for_request(|| rx.recv_timeout(Duration::from_secs(10)).is_ok());
+            saw && light.await.unwrap_or(false)
+        }));
+        assert!(
+            large.await.unwrap(),
+            "the large request's step let another task run"
         );
     }
 

@@ -219,14 +219,18 @@ impl Chain {
                 e.config.name
             )));
         }
-        let review = req.review(obj, old);
-        let uid = review["request"]["uid"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        let answer = e.transport.call(&review.to_string()).await;
-        let verdict =
-            answer.and_then(|text| read_response(&text, &uid, &e.config.name, e.verbatim));
+        let (uid, text) = crate::cpu::for_request(|| {
+            let review = req.review(obj, old);
+            let uid = review["request"]["uid"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            (uid, review.to_string())
+        });
+        let answer = e.transport.call(&text).await;
+        let verdict = answer.and_then(|text| {
+            crate::cpu::for_request(|| read_response(&text, &uid, &e.config.name, e.verbatim))
+        });
         match verdict {
             Ok(v) => {
                 push(warnings, v.warnings.iter().cloned());

@@ -14,7 +14,11 @@ pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
 pub async fn read(body: Body) -> ApiResult<bytes::Bytes> {
     let limited = http_body_util::Limited::new(body, MAX_BODY_BYTES);
     match limited.collect().await {
-        Ok(c) => Ok(c.to_bytes()),
+        Ok(c) => {
+            let bytes = c.to_bytes();
+            crate::cpu::mark_large(bytes.len());
+            Ok(bytes)
+        }
         Err(e) if e.is::<http_body_util::LengthLimitError>() => {
             Err(ApiError::too_large(MAX_BODY_BYTES))
         }

@@ -108,7 +108,8 @@ impl Call<'_> {
 
 /// Serves one resource request.
 pub async fn handle(state: &AppState, req: ResourceRequest, parts: Parts, body: Body) -> Response {
-    match dispatch(state, &req, &parts, body).await {
+    let served = crate::cpu::request_scope(dispatch(state, &req, &parts, body)).await;
+    match served {
         Ok(resp) => resp,
         Err(e) => e.into_response(),
     }

@@ -62,7 +62,10 @@ pub fn respond(code: StatusCode, value: &Value, output: Output, warnings: &[Stri
                 .into_bytes(),
             "application/yaml",
         ),
-        _ => (crate::kube_json::to_vec(value), "application/json"),
+        _ => (
+            crate::cpu::for_request(|| crate::kube_json::to_vec(value)),
+            "application/json",
+        ),
     };
     let mut resp = (code, body).into_response();
     resp.headers_mut()

@@ -10,7 +10,7 @@ use crate::catalogue::{field_validation, type_check};
 use crate::cpu;
 use crate::patch::apply::{self, server_side_apply, Applier, ApplyError};
 use crate::patch::{self, PatchType};
-use crate::registry::{meta, scale, UpdateOutcome};
+use crate::registry::{self, meta, scale, UpdateOutcome};
 use crate::status::{ApiError, ApiResult};
 use axum::body::Body;
 use axum::response::Response;
@@ -32,6 +32,7 @@ async fn decode_object(call: &Call<'_>, raw: Body) -> ApiResult<Decoded> {
         check_types(call, &mut obj)?;
         let json_bytes = body::as_json_bytes(&bytes, ct, &obj);
         let warnings = validate_fields(call, &json_bytes, &mut obj)?;
+        registry::check_size(&obj)?;
         Ok(Decoded { obj, warnings })
     })
 }
@@ -270,6 +271,7 @@ async fn update_with(
             }
             let bytes = patched.to_string();
             let w = validate_fields(call, bytes.as_bytes(), &mut patched)?;
+            registry::check_size(&patched)?;
             if let Ok(mut guard) = warnings.lock() {
                 *guard = w;
             }
@@ -371,6 +373,7 @@ async fn apply(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
                 let mut obj = ssa(None)?;
                 check_types(call, &mut obj)?;
                 let warnings = validate_fields(call, json.as_bytes(), &mut obj)?;
+                registry::check_size(&obj)?;
                 Ok::<_, ApiError>(Decoded { obj, warnings })
             })?;
             create_decoded(call, decoded).await

@@ -196,7 +196,7 @@ fn copy(doc: &mut Value, op: &Op, copied: &mut usize) -> Result<(), String> {
     };
     // Copying a missing object key copies null, as evanphx does.
     let source = doc.pointer(&pointer(&slot.child(token)));
-    *copied = copied.saturating_add(source.map_or(4, json_size));
+    *copied = copied.saturating_add(source.map_or(4, crate::registry::encoded_len));
     if *copied > MAX_COPY_BYTES {
         return Err(format!(
             "Unable to complete the copy, the accumulated size increase of copy is {copied}, exceeding the limit {MAX_COPY_BYTES}"
@@ -211,23 +211,6 @@ fn copy(doc: &mut Value, op: &Op, copied: &mut usize) -> Result<(), String> {
         }
         AddFailure::Inner(e) => format!("error while adding value during copy: {e}"),
     })
-}
-
-/// The length of `value` encoded as compact JSON, without building the text.
-fn json_size(value: &Value) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    let _ = serde_json::to_writer(&mut count, value);
-    count.0
 }
 
 fn test(doc: &Value, op: &Op) -> Result<(), String> {

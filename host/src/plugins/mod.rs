@@ -19,6 +19,7 @@ mod engine;
 mod failure;
 mod host_imports;
 mod limiter;
+mod offload;
 mod output;
 mod runtime;
 pub mod store_reader;

@@ -225,8 +225,17 @@ impl Plugin {
     pub async fn call(&self, input: &str, ctx: CallContext) -> Result<String, PluginFailure> {
         let timeout = ctx.limits.timeout;
         let mut instance = self.instance(ctx)?;
-        let outcome =
-            tokio::time::timeout(timeout + HOST_GRACE, self.invoke(&mut instance, input)).await;
+        let plugin = self.clone();
+        let input_len = input.len();
+        let input = input.to_owned();
+        let job = async move {
+            let call = plugin.invoke(&mut instance, &input);
+            let outcome = tokio::time::timeout(timeout + HOST_GRACE, call).await;
+            (instance, outcome)
+        };
+        let (instance, outcome) = super::offload::run(input_len, job)
+            .await
+            .map_err(|e| PluginFailure::Internal(format!("plugin call did not finish: {e}")))?;
         let state = instance.store.data();
         let stderr = state.output.take_text();
         if !stderr.is_empty() {

@@ -36,15 +36,22 @@ fn cause_type(t: &str) -> &'static str {
         .unwrap_or("FieldValueInvalid")
 }
 
-fn causes(answer: &str) -> Result<Vec<Cause>, String> {
-    let v: Value = serde_json::from_str(answer).map_err(|e| format!("answer is not JSON: {e}"))?;
-    let list = v
-        .get("causes")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    Ok(list
-        .iter()
+/// The prepared object and the causes of an answer, parsed once; an answer
+/// without an object is a broken plugin.
+fn read_answer(answer: &str) -> Result<(Value, Vec<Cause>), String> {
+    let mut v: Value =
+        serde_json::from_str(answer).map_err(|e| format!("answer is not JSON: {e}"))?;
+    let prepared = match v.get_mut("object").map(Value::take) {
+        Some(obj) if obj.is_object() => obj,
+        _ => return Err("the answer has no object".to_string()),
+    };
+    Ok((prepared, causes(&v)))
+}
+
+fn causes(v: &Value) -> Vec<Cause> {
+    let list = v.get("causes").and_then(Value::as_array);
+    list.into_iter()
+        .flatten()
         .map(|c| Cause {
             reason: cause_type(c.get("type").and_then(Value::as_str).unwrap_or_default()),
             field: c
@@ -58,7 +65,7 @@ fn causes(answer: &str) -> Result<Vec<Cause>, String> {
                 .unwrap_or_default()
                 .to_string(),
         })
-        .collect())
+        .collect()
 }
 
 impl WasmStrategy {
@@ -90,13 +97,15 @@ impl WasmStrategy {
                 self.plugin.name()
             ))
         };
+        let input = crate::cpu::for_request(|| call.to_string());
+        drop(call);
         let answer = self
             .plugin
-            .call(&call.to_string(), ctx)
+            .call(&input, ctx)
             .await
             .map_err(|f| failed(f.to_string()))?;
-        let causes = causes(&answer).map_err(&failed)?;
-        let prepared = prepared_object(&answer).map_err(failed)?;
+        let parsed = crate::cpu::for_request(|| read_answer(&answer));
+        let (prepared, causes) = parsed.map_err(failed)?;
         if causes.is_empty() {
             return Ok(prepared);
         }
@@ -105,16 +114,6 @@ impl WasmStrategy {
             .and_then(Value::as_str)
             .unwrap_or_default();
         Err(ApiError::invalid(&res.group, &res.kind, name, causes))
-    }
-}
-
-/// The `object` of an answer; an answer without one is a broken plugin.
-fn prepared_object(answer: &str) -> Result<Value, String> {
-    let mut v: Value =
-        serde_json::from_str(answer).map_err(|e| format!("answer is not JSON: {e}"))?;
-    match v.get_mut("object").map(Value::take) {
-        Some(obj) if obj.is_object() => Ok(obj),
-        _ => Err("the answer has no object".to_string()),
     }
 }
 

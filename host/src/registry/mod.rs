@@ -143,7 +143,9 @@ pub fn storage_error(res: &ResourceInfo, name: &str, e: StorageError) -> ApiErro
 
 /// Decodes a stored value into the served object, with resourceVersion set.
 pub fn decode(kv: &KeyValue) -> ApiResult<Value> {
-    let mut obj: Value = serde_json::from_slice(&kv.value).map_err(|e| {
+    crate::cpu::mark_large(kv.value.len());
+    let parsed = crate::cpu::for_request(|| serde_json::from_slice::<Value>(&kv.value));
+    let mut obj: Value = parsed.map_err(|e| {
         ApiError::internal(format!(
             "stored object at {} is not valid JSON: {e}",
             kv.key
@@ -177,6 +179,32 @@ pub fn encode(obj: &Value) -> ApiResult<bytes::Bytes> {
         return Err(object_too_large(bytes.len()));
     }
     Ok(bytes)
+}
+
+/// Refuses, before admission and the strategy see it, an object that could
+/// not be stored anyway (its encoding is over [`MAX_STORED_BYTES`]).
+pub fn check_size(obj: &Value) -> ApiResult<()> {
+    match encoded_len(obj) {
+        size if size > MAX_STORED_BYTES => Err(object_too_large(size)),
+        _ => Ok(()),
+    }
+}
+
+/// The length of `value` encoded as compact JSON, without building the text.
+pub fn encoded_len(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
 }
 
 fn object_too_large(size: usize) -> ApiError {
