@@ -32,7 +32,6 @@ async fn decode_object(call: &Call<'_>, raw: Body) -> ApiResult<Decoded> {
         check_types(call, &mut obj)?;
         let json_bytes = body::as_json_bytes(&bytes, ct, &obj);
         let warnings = validate_fields(call, &json_bytes, &mut obj)?;
-        registry::check_size(&obj)?;
         Ok(Decoded { obj, warnings })
     })
 }
@@ -373,7 +372,6 @@ async fn apply(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
                 let mut obj = ssa(None)?;
                 check_types(call, &mut obj)?;
                 let warnings = validate_fields(call, json.as_bytes(), &mut obj)?;
-                registry::check_size(&obj)?;
                 Ok::<_, ApiError>(Decoded { obj, warnings })
             })?;
             create_decoded(call, decoded).await

@@ -367,6 +367,30 @@ impl Registry {
         }
     }
 
+    /// An object too large to store is never stored, so admission need not
+    /// see it; the client gets kube's validation answer if it is invalid
+    /// (kube validates before storage refuses it), else `too_large`.
+    async fn refuse_oversized(
+        &self,
+        res: &ResourceInfo,
+        ns: Option<&str>,
+        mut obj: Value,
+        too_large: ApiError,
+    ) -> ApiError {
+        meta::set_create_fields(&mut obj, ns);
+        let named = validate_name(res, &obj);
+        // Only a verdict on the object counts; a failing plugin is not one.
+        let validated = match self.strategy.create(res, obj).await {
+            Err(e) if e.reason == "Invalid" => Err(e),
+            _ => Ok(()),
+        };
+        match (named, validated) {
+            (Err(name), Err(other)) => name.and_invalid(other),
+            (Err(invalid), Ok(())) | (Ok(()), Err(invalid)) => invalid,
+            (Ok(()), Ok(())) => too_large,
+        }
+    }
+
     async fn remaining(
         &self,
         q: &ListQuery<'_>,
@@ -397,6 +421,9 @@ impl Registry {
         obj: Value,
         opts: WriteOptions<'_>,
     ) -> ApiResult<Value> {
+        if let Err(too_large) = check_size(&obj) {
+            return Err(self.refuse_oversized(res, ns, obj, too_large).await);
+        }
         let mut obj = opts.admit.mutate(obj, None).await?;
         meta::set_create_fields(&mut obj, ns);
         if res.group.is_empty() && res.plural == "services" {
