@@ -300,3 +300,77 @@ fn group_and_plural_are_immutable_and_storage_changes_are_recorded() {
     assert_eq!(new["status"]["storedVersions"], json!(["v1", "v2"]));
     assert!(validate(&new, Some(&old)).is_empty());
 }
+
+#[test]
+fn deprecation_warnings_only_on_deprecated_versions() {
+    let mut object = crd();
+    object["spec"]["versions"][0]["deprecationWarning"] = json!("old");
+    assert_eq!(
+        errors(&object),
+        vec!["spec.versions[0].deprecationWarning: Invalid value: \"old\": can only be set for deprecated versions"]
+    );
+    object["spec"]["versions"][0]["deprecated"] = json!(true);
+    assert!(errors(&object).is_empty());
+}
+
+#[test]
+fn conversion_strategy_is_none_or_webhook_with_a_client_config() {
+    let mut object = crd();
+    object["spec"]["conversion"] = json!({"strategy": "Magic"});
+    assert_eq!(
+        errors(&object),
+        vec!["spec.conversion.strategy: Unsupported value: \"Magic\": supported values: \"None\", \"Webhook\""]
+    );
+    object["spec"]["conversion"] = json!({"strategy": "Webhook"});
+    assert_eq!(
+        errors(&object),
+        vec!["spec.conversion.webhookClientConfig: Required value: required when strategy is set to Webhook"]
+    );
+}
+
+#[test]
+fn root_kind_and_api_version_are_strings_and_root_is_not_nullable() {
+    let mut object = crd();
+    let root = &mut object["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+    root["properties"]["kind"] = json!({"type": "integer"});
+    root["nullable"] = json!(true);
+    assert_eq!(
+        errors(&object),
+        vec![
+            "spec.validation.openAPIV3Schema.nullable: Forbidden: nullable cannot be true at the root",
+            "spec.validation.openAPIV3Schema.properties[kind].type: Invalid value: \"integer\": must be string",
+        ]
+    );
+}
+
+#[test]
+fn embedded_resources_are_objects_and_extensions_need_their_types() {
+    let mut object = crd();
+    object["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"] = json!({
+        "raw": {"x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true},
+        "list": {"type": "object", "x-kubernetes-list-type": "map"},
+        "map": {"type": "object", "x-kubernetes-map-type": "sometimes"},
+    });
+    assert_eq!(
+        errors(&object),
+        vec![
+            "spec.validation.openAPIV3Schema.properties[raw].type: Required value: must be object if x-kubernetes-embedded-resource is true",
+            "spec.validation.openAPIV3Schema.properties[list].type: Invalid value: \"object\": must be array if x-kubernetes-list-type is specified",
+            "spec.validation.openAPIV3Schema.properties[map].x-kubernetes-map-type: Unsupported value: \"sometimes\": supported values: \"atomic\", \"granular\"",
+        ]
+    );
+}
+
+#[test]
+fn status_subresource_needs_an_object_root() {
+    let mut object = crd();
+    object["spec"]["versions"][0]["subresources"] = json!({"status": {}});
+    object["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = json!({"type": "string"});
+    assert_eq!(
+        errors(&object),
+        vec![
+            "spec.validation.openAPIV3Schema.type: Invalid value: \"string\": only \"object\" is allowed as the type at the root of the schema if the status subresource is enabled",
+            "spec.validation.openAPIV3Schema.type: Invalid value: \"string\": must be object at the root",
+        ]
+    );
+}
