@@ -8,6 +8,7 @@ mod admission_plugins;
 mod api_discovery;
 mod cluster_apis;
 mod connections;
+mod custom_resource_definitions;
 mod encoding;
 mod errors;
 mod etcd;

@@ -168,6 +168,7 @@ const ROWS: &[Row] = &[
     returns_deleted(row("storage.k8s.io", "StorageClass", "storageclasses", &["sc"], CLUSTER, NONE)),
     row("admissionregistration.k8s.io", "MutatingWebhookConfiguration", "mutatingwebhookconfigurations", &[], CLUSTER, NONE),
     row("admissionregistration.k8s.io", "ValidatingWebhookConfiguration", "validatingwebhookconfigurations", &[], CLUSTER, NONE),
+    row("apiextensions.k8s.io", "CustomResourceDefinition", "customresourcedefinitions", &["crd", "crds"], CLUSTER, STATUS),
     row("scheduling.k8s.io", "PriorityClass", "priorityclasses", &["pc"], CLUSTER, NONE),
     row("coordination.k8s.io", "Lease", "leases", &[], NS, NONE),
     row("discovery.k8s.io", "EndpointSlice", "endpointslices", &[], NS, NONE),
@@ -189,6 +190,10 @@ fn schema_name(r: &Row) -> String {
             "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.{}",
             r.kind
         ),
+        "apiextensions.k8s.io" => format!(
+            "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.{}",
+            r.kind
+        ),
         group => format!("io.k8s.api.{}.v1.{}", schema_package(group), r.kind),
     }
 }
@@ -199,7 +204,7 @@ fn categories(r: &Row) -> Vec<String> {
         vec!["all".to_string()]
     } else if matches!(
         r.group,
-        "admissionregistration.k8s.io" | "apiregistration.k8s.io"
+        "admissionregistration.k8s.io" | "apiextensions.k8s.io" | "apiregistration.k8s.io"
     ) {
         vec!["api-extensions".to_string()]
     } else {

@@ -11,6 +11,7 @@ use k8s_openapi::api::{
     events::v1 as events, networking::v1 as networking, policy::v1 as policy, rbac::v1 as rbac,
     scheduling::v1 as scheduling, storage::v1 as storage,
 };
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1 as apiextensions;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1 as apiregistration;
 use schemars::gen::{SchemaGenerator, SchemaSettings};
@@ -51,6 +52,7 @@ fn generate() -> Map<String, Value> {
         admissionregistration::ValidatingWebhookConfiguration,
         admissionregistration::MutatingWebhookConfiguration,
         autoscaling::Scale, apiregistration::APIService, certificates::CertificateSigningRequest,
+        apiextensions::CustomResourceDefinition,
         meta::Status, meta::DeleteOptions, meta::WatchEvent<core::Pod>, meta::Patch,
         meta::APIResourceList, meta::APIGroupList, meta::APIGroup, meta::APIVersions,
         meta::ListMeta, meta::ObjectMeta,

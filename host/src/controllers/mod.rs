@@ -2,6 +2,7 @@
 //! users expect without a kube-controller-manager.
 
 pub mod bootstrap;
+pub mod crd_names;
 pub mod csr_signer;
 pub mod garbage_collector;
 pub mod leader;
@@ -25,6 +26,7 @@ pub fn spawn_all(state: Arc<AppState>) -> Vec<JoinHandle<()>> {
         service_account::spawn(state.clone()),
         root_ca::spawn(state.clone()),
         csr_signer::spawn(state.clone()),
+        crd_names::spawn(state.clone()),
         rbac::spawn_aggregation(state.clone()),
         resource_quota::spawn(state.clone()),
         garbage_collector::spawn(state),

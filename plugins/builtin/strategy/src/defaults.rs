@@ -26,6 +26,7 @@ pub fn apply(resource: &StrategyResource, object: &mut Value) {
         ("", "services") => service(object),
         ("", "secrets") => set_default(object, "/type", json!("Opaque")),
         ("", "namespaces") => label_namespace(object),
+        ("apiextensions.k8s.io", "customresourcedefinitions") => crate::crd::defaults(object),
         _ => {}
     }
     if let Some(at) = pod_template_spec(resource) {

@@ -42,6 +42,9 @@ fn initial(resource: &StrategyResource, object: &Value) -> Option<Value> {
         ("apps", "deployments") | ("batch", "jobs" | "cronjobs") | ("", "resourcequotas") => {
             Some(json!({}))
         }
+        ("apiextensions.k8s.io", "customresourcedefinitions") => {
+            Some(crate::crd::initial_status(object))
+        }
         _ => None,
     }
 }

@@ -20,6 +20,7 @@
 
 mod common;
 mod config;
+mod crd;
 mod defaults;
 mod gofmt;
 mod initial_status;

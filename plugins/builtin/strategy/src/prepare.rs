@@ -8,7 +8,7 @@ use capstan_plugin_sdk::strategy::StrategyResource;
 use serde_json::{json, Map, Value};
 
 use crate::json::metadata_mut;
-use crate::{config, defaults, initial_status};
+use crate::{config, crd, defaults, initial_status};
 
 /// The top-level fields that are not the desired state (see [`desired_state`]).
 const NOT_DESIRED_STATE: [&str; 4] = ["metadata", "status", "apiVersion", "kind"];
@@ -26,6 +26,7 @@ pub fn tracks_generation(resource: &StrategyResource) -> bool {
             | ("policy", "poddisruptionbudgets")
             | ("networking.k8s.io", "networkpolicies" | "ingresses")
             | ("admissionregistration.k8s.io", _)
+            | ("apiextensions.k8s.io", "customresourcedefinitions")
     )
 }
 
@@ -51,9 +52,16 @@ pub fn for_create(resource: &StrategyResource, object: &mut Value) {
 pub fn for_update(resource: &StrategyResource, object: &mut Value, old: &Value) {
     convert(resource, object);
     defaults::apply(resource, object);
+    if is_crd(resource) && resource.subresource.is_empty() {
+        crd::record_storage_version(object);
+    }
     if tracks_generation(resource) && desired_state(old) != desired_state(object) {
         set_generation(object, generation(old) + 1);
     }
+}
+
+fn is_crd(resource: &StrategyResource) -> bool {
+    resource.group == "apiextensions.k8s.io" && resource.resource == "customresourcedefinitions"
 }
 
 /// What kube's conversion to the internal version does to a written object:

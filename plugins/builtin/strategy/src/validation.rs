@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use std::collections::HashSet;
 
-use crate::{config, metadata, pods, rbac, services, workloads};
+use crate::{config, crd, metadata, pods, rbac, services, workloads};
 
 /// The causes for writing `object` (over `old` on update) to `resource`.
 pub fn validate(resource: &StrategyResource, object: &Value, old: Option<&Value>) -> Vec<Cause> {
@@ -29,6 +29,7 @@ pub fn validate(resource: &StrategyResource, object: &Value, old: Option<&Value>
             ("rbac.authorization.k8s.io", "clusterrolebindings") => {
                 rbac::binding(object, old, true)
             }
+            ("apiextensions.k8s.io", "customresourcedefinitions") => crd::validate(object, old),
             _ => Vec::new(),
         },
     );
