@@ -18,6 +18,7 @@ const LIBRARIES: &[Library] = &[
     crate::regex::call,
     crate::url::call,
     crate::ip::call,
+    crate::semver::call,
 ];
 
 /// Every name the libraries answer to.
@@ -66,6 +67,12 @@ const NAMES: &[&str] = &[
     "containsCIDR",
     "prefixLength",
     "masked",
+    // semver
+    "semver",
+    "isSemver",
+    "major",
+    "minor",
+    "patch",
 ];
 
 pub(crate) fn register(context: &mut Context<'static, 'static>) {

@@ -3,10 +3,11 @@
 //! matchConditions, and CRD validation rules and admission policies, in the
 //! host or in a plugin (it builds for wasm32-wasip2).
 //!
-//! - [`env`]: the CEL standard library, cel-go's strings extension (as kube
-//!   enables it) and the list overloads that share a name with it.
+//! - [`env`]: a new environment with the CEL standard library, cel-go's
+//!   strings extension (as kube enables it) and the list overloads that
+//!   share a name with it.
 //! - [`context`]: a root context over [`env`] with kube's functions:
-//!   quantity, lists, regex, url, ip and cidr. Bind the variables on it.
+//!   quantity, lists, regex, url, ip, cidr and semver. Bind the variables on it.
 //! - [`compile`]: an expression compiled with [`env`]'s macros.
 //!
 //! Errors are kube's texts, as `cel::ExecutionError::FunctionError`s.
@@ -16,11 +17,17 @@ mod ip;
 mod lists;
 mod quantity;
 mod regex;
+mod semver;
 mod url;
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use cel::{Context, Env, Program};
+
+pub use cel;
+
+/// [`env`], built once.
+static ENV: LazyLock<Arc<Env>> = LazyLock::new(|| Arc::new(env()));
 
 /// The environment kube's expressions compile and run in.
 pub fn env() -> Env {
@@ -36,14 +43,14 @@ pub fn env() -> Env {
 
 /// A root context with kube's libraries; add the variables to it.
 pub fn context() -> Context<'static, 'static> {
-    let mut context = Context::with_env(Arc::new(env()));
+    let mut context = Context::with_env(Arc::clone(&ENV));
     call::register(&mut context);
     context
 }
 
 /// Compiles `expression` for [`context`].
 pub fn compile(expression: &str) -> Result<Program, String> {
-    env().compile(expression).map_err(|e| e.to_string())
+    ENV.compile(expression).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

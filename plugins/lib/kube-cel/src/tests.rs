@@ -186,6 +186,33 @@ fn ip_and_cidr() {
     );
 }
 
+// semverlib_test.go
+#[test]
+fn semver() {
+    assert_true(&[
+        "isSemver('1.0.0')",
+        "isSemver('1.0.0-alpha.1+build.5')",
+        "!isSemver('1.0')",
+        "!isSemver('v1.0.0')",
+        "!isSemver('01.01.01')",
+        "isSemver('v1.0', true)",
+        "isSemver('01.01.01', true)",
+        "!isSemver('1-alpha', true)",
+        "semver('v01.02', true) == semver('1.2.0')",
+        "semver('1.2.3').major() == 1",
+        "semver('1.2.3').minor() == 2",
+        "semver('1.2.3').patch() == 3",
+        "semver('1.2.3').compareTo(semver('1.2.3')) == 0",
+        "semver('1.2.3').compareTo(semver('2.0.0')) == -1",
+        "semver('1.2.3').compareTo(semver('0.1.2')) == 1",
+        "semver('1.0.0').isGreaterThan(semver('1.0.0-alpha'))",
+        "semver('1.0.0-alpha').isLessThan(semver('1.0.0'))",
+        "semver('1.0.0+a').compareTo(semver('1.0.0+b')) == 0",
+        "semver('1.2.3') == semver('1.2.3')",
+    ]);
+    assert_error("semver('1.0')", "semver");
+}
+
 // cel-go ext/strings_test.go, as kube enables the extension
 #[test]
 fn strings() {
