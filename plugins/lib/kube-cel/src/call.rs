@@ -55,6 +55,7 @@ const NAMES: &[&str] = &[
     // ip and cidr
     "ip",
     "isIP",
+    "ip.isCanonical",
     "cidr",
     "isCIDR",
     "family",

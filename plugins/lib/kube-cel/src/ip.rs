@@ -1,6 +1,7 @@
 //! kube's ip and cidr libraries (k8s.io/apiserver/pkg/cel/library/ip.go,
-//! cidr.go) on `std::net`: `ip`, `isIP`, `cidr`, `isCIDR` and their member
-//! functions. IPv4-mapped IPv6 addresses are refused, as kube does.
+//! cidr.go) on `std::net`: `ip`, `isIP`, `ip.isCanonical`, `cidr`, `isCIDR`
+//! and their member functions. IPv4-mapped IPv6 addresses are refused, as
+//! kube does.
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -49,6 +50,10 @@ fn global(name: &str, text: &str) -> Answer {
     Some(match name {
         "ip" => parse_ip(text).map(ip_value).map_err(|e| error(name, e)),
         "isIP" => Ok(Value::Bool(parse_ip(text).is_ok())),
+        // Go's `Addr.String` is the canonical form, as Rust's `Display` is.
+        "ip.isCanonical" => parse_ip(text)
+            .map(|ip| Value::Bool(ip.to_string() == text))
+            .map_err(|e| error(name, e)),
         "cidr" => parse_cidr(text)
             .map(cidr_value)
             .map_err(|e| error(name, cidr_error(e))),

@@ -136,6 +136,10 @@ fn urls() {
 fn ip_and_cidr() {
     assert_true(&[
         "isIP('192.168.0.1')",
+        "ip.isCanonical('127.0.0.1')",
+        "ip.isCanonical('2001:db8::68')",
+        "!ip.isCanonical('2001:DB8::68')",
+        "!ip.isCanonical('2001:db8:0:0:0:0:0:68')",
         "isIP('2001:db8::68')",
         "!isIP('192.168.0.1/24')",
         "!isIP('::ffff:c0a8:1')",
