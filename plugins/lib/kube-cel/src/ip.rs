@@ -6,8 +6,10 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
+use cel::common::types::Type;
+use cel::common::value::{CowVal, Val};
 use cel::objects::Opaque;
-use cel::Value;
+use cel::{DeclarationError, Env, ExecutionError, Value};
 
 use crate::call::{error, opaque, string, Answer};
 
@@ -32,6 +34,30 @@ impl Opaque for Cidr {
     fn runtime_type_name(&self) -> &str {
         "net.CIDR"
     }
+}
+
+/// `string(ip)` and `string(cidr)`: overloads of the standard `string`.
+pub(crate) fn overloads(env: &mut Env) -> Result<(), DeclarationError> {
+    let ip = Type::new_opaque_type("net.IP");
+    let cidr = Type::new_opaque_type("net.CIDR");
+    env.add_overload("string", "ip_to_string", vec![ip], to_string)?;
+    env.add_overload("string", "cidr_to_string", vec![cidr], to_string)
+}
+
+fn to_string<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    let value = match args.first() {
+        Some(arg) => Value::try_from(arg.as_ref())?,
+        None => return Err(error("string", "no such overload")),
+    };
+    let text = if let Some(ip) = opaque::<Ip>(&value) {
+        ip.0.to_string()
+    } else if let Some(cidr) = opaque::<Cidr>(&value) {
+        format!("{}/{}", cidr.ip, cidr.len)
+    } else {
+        return Err(error("string", "no such overload"));
+    };
+    let boxed: Box<dyn Val> = Value::String(Arc::new(text)).try_into()?;
+    Ok(CowVal::Owned(boxed))
 }
 
 pub(crate) fn call(name: &str, this: Option<&Value>, args: &[Value]) -> Answer {

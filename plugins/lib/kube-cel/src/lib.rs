@@ -4,8 +4,9 @@
 //! host or in a plugin (it builds for wasm32-wasip2).
 //!
 //! - [`env`]: a new environment with the CEL standard library, cel-go's
-//!   strings extension (as kube enables it) and the list overloads that
-//!   share a name with it.
+//!   strings extension (as kube enables it), and the overloads of kube's
+//!   that share a name with it or the standard library (`list.indexOf`,
+//!   `string(ip)`, …).
 //! - [`context`]: a root context over [`env`] with kube's functions:
 //!   quantity, lists, regex, url, ip, cidr and semver. Bind the variables on it.
 //! - [`compile`]: an expression compiled with [`env`]'s macros.
@@ -36,7 +37,8 @@ pub fn env() -> Env {
     // fresh environment, so a failure is a bug in this crate.
     let declared = env
         .add_extension(cel::extensions::strings)
-        .and_then(|()| env.add_extension(lists::overloads));
+        .and_then(|()| env.add_extension(lists::overloads))
+        .and_then(|()| env.add_extension(ip::overloads));
     debug_assert!(declared.is_ok(), "{declared:?}");
     env
 }
