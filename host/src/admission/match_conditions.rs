@@ -7,13 +7,14 @@
 //! Variables, as in kube-apiserver: `object` (null for DELETE), `oldObject`
 //! (null for CREATE) and `request` (the AdmissionRequest: kind, resource,
 //! subResource, name, namespace, operation, userInfo, dryRun, …). The CEL
-//! standard library is available; kube's own extension libraries and the
-//! `authorizer` variable are not (using them is an evaluation error).
+//! standard library and kube's libraries (`kube-cel`: quantity, lists,
+//! regex, url, ip/cidr, strings) are available; the `authorizer` variable is
+//! not (using it is an evaluation error).
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
-use cel::{Context, Program};
+use kube_cel::cel::Program;
 use serde_json::Value;
 
 /// kube-apiserver's limit per webhook.
@@ -75,7 +76,7 @@ impl MatchConditions {
 
     /// Evaluates every condition against `object`, `oldObject` and `request`.
     pub fn evaluate(&self, object: &Value, old_object: &Value, request: &Value) -> Outcome {
-        let mut context = Context::default();
+        let mut context = kube_cel::context();
         let bound = [
             ("object", object),
             ("oldObject", old_object),
@@ -89,8 +90,8 @@ impl MatchConditions {
         let mut error = None;
         for condition in &self.0 {
             match condition.program.execute(&context) {
-                Ok(cel::Value::Bool(true)) => {}
-                Ok(cel::Value::Bool(false)) => return Outcome::Skip,
+                Ok(kube_cel::cel::Value::Bool(true)) => {}
+                Ok(kube_cel::cel::Value::Bool(false)) => return Outcome::Skip,
                 Ok(other) => {
                     error.get_or_insert(format!(
                         "match condition {:?} must evaluate to bool, not {other:?}",
@@ -139,7 +140,7 @@ fn compiled(expression: &str) -> Result<Arc<Program>, String> {
     if let Some(program) = cache.get(expression) {
         return Ok(program.clone());
     }
-    let program = Arc::new(Program::compile(expression).map_err(|e| e.to_string())?);
+    let program = Arc::new(kube_cel::compile(expression)?);
     if cache.len() >= MAX_COMPILED {
         cache.clear();
     }
@@ -226,6 +227,30 @@ mod tests {
             .map(|i| json!({"name": format!("c{i}"), "expression": "true"}))
             .collect();
         assert!(MatchConditions::parse(Some(&Value::Array(many))).is_err());
+    }
+
+    #[test]
+    fn kube_libraries_are_available() {
+        let c = conditions(json!([
+            {"name": "small", "expression": "quantity(object.spec.memory).isLessThan(quantity('1Gi'))"},
+            {"name": "https", "expression": "url(object.spec.endpoint).getScheme() == 'https'"},
+            {"name": "private", "expression": "cidr('10.0.0.0/8').containsIP(object.spec.ip)"},
+        ]));
+        let obj = |memory: &str| {
+            json!({"spec": {"memory": memory, "endpoint": "https://example.com:8443/x", "ip": "10.1.2.3"}})
+        };
+        assert_eq!(
+            c.evaluate(&obj("512Mi"), &Value::Null, &request("bob")),
+            Outcome::Call
+        );
+        assert_eq!(
+            c.evaluate(&obj("2Gi"), &Value::Null, &request("bob")),
+            Outcome::Skip
+        );
+        match c.evaluate(&obj("lots"), &Value::Null, &request("bob")) {
+            Outcome::Error(why) => assert!(why.contains("quantities must match"), "{why}"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -1,0 +1,59 @@
+//! Kubernetes' CEL libraries (k8s.io/apiserver/pkg/cel/library) on top of
+//! the `cel` crate, for every CEL user of Capstan: the host's
+//! matchConditions, and CRD validation rules and admission policies, in the
+//! host or in a plugin (it builds for wasm32-wasip2).
+//!
+//! - [`env`]: a new environment with the CEL standard library, cel-go's
+//!   strings extension (as kube enables it), and the overloads of kube's
+//!   that share a name with it or the standard library (`list.indexOf`,
+//!   `string(ip)`, …).
+//! - [`context`]: a root context over [`env`] with kube's functions:
+//!   quantity, lists, regex, url, ip, cidr and semver. Bind the variables on it.
+//! - [`compile`]: an expression compiled with [`env`]'s macros.
+//!
+//! Errors are kube's texts, as `cel::ExecutionError::FunctionError`s.
+
+mod call;
+mod ip;
+mod lists;
+mod quantity;
+mod regex;
+mod semver;
+mod url;
+
+use std::sync::{Arc, LazyLock};
+
+use cel::{Context, Env, Program};
+
+pub use cel;
+
+/// [`env`], built once.
+static ENV: LazyLock<Arc<Env>> = LazyLock::new(|| Arc::new(env()));
+
+/// The environment kube's expressions compile and run in.
+pub fn env() -> Env {
+    let mut env = Env::stdlib();
+    // The strings extension and two list overloads: fixed declarations on a
+    // fresh environment, so a failure is a bug in this crate.
+    let declared = env
+        .add_extension(cel::extensions::strings)
+        .and_then(|()| env.add_extension(lists::overloads))
+        .and_then(|()| env.add_extension(ip::overloads));
+    debug_assert!(declared.is_ok(), "{declared:?}");
+    env
+}
+
+/// A root context with kube's libraries; add the variables to it.
+pub fn context() -> Context<'static, 'static> {
+    let mut context = Context::with_env(Arc::clone(&ENV));
+    call::register(&mut context);
+    context
+}
+
+/// Compiles `expression` for [`context`].
+pub fn compile(expression: &str) -> Result<Program, String> {
+    ENV.compile(expression).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests;
