@@ -236,9 +236,7 @@ mod tests {
             {"name": "https", "expression": "url(object.spec.endpoint).getScheme() == 'https'"},
             {"name": "private", "expression": "cidr('10.0.0.0/8').containsIP(object.spec.ip)"},
         ]));
-        let obj = |memory: &str| {
-            json!({"spec": {"memory": memory, "endpoint": "https://example.com:8443/x", "ip": "10.1.2.3"}})
-        };
+        let obj = |memory: &str| json!({"spec": {"memory": memory, "endpoint": "https://example.com:8443/x", "ip": "10.1.2.3"}});
         assert_eq!(
             c.evaluate(&obj("512Mi"), &Value::Null, &request("bob")),
             Outcome::Call
