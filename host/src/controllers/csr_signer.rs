@@ -13,7 +13,7 @@ use crate::pki::{Authority, ClientIssue};
 use crate::registry::{decode, keys, meta, WriteOptions};
 use crate::state::AppState;
 use crate::status::{ApiError, ApiResult};
-use crate::storage::{EventKind, RangeRequest, StorageError};
+use crate::storage::{EventKind, StorageError};
 use base64::Engine;
 use futures_util::StreamExt;
 use serde_json::{json, Value};
@@ -145,22 +145,8 @@ async fn run(state: &AppState, ca: &Authority) -> ApiResult<()> {
         .lookup("certificates.k8s.io", "v1", "certificatesigningrequests")
         .ok_or_else(|| ApiError::internal("certificatesigningrequests are not served"))?;
     let prefix = keys::prefix(res, None);
-    let page = state
-        .storage
-        .range(RangeRequest {
-            prefix: &prefix,
-            start_after: None,
-            limit: None,
-            revision: None,
-        })
-        .await
-        .map_err(internal)?;
-    let mut events = state
-        .storage
-        .watch(&prefix, page.revision)
-        .await
-        .map_err(internal)?;
-    for kv in &page.kvs {
+    let (kvs, mut events) = super::list_and_watch(state, &prefix).await?;
+    for kv in &kvs {
         let csr = decode(kv)?;
         if pending(&csr) {
             sign(state, ca, &csr).await?;

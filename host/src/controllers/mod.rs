@@ -14,6 +14,8 @@ pub mod root_ca;
 pub mod service_account;
 
 use crate::state::AppState;
+use crate::status::{ApiError, ApiResult};
+use crate::storage::{KeyValue, RangeRequest, WatchStream};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::task::JoinHandle;
@@ -31,4 +33,24 @@ pub fn spawn_all(state: Arc<AppState>) -> Vec<JoinHandle<()>> {
         resource_quota::spawn(state.clone()),
         garbage_collector::spawn(state),
     ]
+}
+
+/// How a controller starts: every object under `prefix` now, and a watch of
+/// what changes after that list.
+pub(crate) async fn list_and_watch(
+    state: &AppState,
+    prefix: &str,
+) -> ApiResult<(Vec<KeyValue>, WatchStream)> {
+    let internal = |e: crate::storage::StorageError| ApiError::internal(e.to_string());
+    let page = state
+        .storage
+        .range(RangeRequest::prefix(prefix))
+        .await
+        .map_err(internal)?;
+    let events = state
+        .storage
+        .watch(prefix, page.revision)
+        .await
+        .map_err(internal)?;
+    Ok((page.kvs, events))
 }

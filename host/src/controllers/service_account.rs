@@ -5,7 +5,7 @@
 use crate::registry::{decode, keys, meta, WriteOptions};
 use crate::state::AppState;
 use crate::status::{ApiError, ApiResult};
-use crate::storage::{EventKind, RangeRequest};
+use crate::storage::EventKind;
 use futures_util::StreamExt;
 use serde_json::json;
 use std::sync::Arc;
@@ -56,22 +56,8 @@ async fn run(state: &AppState) -> ApiResult<()> {
         .lookup("", "v1", "namespaces")
         .ok_or_else(|| ApiError::internal("namespaces are not served"))?;
     let prefix = keys::prefix(ns_res, None);
-    let page = state
-        .storage
-        .range(RangeRequest {
-            prefix: &prefix,
-            start_after: None,
-            limit: None,
-            revision: None,
-        })
-        .await
-        .map_err(|e| ApiError::internal(e.to_string()))?;
-    let mut events = state
-        .storage
-        .watch(&prefix, page.revision)
-        .await
-        .map_err(|e| ApiError::internal(e.to_string()))?;
-    for kv in &page.kvs {
+    let (kvs, mut events) = super::list_and_watch(state, &prefix).await?;
+    for kv in &kvs {
         reconcile(state, &decode(kv)?).await?;
     }
     while let Some(ev) = events.next().await {

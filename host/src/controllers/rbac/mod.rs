@@ -11,7 +11,6 @@ use crate::catalogue::ResourceInfo;
 use crate::registry::{decode, keys, meta, WriteOptions};
 use crate::state::AppState;
 use crate::status::{ApiError, ApiResult};
-use crate::storage::RangeRequest;
 use futures_util::StreamExt;
 use serde_json::Value;
 use std::sync::Arc;
@@ -73,16 +72,7 @@ async fn aggregate(state: &AppState) -> ApiResult<()> {
     let res = resource(state, "ClusterRole")?;
     let prefix = keys::prefix(res, None);
     let internal = |e: crate::storage::StorageError| ApiError::internal(e.to_string());
-    let page = state
-        .storage
-        .range(RangeRequest::prefix(&prefix))
-        .await
-        .map_err(internal)?;
-    let mut events = state
-        .storage
-        .watch(&prefix, page.revision)
-        .await
-        .map_err(internal)?;
+    let (_, mut events) = crate::controllers::list_and_watch(state, &prefix).await?;
     reconcile(state, res).await?;
     while let Some(ev) = events.next().await {
         ev.map_err(internal)?;
