@@ -138,6 +138,11 @@ pub struct ServeArgs {
     /// How long a connection with no request in progress stays open.
     #[arg(long = "idle-timeout", default_value = "90s", value_parser = parse_duration)]
     pub idle_timeout: Duration,
+    /// How long a request that is not long-running (not a watch, exec,
+    /// attach, portforward, log or proxy) may take before it gets 504
+    /// (kube-apiserver's --request-timeout; 0s: no bound).
+    #[arg(long = "request-timeout", default_value = "1m", value_parser = parse_duration)]
+    pub request_timeout: Duration,
 }
 
 /// A Go-style duration of one unit: `500ms`, `15s`, `2m`.

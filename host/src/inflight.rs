@@ -5,12 +5,15 @@
 //! Long-running requests (watch; exec, attach, portforward, log, proxy) and
 //! the probes (`GET /healthz`, `/livez`, `/readyz`, which kube's "probes"
 //! FlowSchema exempts) are not counted; system:masters is never refused.
+//! `--request-timeout` (kube's default 1m) bounds how long any other request
+//! may take: then kube's 504, and its slot is free again.
 
 use crate::auth::user::{UserInfo, MASTERS};
 use crate::request_info::{ResourceRequest, Verb};
 use crate::status::ApiError;
 use http::Method;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// kube-apiserver's Retry-After for shed requests, in seconds.
@@ -22,11 +25,13 @@ const LONG_RUNNING_SUBRESOURCES: [&str; 5] = ["attach", "exec", "proxy", "log", 
 /// The probes kube's "probes" FlowSchema exempts from flow control.
 const PROBES: [&str; 3] = ["/healthz", "/livez", "/readyz"];
 
-/// The two pools of in-flight slots; a limit of 0 means unlimited.
+/// The two pools of in-flight slots (a limit of 0 means unlimited) and the
+/// time a request that is not long-running may take (`None`: no bound).
 #[derive(Clone, Debug, Default)]
 pub struct InFlight {
     read_only: Option<Arc<Semaphore>>,
     mutating: Option<Arc<Semaphore>>,
+    request_timeout: Option<Duration>,
 }
 
 /// What a request is, for the limiter.
@@ -42,7 +47,20 @@ impl InFlight {
         InFlight {
             read_only: pool(read_only),
             mutating: pool(mutating),
+            request_timeout: None,
         }
+    }
+
+    /// Bounds every request that is not long-running by `timeout`.
+    pub fn with_request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = Some(timeout).filter(|t| !t.is_zero());
+        self
+    }
+
+    /// How long the request may take; `None` for long-running ones
+    /// (watches, exec, attach, portforward, log, proxy).
+    pub fn deadline(&self, kind: &RequestKind<'_>) -> Option<Duration> {
+        self.request_timeout.filter(|_| !kind.is_long_running())
     }
 
     /// A slot for the request (held until its response is sent), `None`
@@ -76,14 +94,18 @@ impl InFlight {
 impl RequestKind<'_> {
     fn is_exempt(&self) -> bool {
         match self.resource {
-            Some(r) => {
-                r.verb == Verb::Watch
-                    || r.subresource
-                        .as_deref()
-                        .is_some_and(|s| LONG_RUNNING_SUBRESOURCES.contains(&s))
-            }
+            Some(_) => self.is_long_running(),
             None => *self.method == Method::GET && PROBES.contains(&self.path),
         }
+    }
+
+    fn is_long_running(&self) -> bool {
+        self.resource.is_some_and(|r| {
+            r.verb == Verb::Watch
+                || r.subresource
+                    .as_deref()
+                    .is_some_and(|s| LONG_RUNNING_SUBRESOURCES.contains(&s))
+        })
     }
 
     /// Anything but get, list and watch (kube's nonMutatingRequestVerbs);
@@ -148,6 +170,25 @@ mod tests {
             limiter.admit(&kind(&get, path, &list), &bob),
             Ok(Some(_))
         ));
+    }
+
+    #[test]
+    fn long_running_requests_have_no_deadline() {
+        let limiter = InFlight::new(1, 1).with_request_timeout(Duration::from_secs(60));
+        let get = Method::GET;
+        let path = "/api/v1/pods";
+        let list = request_info::parse(&get, path, None);
+        assert_eq!(
+            limiter.deadline(&kind(&get, path, &list)),
+            Some(Duration::from_secs(60))
+        );
+        let watch = request_info::parse(&get, path, Some("watch=true"));
+        assert_eq!(limiter.deadline(&kind(&get, path, &watch)), None);
+        let exec = "/api/v1/namespaces/a/pods/p/exec";
+        let exec_req = request_info::parse(&get, exec, None);
+        assert_eq!(limiter.deadline(&kind(&get, exec, &exec_req)), None);
+        let unbounded = InFlight::new(1, 1).with_request_timeout(Duration::ZERO);
+        assert_eq!(unbounded.deadline(&kind(&get, path, &list)), None);
     }
 
     #[test]

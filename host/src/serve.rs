@@ -209,7 +209,8 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     state.inflight = InFlight::new(
         args.max_requests_inflight,
         args.max_mutating_requests_inflight,
-    );
+    )
+    .with_request_timeout(args.request_timeout);
     state.pki = Some(pki.clone());
     state.on_etcd = !args.etcd_servers.is_empty();
     let state = Arc::new(state);

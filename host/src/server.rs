@@ -14,6 +14,7 @@ use axum::response::{IntoResponse, Response};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::server::WebPkiClientVerifier;
+use std::future::Future;
 use std::path::Path;
 use std::sync::Arc;
 use tokio::net::TcpListener;
@@ -153,10 +154,38 @@ async fn route(state: &AppState, mut req: Request) -> Response {
     let path = req.uri().path().to_string();
     let query = req.uri().query().map(String::from);
     let resource = request_info::parse(req.method(), &path, query.as_deref());
+    let deadline = state.inflight.deadline(&RequestKind {
+        method: req.method(),
+        path: &path,
+        resource: resource.as_ref(),
+    });
     match admit_request(state, &mut req, resource.as_ref()).await {
-        Ok(Some(slot)) => held_body::hold(serve_admitted(state, req, resource).await, slot),
-        Ok(None) => serve_admitted(state, req, resource).await,
+        Ok(slot) => {
+            let served = within(deadline, serve_admitted(state, req, resource)).await;
+            match slot {
+                Some(slot) => held_body::hold(served, slot),
+                None => served,
+            }
+        }
         Err(e) => e.into_response(),
+    }
+}
+
+/// The response, or kube's 504 when `deadline` passes first (the request
+/// timeout filter's answer).
+async fn within(
+    deadline: Option<std::time::Duration>,
+    serve: impl Future<Output = Response>,
+) -> Response {
+    let Some(deadline) = deadline else {
+        return serve.await;
+    };
+    match tokio::time::timeout(deadline, serve).await {
+        Ok(resp) => resp,
+        Err(_) => ApiError::timeout(
+            "Timeout: request did not complete within requested timeout - context deadline exceeded",
+        )
+        .into_response(),
     }
 }
 

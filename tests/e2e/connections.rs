@@ -295,3 +295,70 @@ fn an_http2_body_over_the_limit_gets_413_not_a_reset() {
     assert_eq!(status["reason"], "RequestEntityTooLarge", "{body}");
     assert!(s.fails(&["get", "configmap", "big"]).contains("NotFound"));
 }
+
+#[test]
+fn a_request_that_outlives_the_request_timeout_gets_504_and_frees_its_slot() {
+    let s = Server::start_with(&[
+        "--request-timeout",
+        "2s",
+        "--max-mutating-requests-inflight",
+        "1",
+    ]);
+    let token = limited_user_token(&s);
+    // A create whose body never finishes: once the timeout passes it is
+    // answered with kube's 504, and its in-flight slot is free again.
+    let stalled = format!(
+        "POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: capstan\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{{"
+    );
+    let mut stalled = tls_client(&s, &stalled);
+    let mut answer_text = String::new();
+    if let Some(out) = stalled.stdout.take() {
+        let mut lines = BufReader::new(out);
+        while lines.read_line(&mut answer_text).unwrap_or(0) > 0 {
+            if answer_text.contains("\"code\":504") {
+                break;
+            }
+        }
+    }
+    assert!(answer_text.starts_with("HTTP/1.1 504"), "{answer_text}");
+    assert!(
+        answer_text.contains("request did not complete within requested timeout"),
+        "{answer_text}"
+    );
+    let _ = stalled.kill();
+    let _ = stalled.wait();
+    let body = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"after-timeout"}}"#;
+    let (code, created, _) = answer(&curl_as(
+        &s,
+        &token,
+        &[
+            "-D",
+            "-",
+            "-w",
+            "\n%{http_code}",
+            "-X",
+            "POST",
+            "-H",
+            "Content-Type: application/json",
+            "--data-binary",
+            body,
+            &s.url("/api/v1/namespaces/default/configmaps"),
+        ],
+    ));
+    assert_eq!(code, 201, "{created}");
+    // A watch is long-running: the timeout does not apply to it.
+    let watch = curl_as(
+        &s,
+        &token,
+        &[&s.url("/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=4")],
+    );
+    assert!(
+        stdout(&watch).contains("after-timeout"),
+        "{}",
+        stdout(&watch)
+    );
+    assert!(
+        watch.status.success(),
+        "the watch ran its 4 s, past the 2 s timeout"
+    );
+}
