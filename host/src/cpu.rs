@@ -30,10 +30,15 @@ pub fn mark_large(len: usize) {
     }
 }
 
+/// Whether the current request was marked large.
+pub fn is_large() -> bool {
+    LARGE_REQUEST.try_with(Cell::get).unwrap_or(false)
+}
+
 /// Runs a step whose cost grows with the request's objects: through
 /// [`heavy`] when the request is large, in place otherwise.
 pub fn for_request<T>(work: impl FnOnce() -> T) -> T {
-    if LARGE_REQUEST.try_with(Cell::get).unwrap_or(false) {
+    if is_large() {
         heavy(work)
     } else {
         work()

@@ -6,16 +6,7 @@
 use serde_json::Value;
 
 /// The JSON kind Go names in `cannot unmarshal <kind> into ...`.
-pub(super) fn kind_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
+pub(super) use crate::patch::gofmt::json_kind as kind_name;
 
 /// Go's integer types of the schema formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -270,7 +270,9 @@ async fn update_with(
             }
             let bytes = patched.to_string();
             let w = validate_fields(call, bytes.as_bytes(), &mut patched)?;
-            registry::check_size(&patched)?;
+            if bytes.len() > registry::MAX_STORED_BYTES {
+                registry::check_size(&patched)?;
+            }
             if let Ok(mut guard) = warnings.lock() {
                 *guard = w;
             }

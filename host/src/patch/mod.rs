@@ -5,7 +5,7 @@
 pub mod apply;
 mod error;
 pub mod field_set;
-mod gofmt;
+pub(crate) mod gofmt;
 mod json;
 mod merge;
 mod strategic;

@@ -38,16 +38,11 @@ pub fn handles(call: &Call<'_>) -> bool {
 
 pub async fn serve(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     let sub = call.req.subresource.as_deref().unwrap_or_default();
-    if matches!(sub, "exec" | "attach" | "portforward" | "log") {
-        // Read what the client sent, so HTTP/2 ends the stream cleanly.
-        let _ = body::read(raw).await;
-        return match sub {
-            "exec" | "attach" => streams::container_stream(call).await,
-            "portforward" => streams::port_forward(call).await,
-            _ => streams::log(call).await,
-        };
-    }
+    // A body these answers leave unread is drained by `unread_body`.
     match sub {
+        "exec" | "attach" => streams::container_stream(call).await,
+        "portforward" => streams::port_forward(call).await,
+        "log" => streams::log(call).await,
         "binding" => binding::create(call, raw).await,
         "eviction" => eviction::create(call, raw).await,
         _ => ephemeral::serve(call, raw).await,
