@@ -138,10 +138,10 @@ fn requests_beyond_the_inflight_limits_get_429_while_probes_and_watches_go_on() 
         answer(&curl_as(&s, &token, &args))
     };
     // A create whose body never finishes holds the only mutating slot.
-    let holder = format!(
+    let stalled = format!(
         "POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: capstan\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{{"
     );
-    let mut holder = tls_client(&s, &holder);
+    let mut holder = tls_client(&s, &stalled);
     let mut refused = (0, Value::Null, String::new());
     let mut attempt = 0;
     assert!(
@@ -150,6 +150,14 @@ fn requests_beyond_the_inflight_limits_get_429_while_probes_and_watches_go_on() 
             // slot creates its object, and a retry must not be a 409.
             attempt += 1;
             refused = create(&format!("shed-{attempt}"));
+            if refused.0 == 201 {
+                // The slot was free: the holder may have been refused
+                // while an attempt held it. Start it again, give it a head start.
+                let _ = holder.kill();
+                let _ = holder.wait();
+                holder = tls_client(&s, &stalled);
+                std::thread::sleep(Duration::from_millis(300));
+            }
             refused.0 == 429
         }),
         "never refused: {refused:?}"
