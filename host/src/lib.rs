@@ -11,6 +11,7 @@ pub mod cli;
 pub mod connection;
 pub mod controllers;
 pub mod cpu;
+pub mod crd;
 pub mod discovery_routes;
 pub mod handlers;
 pub mod health;

@@ -1,0 +1,1 @@
+//! Conversion of custom resources between the versions of their CRD (in progress).

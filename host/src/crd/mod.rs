@@ -1,0 +1,6 @@
+//! Custom resources: what a CustomResourceDefinition adds to the server at
+//! run time. `schema` is the structural-schema engine (validation, pruning,
+//! defaulting), `conversion` turns objects between a CRD's versions.
+
+pub mod conversion;
+pub mod schema;

@@ -1,0 +1,1 @@
+//! Structural-schema validation, pruning and defaulting of custom resources (in progress).
