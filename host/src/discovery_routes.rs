@@ -59,7 +59,7 @@ fn openapi_v2(accept: &str) -> Response {
 
 /// Serves a discovery or OpenAPI path; None if the path is not one.
 pub fn serve(state: &AppState, path: &str, _query: Option<&str>, accept: &str) -> Option<Response> {
-    let cat = &state.catalogue;
+    let cat = &*state.catalogue.get();
     let parts: Vec<&str> = path
         .trim_matches('/')
         .split('/')
@@ -85,15 +85,19 @@ pub fn serve(state: &AppState, path: &str, _query: Option<&str>, accept: &str) -
         ["apis", group] => discovery::api_group(cat, group).map(plain),
         ["apis", group, version] => discovery::api_resource_list(cat, group, version).map(plain),
         ["openapi", "v2"] => Some(openapi_v2(accept)),
-        ["openapi", "v3"] => Some(plain(state.openapi.index().clone())),
-        ["openapi", "v3", rest @ ..] => state.openapi.document_json(&rest.join("/")).map(|d| {
-            let mut resp = (StatusCode::OK, d.to_vec()).into_response();
-            resp.headers_mut().insert(
-                http::header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
-            resp
-        }),
+        ["openapi", "v3"] => Some(plain(state.catalogue.openapi().index().clone())),
+        ["openapi", "v3", rest @ ..] => state
+            .catalogue
+            .openapi()
+            .document_json(&rest.join("/"))
+            .map(|d| {
+                let mut resp = (StatusCode::OK, d.to_vec()).into_response();
+                resp.headers_mut().insert(
+                    http::header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/json"),
+                );
+                resp
+            }),
         _ => None,
     }
 }

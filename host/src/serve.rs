@@ -51,7 +51,7 @@ fn admission_chain(
     Ok(Chain::new(
         chain,
         state.registry.clone(),
-        &state.catalogue,
+        &state.catalogue.get(),
         config.webhook_services.clone(),
     ))
 }
@@ -184,11 +184,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
             .with_context(|| format!("binding {}:{}", args.bind_address, args.secure_port))?;
     let port = listener.local_addr()?.port();
     let address = format!("{}:{port}", client_host(args.bind_address));
-    let mut state = AppState::new(
-        Arc::new(Catalogue::builtin()),
-        storage.clone(),
-        address.clone(),
-    );
+    let mut state = AppState::new(Catalogue::builtin(), storage.clone(), address.clone());
     watermarks::follow(storage, state.watermarks.clone());
     let cache = args
         .plugin_cache_dir
@@ -198,7 +194,8 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let entries = chain_entries(&config);
     precompile(&runtime, &entries, &config.auth);
     if let Some(v) = strategy_plugin(&state, &runtime)? {
-        state.registry.strategy = Arc::new(v);
+        state.registry.strategy =
+            Arc::new(crate::crd::strategy::CustomAware { inner: Arc::new(v) });
     }
     state.admission = Arc::new(admission_chain(&state, &entries, &config, &runtime)?);
     tracing::info!(chain = ?state.admission.names(), "admission chain");
@@ -214,6 +211,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     state.pki = Some(pki.clone());
     state.on_etcd = !args.etcd_servers.is_empty();
     let state = Arc::new(state);
+    crate::crd::served::spawn(state.storage.clone(), state.catalogue.clone());
     controllers::bootstrap::bootstrap(&state)
         .await
         .map_err(|e| anyhow::anyhow!("bootstrap: {e}"))?;
@@ -223,6 +221,10 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     controllers::local_api_services::register(&state)
         .await
         .map_err(|e| anyhow::anyhow!("local APIServices: {e}"))?;
+    // Serve the stored CRDs' resources from the first request on.
+    if !state.catalogue.caught_up(0, Duration::from_secs(5)).await {
+        tracing::warn!("the stored CustomResourceDefinitions are not served yet");
+    }
     let election = start_controllers(&args, &state);
     let kubeconfig_path = args.data_dir.join(kubeconfig::ADMIN_FILE);
     kubeconfig::write_admin(&kubeconfig_path, &format!("https://{address}"), &pki)?;

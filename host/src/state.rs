@@ -5,7 +5,7 @@ use crate::admission::config::Phase;
 use crate::admission::Chain;
 use crate::auth::service_account::TokenIssuer;
 use crate::auth::Auth;
-use crate::catalogue::openapi::OpenApiCache;
+use crate::catalogue::live::LiveCatalogue;
 use crate::catalogue::Catalogue;
 use crate::handlers::event_lines::EventLines;
 use crate::inflight::InFlight;
@@ -16,8 +16,8 @@ use crate::storage::Storage;
 use std::sync::Arc;
 
 pub struct AppState {
-    pub catalogue: Arc<Catalogue>,
-    pub openapi: OpenApiCache,
+    /// The served resources: the built-ins and, as they come and go, CRDs'.
+    pub catalogue: Arc<LiveCatalogue>,
     pub storage: Arc<dyn Storage>,
     /// Per-resource write revisions (the plugins' `watermark` import).
     pub watermarks: Arc<Watermarks>,
@@ -42,12 +42,8 @@ pub struct AppState {
 }
 
 impl AppState {
-    pub fn new(
-        catalogue: Arc<Catalogue>,
-        storage: Arc<dyn Storage>,
-        server_address: String,
-    ) -> Self {
-        let openapi = OpenApiCache::new(&catalogue);
+    pub fn new(catalogue: Catalogue, storage: Arc<dyn Storage>, server_address: String) -> Self {
+        let catalogue = Arc::new(LiveCatalogue::new(catalogue));
         let watermarks = Arc::new(Watermarks::default());
         let storage: Arc<dyn Storage> = Arc::new(TrackedStorage::new(storage, watermarks.clone()));
         let registry = Registry::new(storage.clone());
@@ -58,12 +54,11 @@ impl AppState {
         let admission = Arc::new(Chain::new(
             markers,
             registry.clone(),
-            &catalogue,
+            &catalogue.get(),
             Default::default(),
         ));
         AppState {
             catalogue,
-            openapi,
             storage,
             watermarks,
             registry,

@@ -254,6 +254,7 @@ fn to_info(r: &Row) -> ResourceInfo {
         subresources: r.subresources.iter().map(|s| subresource(r, s)).collect(),
         schema_name: schema_name(r),
         returns_deleted_object: r.returns_deleted,
+        custom: None,
     }
 }
 

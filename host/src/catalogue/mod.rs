@@ -7,10 +7,11 @@ mod builtin;
 pub mod discovery;
 pub mod field_validation;
 mod go_decode;
+pub mod live;
 pub mod openapi;
 mod openapi_paths;
 mod patch_meta;
-mod schemas;
+pub(crate) mod schemas;
 pub mod type_check;
 
 use std::sync::OnceLock;
@@ -50,6 +51,9 @@ pub struct ResourceInfo {
     /// DELETE answers with the deleted object rather than a Status, as
     /// kube's storage for this resource does (`ReturnDeletedObject: true`).
     pub returns_deleted_object: bool,
+    /// What a CustomResourceDefinition says about this resource (schema,
+    /// printer columns, subresource paths, versions); `None` for built-ins.
+    pub custom: Option<std::sync::Arc<crate::crd::CustomResource>>,
 }
 
 impl ResourceInfo {

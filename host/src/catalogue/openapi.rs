@@ -3,12 +3,13 @@
 //! (`/openapi/v3/api/v1`, `/openapi/v3/apis/apps/v1`, ...) with its paths and
 //! every component schema they reference. `OpenApiCache` builds them once.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
 use super::schemas::{ref_name, DELETE_OPTIONS, PATCH, STATUS, WATCH_EVENT};
-use super::{gv_path, openapi_paths, Catalogue};
+use super::{group_version, gv_path, openapi_paths, Catalogue};
 
 /// Splits "api/v1" or "apis/apps/v1" into (group, version).
 fn parse_gv_path(path: &str) -> Option<(&str, &str)> {
@@ -128,25 +129,54 @@ struct Prepared {
 #[derive(Clone, Debug)]
 pub struct OpenApiCache {
     index: Value,
-    docs: BTreeMap<String, Prepared>,
+    docs: BTreeMap<String, Arc<Prepared>>,
+}
+
+fn prepare(cat: &Catalogue, path: &str) -> Option<Prepared> {
+    let doc = v3_document(cat, path)?;
+    let bytes = serde_json::to_vec(&doc).unwrap_or_default();
+    let hash = v3_hash(&doc);
+    Some(Prepared { doc, bytes, hash })
 }
 
 impl OpenApiCache {
     pub fn new(cat: &Catalogue) -> OpenApiCache {
         let mut docs = BTreeMap::new();
-        let mut paths = Map::new();
         for (group, versions) in cat.groups() {
             for version in versions {
                 let path = gv_path(&group, &version);
-                let Some(doc) = v3_document(cat, &path) else {
-                    continue;
-                };
-                let bytes = serde_json::to_vec(&doc).unwrap_or_default();
-                let hash = v3_hash(&doc);
-                paths.insert(path.clone(), index_entry(&path, &hash));
-                docs.insert(path, Prepared { doc, bytes, hash });
+                if let Some(prepared) = prepare(cat, &path) {
+                    docs.insert(path, Arc::new(prepared));
+                }
             }
         }
+        OpenApiCache::from_docs(docs)
+    }
+
+    /// The documents of `cat`, reusing this cache's for every group-version
+    /// not in `changed` (`group/version`, or `version` for the core group).
+    pub fn rebuilt(&self, cat: &Catalogue, changed: &BTreeSet<String>) -> OpenApiCache {
+        let mut docs = BTreeMap::new();
+        for (group, versions) in cat.groups() {
+            for version in versions {
+                let path = gv_path(&group, &version);
+                let reused = match changed.contains(&group_version(&group, &version)) {
+                    true => None,
+                    false => self.docs.get(&path).cloned(),
+                };
+                if let Some(prepared) = reused.or_else(|| prepare(cat, &path).map(Arc::new)) {
+                    docs.insert(path, prepared);
+                }
+            }
+        }
+        OpenApiCache::from_docs(docs)
+    }
+
+    fn from_docs(docs: BTreeMap<String, Arc<Prepared>>) -> OpenApiCache {
+        let paths: Map<String, Value> = docs
+            .iter()
+            .map(|(path, p)| (path.clone(), index_entry(path, &p.hash)))
+            .collect();
         let index = json!({ "paths": paths });
         OpenApiCache { index, docs }
     }

@@ -14,6 +14,7 @@ pub const SYSTEM_NAMESPACES: [&str; 4] =
 pub async fn bootstrap(state: &AppState) -> ApiResult<()> {
     let res = state
         .catalogue
+        .builtin()
         .lookup("", "v1", "namespaces")
         .ok_or_else(|| ApiError::internal("namespaces are not served"))?;
     for name in SYSTEM_NAMESPACES {
@@ -35,6 +36,7 @@ pub async fn bootstrap(state: &AppState) -> ApiResult<()> {
 pub async fn bootstrap_kubernetes_service(state: &AppState) -> ApiResult<()> {
     let res = state
         .catalogue
+        .builtin()
         .lookup("", "v1", "services")
         .ok_or_else(|| ApiError::internal("services are not served"))?;
     let port = state

@@ -37,6 +37,7 @@ impl Taken {
         let mut taken = Taken::default();
         let builtins = state
             .catalogue
+            .builtin()
             .resources()
             .iter()
             .filter(|r| r.group == group);
@@ -312,6 +313,7 @@ pub fn spawn(state: Arc<AppState>) -> JoinHandle<()> {
 fn resource(state: &AppState) -> ApiResult<&ResourceInfo> {
     state
         .catalogue
+        .builtin()
         .lookup(GROUP, "v1", PLURAL)
         .ok_or_else(|| ApiError::internal("customresourcedefinitions are not served"))
 }

@@ -117,6 +117,7 @@ pub fn signed_status(csr: &Value, ca: &Authority) -> Value {
 async fn sign(state: &AppState, ca: &Authority, csr: &Value) -> ApiResult<()> {
     let res = state
         .catalogue
+        .builtin()
         .lookup("certificates.k8s.io", "v1", "certificatesigningrequests")
         .ok_or_else(|| ApiError::internal("certificatesigningrequests are not served"))?;
     let name = meta::name(csr).unwrap_or_default();
@@ -142,6 +143,7 @@ async fn run(state: &AppState, ca: &Authority) -> ApiResult<()> {
     let internal = |e: StorageError| ApiError::internal(e.to_string());
     let res = state
         .catalogue
+        .builtin()
         .lookup("certificates.k8s.io", "v1", "certificatesigningrequests")
         .ok_or_else(|| ApiError::internal("certificatesigningrequests are not served"))?;
     let prefix = keys::prefix(res, None);

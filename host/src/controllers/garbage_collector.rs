@@ -200,7 +200,7 @@ async fn update(
     };
     let written = state
         .registry
-        .guaranteed_update(res, ns, name, WriteOptions::default(), &same_object)
+        .guaranteed_update(&res, ns, name, WriteOptions::default(), &same_object)
         .await;
     match written {
         Ok(_) => Ok(()),
@@ -222,7 +222,7 @@ async fn delete(state: &AppState, node: &Node, propagation: Propagation) -> ApiR
     let preconditions = json!({"uid": node.uid});
     match state
         .registry
-        .delete(res, ns, name, &preconditions, opts)
+        .delete(&res, ns, name, &preconditions, opts)
         .await
     {
         Ok(_) => Ok(()),
@@ -232,10 +232,7 @@ async fn delete(state: &AppState, node: &Node, propagation: Propagation) -> ApiR
 }
 
 /// The resource, namespace and name a storage key names.
-fn locate<'a>(
-    state: &'a AppState,
-    key: &'a str,
-) -> Option<(&'a ResourceInfo, Option<&'a str>, &'a str)> {
+fn locate<'a>(state: &AppState, key: &'a str) -> Option<(ResourceInfo, Option<&'a str>, &'a str)> {
     let rest = key.strip_prefix(PREFIX)?;
     let mut parts = rest.split('/');
     let group = match parts.next()? {
@@ -245,9 +242,11 @@ fn locate<'a>(
     let plural = parts.next()?;
     let res = state
         .catalogue
+        .get()
         .resources()
         .iter()
-        .find(|r| r.group == group && r.plural == plural)?;
+        .find(|r| r.group == group && r.plural == plural)?
+        .clone();
     let (ns, name) = if res.namespaced {
         (Some(parts.next()?), parts.next()?)
     } else {

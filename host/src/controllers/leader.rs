@@ -283,6 +283,7 @@ async fn supervise(
 fn leases(state: &AppState) -> ApiResult<&ResourceInfo> {
     state
         .catalogue
+        .builtin()
         .lookup("coordination.k8s.io", "v1", "leases")
         .ok_or_else(|| ApiError::internal("leases are not served"))
 }

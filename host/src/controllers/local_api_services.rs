@@ -84,9 +84,10 @@ async fn ensure(state: &AppState, res: &ResourceInfo, obj: Value) -> ApiResult<(
 pub async fn register(state: &AppState) -> ApiResult<()> {
     let res = state
         .catalogue
+        .builtin()
         .lookup("apiregistration.k8s.io", "v1", "apiservices")
         .ok_or_else(|| ApiError::internal("apiservices are not served"))?;
-    for (group, versions) in state.catalogue.groups() {
+    for (group, versions) in state.catalogue.builtin().groups() {
         for version in versions {
             if let Some(obj) = local_api_service(&group, &version) {
                 ensure(state, res, obj).await?;

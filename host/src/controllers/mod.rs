@@ -29,6 +29,7 @@ pub fn spawn_all(state: Arc<AppState>) -> Vec<JoinHandle<()>> {
         root_ca::spawn(state.clone()),
         csr_signer::spawn(state.clone()),
         crd_names::spawn(state.clone()),
+        crate::crd::cleanup::spawn(state.clone()),
         rbac::spawn_aggregation(state.clone()),
         resource_quota::spawn(state.clone()),
         garbage_collector::spawn(state),

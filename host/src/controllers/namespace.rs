@@ -18,6 +18,7 @@ pub const SYSTEM_NAMESPACES: [&str; 4] =
 fn namespaces(state: &AppState) -> ApiResult<&ResourceInfo> {
     state
         .catalogue
+        .builtin()
         .lookup("", "v1", "namespaces")
         .ok_or_else(|| ApiError::internal("namespaces are not served"))
 }
@@ -57,6 +58,7 @@ async fn finalize(state: &AppState, name: &str) -> ApiResult<Option<Value>> {
     let mut remaining = 0;
     for res in state
         .catalogue
+        .get()
         .resources()
         .iter()
         .filter(|r| r.namespaced && r.has_verb("list"))

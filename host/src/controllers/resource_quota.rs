@@ -33,6 +33,7 @@ pub fn spawn(state: Arc<AppState>) -> JoinHandle<()> {
 fn quotas(state: &AppState) -> ApiResult<&ResourceInfo> {
     state
         .catalogue
+        .builtin()
         .lookup("", "v1", "resourcequotas")
         .ok_or_else(|| ApiError::internal("resourcequotas are not served"))
 }
@@ -136,7 +137,7 @@ async fn used(state: &AppState, ns: &str, quota: &Value) -> ApiResult<Value> {
         };
         let page = state
             .registry
-            .list(res, Some(ns), &ListQuery::default())
+            .list(&res, Some(ns), &ListQuery::default())
             .await?;
         let key = gr.to_string();
         objects.extend(page.items.into_iter().map(|o| (key.clone(), o)));
@@ -146,12 +147,14 @@ async fn used(state: &AppState, ns: &str, quota: &Value) -> ApiResult<Value> {
 }
 
 /// The served resource of that group and plural, in any version.
-fn served<'a>(state: &'a AppState, group: &str, plural: &str) -> Option<&'a ResourceInfo> {
+fn served(state: &AppState, group: &str, plural: &str) -> Option<ResourceInfo> {
     state
         .catalogue
+        .get()
         .resources()
         .iter()
         .find(|r| r.group == group && r.plural == plural && r.namespaced)
+        .cloned()
 }
 
 #[cfg(test)]

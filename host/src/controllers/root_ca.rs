@@ -87,6 +87,7 @@ fn corrected(mut cm: Value, ca: &str) -> Value {
 async fn is_active(state: &AppState, namespace: &str) -> ApiResult<bool> {
     let res = state
         .catalogue
+        .builtin()
         .lookup("", "v1", "namespaces")
         .ok_or_else(|| ApiError::internal("namespaces are not served"))?;
     match state.registry.get(res, None, namespace).await {
@@ -103,6 +104,7 @@ async fn sync(state: &AppState, namespace: &str, ca: &str) -> ApiResult<()> {
     }
     let res = state
         .catalogue
+        .builtin()
         .lookup("", "v1", "configmaps")
         .ok_or_else(|| ApiError::internal("configmaps are not served"))?;
     let existing = match state
@@ -150,10 +152,12 @@ async fn run(state: &AppState, ca: &str) -> ApiResult<()> {
     let internal = |e: StorageError| ApiError::internal(e.to_string());
     let ns_res = state
         .catalogue
+        .builtin()
         .lookup("", "v1", "namespaces")
         .ok_or_else(|| ApiError::internal("namespaces are not served"))?;
     let cm_res = state
         .catalogue
+        .builtin()
         .lookup("", "v1", "configmaps")
         .ok_or_else(|| ApiError::internal("configmaps are not served"))?;
     let ns_prefix = keys::prefix(ns_res, None);

@@ -16,6 +16,7 @@ use tokio::task::JoinHandle;
 async fn ensure_default(state: &AppState, namespace: &str) -> ApiResult<()> {
     let res = state
         .catalogue
+        .builtin()
         .lookup("", "v1", "serviceaccounts")
         .ok_or_else(|| ApiError::internal("serviceaccounts are not served"))?;
     if state
@@ -53,6 +54,7 @@ pub fn spawn(state: Arc<AppState>) -> JoinHandle<()> {
 async fn run(state: &AppState) -> ApiResult<()> {
     let ns_res = state
         .catalogue
+        .builtin()
         .lookup("", "v1", "namespaces")
         .ok_or_else(|| ApiError::internal("namespaces are not served"))?;
     let prefix = keys::prefix(ns_res, None);

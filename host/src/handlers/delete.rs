@@ -21,7 +21,7 @@ async fn delete_options(call: &Call<'_>, raw: Body) -> ApiResult<(Value, WriteOp
         body::decode(
             &bytes,
             call.header(http::header::CONTENT_TYPE),
-            call.state.catalogue.schemas(),
+            call.cat.schemas(),
         )?
     };
     let mut write = call.query.write_options()?;

@@ -20,19 +20,22 @@ mod write;
 use crate::admission::review::ReviewRequest;
 use crate::admission::RequestAdmission;
 use crate::auth::UserInfo;
-use crate::catalogue::ResourceInfo;
+use crate::catalogue::{Catalogue, ResourceInfo};
 use crate::request_info::{ResourceRequest, Verb};
 use crate::state::AppState;
 use crate::status::{ApiError, ApiResult};
 use axum::body::Body;
 use axum::response::{IntoResponse, Response};
 use http::request::Parts;
+use std::sync::Arc;
 
 pub use negotiate::{negotiate, respond, Output};
 
 /// Everything a verb handler needs about the request.
 pub struct Call<'a> {
     pub state: &'a AppState,
+    /// The catalogue as it was when the request arrived.
+    pub cat: &'a Catalogue,
     pub res: &'a ResourceInfo,
     pub req: &'a ResourceRequest,
     pub parts: &'a Parts,
@@ -122,9 +125,11 @@ async fn dispatch(
     body: Body,
 ) -> ApiResult<Response> {
     // A body left unread by an early error is drained by `unread_body`.
-    let res = resolve(state, req)?;
+    let cat = catalogue_for(state, req).await;
+    let res = resolve(&cat, req)?;
     let call = Call {
         state,
+        cat: &cat,
         res,
         req,
         parts,
@@ -160,10 +165,31 @@ async fn dispatch(
     }
 }
 
+/// The catalogue to serve `req` from: the current one, or, when it lacks
+/// the resource that an Established CRD in the store serves, the one that
+/// includes it once this server has caught up with that CRD.
+async fn catalogue_for(state: &AppState, req: &ResourceRequest) -> Arc<Catalogue> {
+    let cat = state.catalogue.get();
+    if cat
+        .lookup(&req.group, &req.version, &req.resource)
+        .is_some()
+    {
+        return cat;
+    }
+    match crate::crd::served::revision_serving(&*state.storage, &req.group, &req.resource).await {
+        Some(revision) if state.catalogue.caught_up(revision, CATCH_UP).await => {
+            state.catalogue.get()
+        }
+        _ => cat,
+    }
+}
+
+/// How long a request waits for this server to learn of a CRD the store has.
+const CATCH_UP: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Finds the catalogue entry and checks the request's shape against it.
-fn resolve<'a>(state: &'a AppState, req: &ResourceRequest) -> ApiResult<&'a ResourceInfo> {
-    let res = state
-        .catalogue
+fn resolve<'a>(cat: &'a Catalogue, req: &ResourceRequest) -> ApiResult<&'a ResourceInfo> {
+    let res = cat
         .lookup(&req.group, &req.version, &req.resource)
         .ok_or_else(ApiError::no_such_route)?;
     if !res.namespaced && req.namespace.is_some() {

@@ -21,7 +21,7 @@ pub async fn get(call: &Call<'_>) -> ApiResult<Response> {
     if call.req.subresource.as_deref() == Some("scale") {
         return Ok(respond(
             StatusCode::OK,
-            &scale::to_scale(&obj),
+            &scale::to_scale(call.res, &obj),
             Output::Json,
             &[],
         ));
@@ -46,6 +46,7 @@ pub struct Filter {
     fields: Option<FieldSelector>,
     group: String,
     resource: String,
+    custom: bool,
 }
 
 impl Filter {
@@ -57,8 +58,17 @@ impl Filter {
         let fields = match call.query.get("fieldSelector") {
             Some(s) => {
                 let sel = selectors::parse_field_selector(s).map_err(ApiError::bad_request)?;
-                selectors::check_fields_supported(&sel, &call.res.group, &call.res.plural)
-                    .map_err(ApiError::bad_request)?;
+                match &call.res.custom {
+                    Some(c) => selectors::check_custom_fields_supported(
+                        &sel,
+                        !call.res.namespaced,
+                        &c.selectable_fields,
+                    ),
+                    None => {
+                        selectors::check_fields_supported(&sel, &call.res.group, &call.res.plural)
+                    }
+                }
+                .map_err(ApiError::bad_request)?;
                 Some(sel)
             }
             None => None,
@@ -68,6 +78,7 @@ impl Filter {
             fields,
             group: call.res.group.clone(),
             resource: call.res.plural.clone(),
+            custom: call.res.custom.is_some(),
         })
     }
 
@@ -82,10 +93,10 @@ impl Filter {
             .and_then(Value::as_object)
             .unwrap_or(&empty);
         self.labels.as_ref().is_none_or(|l| l.matches(labels))
-            && self
-                .fields
-                .as_ref()
-                .is_none_or(|f| f.matches(&self.group, &self.resource, obj))
+            && self.fields.as_ref().is_none_or(|f| match self.custom {
+                true => f.matches_custom(obj),
+                false => f.matches(&self.group, &self.resource, obj),
+            })
     }
 }
 
@@ -184,14 +195,9 @@ pub fn render(
     single: bool,
 ) -> Value {
     match output {
-        Output::Table(include) => table::build_table(
-            &call.res.group,
-            &call.res.plural,
-            &items,
-            include,
-            meta,
-            chrono::Utc::now(),
-        ),
+        Output::Table(include) => {
+            table::build_table(call.res, &items, include, meta, chrono::Utc::now())
+        }
         Output::PartialMetadata if single => {
             items.first().map(partial_metadata).unwrap_or(json!({}))
         }

@@ -25,7 +25,7 @@ pub fn is_review(call: &Call<'_>) -> bool {
 pub async fn create(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     let bytes = body::read(raw).await?;
     let ct = call.header(http::header::CONTENT_TYPE);
-    let mut review = body::decode(&bytes, ct, call.state.catalogue.schemas())?;
+    let mut review = body::decode(&bytes, ct, call.cat.schemas())?;
     body::check_object(call.res, &mut review, call.namespace())?;
     let spec = review.get("spec").cloned().unwrap_or(json!({}));
     let status = match call.res.plural.as_str() {

@@ -25,7 +25,7 @@ impl Desired {
             return Ok(Desired::Patch(kind, body::read(raw).await?));
         }
         let bytes = body::read(raw).await?;
-        let mut obj = body::decode(&bytes, ct, call.state.catalogue.schemas())?;
+        let mut obj = body::decode(&bytes, ct, call.cat.schemas())?;
         body::check_object(call.res, &mut obj, call.namespace())?;
         Ok(Desired::Object(obj))
     }
@@ -39,7 +39,7 @@ impl Desired {
                 current,
                 bytes,
                 Some(&call.res.schema_name),
-                call.state.catalogue.schemas(),
+                call.cat.schemas(),
             )
             .map_err(super::write::patch_error)?,
         };

@@ -27,7 +27,7 @@ pub async fn create(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
         })?;
     let bytes = body::read(raw).await?;
     let ct = call.header(http::header::CONTENT_TYPE);
-    let request = body::decode(&bytes, ct, call.state.catalogue.schemas())?;
+    let request = body::decode(&bytes, ct, call.cat.schemas())?;
     let namespace = call.namespace().unwrap_or_default();
     let registry = &call.state.registry;
     let service_account = read(
@@ -87,6 +87,7 @@ async fn read(
     let res = call
         .state
         .catalogue
+        .builtin()
         .lookup("", "v1", resource)
         .ok_or_else(|| ApiError::internal(format!("{resource} are not served")))?;
     match registry.get(res, ns, name).await {

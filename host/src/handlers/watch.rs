@@ -6,6 +6,7 @@ use super::event_lines::{encode_line, EventLines, LineFormat, LineType, SharedEv
 use super::negotiate::Output;
 use super::read::{list_page, Filter};
 use super::Call;
+use crate::catalogue::ResourceInfo;
 use crate::registry::keys;
 use crate::status::{ApiError, ApiResult};
 use crate::storage::{Event, EventKind, StorageError, WatchStream};
@@ -24,8 +25,7 @@ const BOOKMARK_EVERY: Duration = Duration::from_secs(60);
 /// How events are rendered for one watcher.
 struct Encoder {
     output: Output,
-    group: String,
-    plural: String,
+    res: ResourceInfo,
     kind: String,
     api_version: String,
     sent_columns: bool,
@@ -37,14 +37,8 @@ impl Encoder {
         let object = match self.output {
             Output::Table(include) => {
                 let meta = json!({"resourceVersion": obj.pointer("/metadata/resourceVersion").cloned().unwrap_or(json!(""))});
-                let mut t = crate::table::build_table(
-                    &self.group,
-                    &self.plural,
-                    &[obj],
-                    include,
-                    meta,
-                    chrono::Utc::now(),
-                );
+                let mut t =
+                    crate::table::build_table(&self.res, &[obj], include, meta, chrono::Utc::now());
                 if self.sent_columns {
                     crate::table::strip_column_definitions(&mut t);
                 }
@@ -60,6 +54,12 @@ impl Encoder {
     /// The line of a store event: the one shared by every watcher, except
     /// for tables (whose column definitions go to each watcher once).
     fn event_line(&mut self, kind: LineType, event: &SharedEvent) -> Option<Bytes> {
+        if self.res.custom.is_some() {
+            // Stored in the CRD's storage version: each watcher's own view.
+            let mut obj = event.subject(kind)?.clone();
+            crate::crd::versions::view(&self.res, &mut obj);
+            return Some(self.line(kind.as_str(), obj));
+        }
         match self.output {
             Output::Table(_) => Some(self.line(kind.as_str(), event.subject(kind)?.clone())),
             Output::PartialMetadata => event.line(kind, LineFormat::Metadata),
@@ -94,8 +94,7 @@ pub async fn watch(call: &Call<'_>) -> ApiResult<Response> {
     let send_initial = call.query.get("sendInitialEvents").map(|v| v == "true");
     let enc = Encoder {
         output,
-        group: call.res.group.clone(),
-        plural: call.res.plural.clone(),
+        res: call.res.clone(),
         kind: call.res.kind.clone(),
         api_version: call.res.api_version(),
         sent_columns: false,

@@ -27,7 +27,7 @@ async fn decode_object(call: &Call<'_>, raw: Body) -> ApiResult<Decoded> {
     let bytes = body::read(raw).await?;
     cpu::heavy(|| {
         let ct = call.header(http::header::CONTENT_TYPE);
-        let mut obj = body::decode_for(call.res, &bytes, ct, call.state.catalogue.schemas())?;
+        let mut obj = body::decode_for(call.res, &bytes, ct, call.cat.schemas())?;
         body::check_object(call.res, &mut obj, call.namespace())?;
         check_types(call, &mut obj)?;
         let json_bytes = body::as_json_bytes(&bytes, ct, &obj);
@@ -37,8 +37,13 @@ async fn decode_object(call: &Call<'_>, raw: Body) -> ApiResult<Decoded> {
 }
 
 /// The schema's types, as kube's decoding into Go structs checks them (400).
+/// Custom resources decode into plain JSON: their CRD's schema validation
+/// reports wrong types later, as kube's 422.
 fn check_types(call: &Call<'_>, obj: &mut Value) -> ApiResult<()> {
-    type_check::check(&call.state.catalogue, call.res, obj).map_err(|e| {
+    if call.res.custom.is_some() {
+        return Ok(());
+    }
+    type_check::check(call.cat, call.res, obj).map_err(|e| {
         ApiError::bad_request(type_check::bad_request_message(
             &call.res.kind,
             &call.res.version,
@@ -52,7 +57,7 @@ const SCALE_SCHEMA: &str = "io.k8s.api.autoscaling.v1.Scale";
 
 /// A Scale body's types (400).
 fn check_scale_types(call: &Call<'_>, scale: &mut Value) -> ApiResult<()> {
-    let schemas = call.state.catalogue.schemas();
+    let schemas = call.cat.schemas();
     type_check::check_schema(schemas, SCALE_SCHEMA, scale)
         .map_err(|e| ApiError::bad_request(type_check::bad_request_message("Scale", "v1", &e)))
 }
@@ -74,14 +79,14 @@ fn check_scale(call: &Call<'_>, scale: &mut Value) -> ApiResult<()> {
 /// Server-side field validation: Strict fails, Warn warns, all drop unknown fields.
 fn validate_fields(call: &Call<'_>, json_bytes: &[u8], obj: &mut Value) -> ApiResult<Vec<String>> {
     let mode = call.query.field_validation()?;
-    let problems = field_validation::check(&call.state.catalogue, call.res, json_bytes);
+    let problems = field_validation::check(call.cat, call.res, json_bytes);
     let found = !problems.unknown.is_empty() || !problems.duplicate.is_empty();
     if found && mode == FieldValidation::Strict {
         return Err(ApiError::bad_request(
             field_validation::bad_request_message(call.res, &problems),
         ));
     }
-    field_validation::prune_unknown(&call.state.catalogue, call.res, obj);
+    field_validation::prune_unknown(call.cat, call.res, obj);
     Ok(if mode == FieldValidation::Warn {
         field_validation::warnings(&problems)
     } else {
@@ -90,6 +95,11 @@ fn validate_fields(call: &Call<'_>, json_bytes: &[u8], obj: &mut Value) -> ApiRe
 }
 
 pub async fn create(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
+    if call.res.custom.as_ref().is_some_and(|c| c.terminating) {
+        return Err(ApiError::method_not_allowed(
+            "create not allowed while custom resource definition is terminating",
+        ));
+    }
     let d = decode_object(call, raw).await?;
     create_decoded(call, d).await
 }
@@ -138,7 +148,7 @@ pub async fn update(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
         let mut scale_obj = body::decode(
             &bytes,
             call.header(http::header::CONTENT_TYPE),
-            call.state.catalogue.schemas(),
+            call.cat.schemas(),
         )?;
         check_scale(call, &mut scale_obj)?;
         return write_scale(call, opts, move |_| Ok(scale_obj.clone())).await;
@@ -178,11 +188,11 @@ async fn write_scale(
     change: impl Fn(Value) -> ApiResult<Value> + Send + Sync,
 ) -> ApiResult<Response> {
     let res = call.res;
-    let scale_admission = scale::ScaleAdmission(opts.admit);
+    let scale_admission = scale::ScaleAdmission(opts.admit, res);
     opts.admit = &scale_admission;
     let mutate = |current: Value| -> ApiResult<Value> {
-        let new_scale = change(scale::to_scale(&current))?;
-        scale::apply_scale(current, &new_scale).map_err(|m| {
+        let new_scale = change(scale::to_scale(res, &current))?;
+        scale::apply_scale(res, current, &new_scale).map_err(|m| {
             ApiError::invalid(
                 "autoscaling",
                 "Scale",
@@ -198,7 +208,7 @@ async fn write_scale(
         .await?;
     Ok(respond(
         StatusCode::OK,
-        &scale::to_scale(out.object()),
+        &scale::to_scale(res, out.object()),
         Output::Json,
         &[],
     ))
@@ -225,7 +235,7 @@ async fn patch_with(
     let mut opts = call.query.write_options()?;
     let admission = call.admission("UPDATE", opts.dry_run);
     opts.admit = &admission;
-    let schemas = call.state.catalogue.schemas();
+    let schemas = call.cat.schemas();
     if call.req.subresource.as_deref() == Some("scale") {
         return write_scale(call, opts, |s: Value| {
             let mut patched =
@@ -335,13 +345,8 @@ async fn apply(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
         ));
     };
     let bytes = body::read(raw).await?;
-    let mut applied = cpu::heavy(|| {
-        body::decode(
-            &bytes,
-            Some("application/yaml"),
-            call.state.catalogue.schemas(),
-        )
-    })?;
+    let mut applied =
+        cpu::heavy(|| body::decode(&bytes, Some("application/yaml"), call.cat.schemas()))?;
     body::check_object(call.res, &mut applied, call.namespace())?;
     if meta::name(&applied) != Some(call.name()) {
         return Err(ApiError::bad_request(format!(
@@ -357,7 +362,7 @@ async fn apply(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
         api_version: &api_version,
         skip_status: call.res.has_subresource("status"),
     };
-    let schemas = call.state.catalogue.schemas();
+    let schemas = call.cat.schemas();
     let root = Some(call.res.schema_name.as_str());
     let ssa = |current: Option<&Value>| {
         server_side_apply(current, &applied, &who, root, schemas).map_err(apply_error)

@@ -2,7 +2,8 @@
 //! registry, so context-aware plugins read cluster state without a copy.
 
 use super::ObjectReader;
-use crate::catalogue::{Catalogue, ResourceInfo};
+use crate::catalogue::live::LiveCatalogue;
+use crate::catalogue::ResourceInfo;
 use crate::registry::keys;
 use crate::registry::{ListQuery, Registry};
 use crate::selectors::{parse_field_selector, parse_label_selector};
@@ -13,15 +14,17 @@ use std::sync::Arc;
 
 pub struct StoreReader {
     pub registry: Registry,
-    pub catalogue: Arc<Catalogue>,
+    pub catalogue: Arc<LiveCatalogue>,
     pub watermarks: Arc<Watermarks>,
 }
 
 impl StoreReader {
-    fn resource(&self, api_version: &str, resource: &str) -> Result<&ResourceInfo, String> {
+    fn resource(&self, api_version: &str, resource: &str) -> Result<ResourceInfo, String> {
         let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
         self.catalogue
+            .get()
             .lookup(group, version, resource)
+            .cloned()
             .ok_or_else(|| format!("the server does not serve {resource} in {api_version}"))
     }
 }
@@ -34,7 +37,7 @@ impl ObjectReader for StoreReader {
         namespace: Option<&str>,
         name: &str,
     ) -> BoxFuture<'_, Result<Option<String>, String>> {
-        let res = self.resource(api_version, resource).cloned();
+        let res = self.resource(api_version, resource);
         let (namespace, name) = (namespace.map(String::from), name.to_string());
         Box::pin(async move {
             let res = res?;
@@ -48,7 +51,7 @@ impl ObjectReader for StoreReader {
 
     fn watermark(&self, api_version: &str, resource: &str) -> Result<String, String> {
         let res = self.resource(api_version, resource)?;
-        Ok(self.watermarks.get(&keys::prefix(res, None)))
+        Ok(self.watermarks.get(&keys::prefix(&res, None)))
     }
 
     fn list(
@@ -59,7 +62,7 @@ impl ObjectReader for StoreReader {
         label_selector: Option<&str>,
         field_selector: Option<&str>,
     ) -> BoxFuture<'_, Result<String, String>> {
-        let res = self.resource(api_version, resource).cloned();
+        let res = self.resource(api_version, resource);
         let namespace = namespace.map(String::from);
         let labels = label_selector
             .filter(|s| !s.is_empty())

@@ -184,6 +184,21 @@ pub fn encode(obj: &Value) -> ApiResult<bytes::Bytes> {
     Ok(bytes)
 }
 
+/// A stored object as `res`'s version shows it.
+pub fn decode_as(res: &ResourceInfo, kv: &KeyValue) -> ApiResult<Value> {
+    let mut obj = decode(kv)?;
+    crate::crd::versions::view(res, &mut obj);
+    Ok(obj)
+}
+
+/// An object encoded in the version `res` stores (a CRD's storage version).
+pub fn encode_as(res: &ResourceInfo, obj: &Value) -> ApiResult<bytes::Bytes> {
+    match crate::crd::versions::stored(res, obj) {
+        Some(stored) => encode(&stored),
+        None => encode(obj),
+    }
+}
+
 /// Refuses, before admission and the strategy see it, an object that could
 /// not be stored anyway (its encoding is over [`MAX_STORED_BYTES`]).
 pub fn check_size(obj: &Value) -> ApiResult<()> {
@@ -269,7 +284,7 @@ impl Registry {
             .await
             .map_err(|e| storage_error(res, name, e))?;
         let kv = kv.ok_or_else(|| ApiError::not_found(&res.group, &res.plural, name))?;
-        let obj = decode(&kv)?;
+        let obj = decode_as(res, &kv)?;
         Ok((kv, obj))
     }
 
@@ -297,7 +312,7 @@ impl Registry {
             .await
             .map_err(|e| storage_error(res, name, e))?
         {
-            Some(kv) => decode(&kv),
+            Some(kv) => decode_as(res, &kv),
             None => Err(ApiError::not_found(&res.group, &res.plural, name)),
         }
     }
@@ -336,7 +351,7 @@ impl Registry {
             let last_key = page.kvs.last().map(|kv| kv.key.clone());
             crate::cpu::heavy(|| {
                 for kv in &page.kvs {
-                    let obj = decode(kv)?;
+                    let obj = decode_as(res, kv)?;
                     if q.filter.is_none_or(|f| f(&obj)) {
                         items.push(obj);
                     }
@@ -466,8 +481,8 @@ impl Registry {
             if opts.dry_run {
                 return self.dry_run_create(res, &key, &name, obj).await;
             }
-            match self.storage.create(&key, encode(&obj)?).await {
-                Ok(kv) => return decode(&kv),
+            match self.storage.create(&key, encode_as(res, &obj)?).await {
+                Ok(kv) => return decode_as(res, &kv),
                 Err(StorageError::AlreadyExists { .. }) if generate => continue,
                 Err(e) => return Err(storage_error(res, &name, e)),
             }
@@ -512,7 +527,10 @@ impl Registry {
             let (kv, current) = self.read(res, &key, name).await?;
             check_preconditions(res, name, &current, preconditions)?;
             opts.admit.validate(None, Some(&current)).await?;
-            if !meta::finalizers(&current).is_empty() || opts.propagation.finalizer().is_some() {
+            let held = !meta::finalizers(&current).is_empty()
+                || opts.propagation.finalizer().is_some()
+                || crate::crd::cleanup::finalizer_for(res).is_some();
+            if held {
                 return self.mark_deleting(res, ns, name, current, opts).await;
             }
             if opts.dry_run {
@@ -560,6 +578,10 @@ impl Registry {
                     }
                     if res.group.is_empty() && res.plural == "namespaces" {
                         obj["status"]["phase"] = json!("Terminating");
+                    }
+                    if let Some(finalizer) = crate::crd::cleanup::finalizer_for(res) {
+                        meta::add_finalizer(meta::metadata_mut(&mut obj), finalizer);
+                        crate::crd::cleanup::mark_pending(&mut obj);
                     }
                     Ok(obj)
                 },

@@ -3,6 +3,7 @@
 
 use super::meta;
 use crate::admission::Admit;
+use crate::catalogue::ResourceInfo;
 use crate::status::{ApiError, ApiResult};
 use futures_util::future::BoxFuture;
 use serde_json::{json, Map, Value};
@@ -10,14 +11,18 @@ use serde_json::{json, Map, Value};
 /// Admission of a write through the scale subresource: the chain sees (and
 /// may patch) the Scale views of the new and old objects; a mutated Scale is
 /// written back into the object.
-pub struct ScaleAdmission<'a>(pub &'a dyn Admit);
+pub struct ScaleAdmission<'a>(pub &'a dyn Admit, pub &'a ResourceInfo);
 
 impl Admit for ScaleAdmission<'_> {
     fn mutate<'a>(&'a self, obj: Value, old: Option<&'a Value>) -> BoxFuture<'a, ApiResult<Value>> {
         Box::pin(async move {
-            let old_scale = old.map(to_scale);
-            let scale = self.0.mutate(to_scale(&obj), old_scale.as_ref()).await?;
-            apply_scale(obj, &scale).map_err(ApiError::bad_request)
+            let res = self.1;
+            let old_scale = old.map(|o| to_scale(res, o));
+            let scale = self
+                .0
+                .mutate(to_scale(res, &obj), old_scale.as_ref())
+                .await?;
+            apply_scale(res, obj, &scale).map_err(ApiError::bad_request)
         })
     }
 
@@ -27,14 +32,51 @@ impl Admit for ScaleAdmission<'_> {
         old: Option<&'a Value>,
     ) -> BoxFuture<'a, ApiResult<()>> {
         Box::pin(async move {
-            let (scale, old_scale) = (obj.map(to_scale), old.map(to_scale));
+            let view = |o: &Value| to_scale(self.1, o);
+            let (scale, old_scale) = (obj.map(view), old.map(view));
             self.0.validate(scale.as_ref(), old_scale.as_ref()).await
         })
     }
 }
 
+/// Where a resource keeps its replicas: JSON pointers to the desired and
+/// current counts, and to the selector (an object for built-ins, a string
+/// at a CRD's `labelSelectorPath`).
+struct Paths {
+    spec: String,
+    status: String,
+    selector: Option<String>,
+    selector_is_text: bool,
+}
+
+fn paths(res: &ResourceInfo) -> Paths {
+    match res.custom.as_ref().and_then(|c| c.scale.as_ref()) {
+        Some(s) => Paths {
+            spec: pointer(&s.spec_replicas),
+            status: pointer(&s.status_replicas),
+            selector: s.label_selector.as_deref().map(pointer),
+            selector_is_text: true,
+        },
+        None => Paths {
+            spec: "/spec/replicas".into(),
+            status: "/status/replicas".into(),
+            selector: Some("/spec/selector".into()),
+            selector_is_text: false,
+        },
+    }
+}
+
+/// `.spec.replicas` as the JSON pointer `/spec/replicas`.
+fn pointer(path: &str) -> String {
+    path.trim_start_matches('.')
+        .split('.')
+        .map(|p| format!("/{}", p.replace('~', "~0").replace('/', "~1")))
+        .collect()
+}
+
 /// The Scale object for a scalable resource.
-pub fn to_scale(obj: &Value) -> Value {
+pub fn to_scale(res: &ResourceInfo, obj: &Value) -> Value {
+    let paths = paths(res);
     let m = meta::metadata(obj).cloned().unwrap_or_default();
     let mut md = Map::new();
     for f in [
@@ -49,18 +91,20 @@ pub fn to_scale(obj: &Value) -> Value {
         }
     }
     let replicas = obj
-        .pointer("/spec/replicas")
+        .pointer(&paths.spec)
         .and_then(Value::as_i64)
         .unwrap_or(0);
     let current = obj
-        .pointer("/status/replicas")
+        .pointer(&paths.status)
         .and_then(Value::as_i64)
         .unwrap_or(0);
     let mut status = json!({"replicas": current});
-    let selector = obj
-        .pointer("/spec/selector")
-        .map(selector_string)
-        .unwrap_or_default();
+    let selector = match (&paths.selector, paths.selector_is_text) {
+        (Some(p), true) => obj.pointer(p).and_then(Value::as_str).map(String::from),
+        (Some(p), false) => obj.pointer(p).map(selector_string),
+        (None, _) => None,
+    }
+    .unwrap_or_default();
     if !selector.is_empty() {
         status["selector"] = json!(selector);
     }
@@ -68,7 +112,7 @@ pub fn to_scale(obj: &Value) -> Value {
 }
 
 /// Writes a Scale's desired replicas (and its resourceVersion, a precondition) into the object.
-pub fn apply_scale(mut obj: Value, scale: &Value) -> Result<Value, String> {
+pub fn apply_scale(res: &ResourceInfo, mut obj: Value, scale: &Value) -> Result<Value, String> {
     let replicas = match scale.pointer("/spec/replicas") {
         None | Some(Value::Null) => 0,
         Some(v) => v.as_i64().ok_or("spec.replicas must be an integer")?,
@@ -78,13 +122,33 @@ pub fn apply_scale(mut obj: Value, scale: &Value) -> Result<Value, String> {
             "spec.replicas: Invalid value: {replicas}: must be greater than or equal to 0"
         ));
     }
-    obj["spec"]["replicas"] = json!(replicas);
+    set_at(&mut obj, &paths(res).spec, json!(replicas));
     let m = meta::metadata_mut(&mut obj);
     match meta::resource_version(scale) {
         Some(rv) => m.insert("resourceVersion".into(), json!(rv)),
         None => m.remove("resourceVersion"),
     };
     Ok(obj)
+}
+
+/// Sets the value at a JSON pointer, creating the objects on the way.
+fn set_at(obj: &mut Value, pointer: &str, value: Value) {
+    let mut at = obj;
+    let parts: Vec<String> = pointer
+        .split('/')
+        .skip(1)
+        .map(|p| p.replace("~1", "/").replace("~0", "~"))
+        .collect();
+    let Some((last, parents)) = parts.split_last() else {
+        return;
+    };
+    for part in parents {
+        if !at.get(part).is_some_and(Value::is_object) {
+            at[part.as_str()] = json!({});
+        }
+        at = &mut at[part.as_str()];
+    }
+    at[last.as_str()] = value;
 }
 
 /// A selector as a string: a LabelSelector object or a plain map (ReplicationController).
@@ -148,16 +212,43 @@ fn expression(e: &Value) -> String {
 mod tests {
     use super::*;
 
+    fn deployments() -> ResourceInfo {
+        let cat = crate::catalogue::Catalogue::builtin();
+        cat.lookup("apps", "v1", "deployments").cloned().unwrap()
+    }
+
+    /// A CRD's scale subresource reads and writes the paths it names.
+    #[test]
+    fn custom_resources_scale_at_their_crds_paths() {
+        let crd = json!({
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                     "names": {"plural": "widgets", "kind": "Widget"},
+                     "versions": [{"name": "v1", "served": true, "storage": true,
+                        "subresources": {"scale": {"specReplicasPath": ".spec.size",
+                            "statusReplicasPath": ".status.count", "labelSelectorPath": ".status.selector"}}}]},
+            "status": {"conditions": [{"type": "Established", "status": "True"}]}
+        });
+        let res = crate::crd::resource::entries(&crd).remove(0).info;
+        let w = json!({"metadata": {"name": "w"}, "spec": {"size": 4}, "status": {"count": 1, "selector": "app=w"}});
+        let s = to_scale(&res, &w);
+        assert_eq!(s["spec"]["replicas"], 4);
+        assert_eq!(s["status"], json!({"replicas": 1, "selector": "app=w"}));
+        let empty = json!({"metadata": {"name": "w"}});
+        let updated = apply_scale(&res, empty, &json!({"spec": {"replicas": 2}})).unwrap();
+        assert_eq!(updated["spec"]["size"], 2);
+    }
+
     #[test]
     fn scale_reflects_replicas_and_selector() {
         let d = json!({"metadata": {"name": "web", "resourceVersion": "7"}, "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}}}, "status": {"replicas": 2}});
-        let s = to_scale(&d);
+        let s = to_scale(&deployments(), &d);
         assert_eq!(s["spec"]["replicas"], 3);
         assert_eq!(s["status"]["replicas"], 2);
         assert_eq!(s["status"]["selector"], "app=web");
-        let updated = apply_scale(d, &json!({"spec": {"replicas": 5}})).unwrap();
+        let updated = apply_scale(&deployments(), d, &json!({"spec": {"replicas": 5}})).unwrap();
         assert_eq!(updated["spec"]["replicas"], 5);
-        assert!(apply_scale(updated, &json!({"spec": {"replicas": -1}})).is_err());
+        assert!(apply_scale(&deployments(), updated, &json!({"spec": {"replicas": -1}})).is_err());
     }
 
     /// Caps replicas at 3 and refuses Scales with 0 replicas, looking only at Scale objects.
@@ -197,7 +288,8 @@ mod tests {
 
     #[tokio::test]
     async fn scale_writes_are_admitted_as_scale_objects() {
-        let admission = ScaleAdmission(&CapAtThree);
+        let res = deployments();
+        let admission = ScaleAdmission(&CapAtThree, &res);
         let d = json!({"metadata": {"name": "web"}, "spec": {"replicas": 9, "template": {}}});
         let out = admission.mutate(d, None).await.unwrap();
         assert_eq!(out["spec"]["replicas"], 3);

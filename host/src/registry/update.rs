@@ -1,7 +1,7 @@
 //! Updates: read, change, write guarded by the read's mod_revision (the
 //! `GuaranteedUpdate` loop), and PUT semantics for an object and its status.
 
-use super::{decode, encode, keys, meta, storage_error, Registry, WriteOptions};
+use super::{decode_as, encode_as, keys, meta, storage_error, Registry, WriteOptions};
 use crate::catalogue::ResourceInfo;
 use crate::status::{ApiError, ApiResult};
 use crate::storage::StorageError;
@@ -118,7 +118,7 @@ impl Registry {
                     Err(e) => return Err(storage_error(res, name, e)),
                 }
             }
-            let bytes = encode(&desired)?;
+            let bytes = encode_as(res, &desired)?;
             if bytes == kv.value {
                 return Ok(UpdateOutcome::Unchanged(current));
             }
@@ -126,7 +126,7 @@ impl Registry {
                 return Ok(UpdateOutcome::Updated(desired));
             }
             match self.storage.update(&key, bytes, kv.mod_revision).await {
-                Ok(stored) => return Ok(UpdateOutcome::Updated(decode(&stored)?)),
+                Ok(stored) => return Ok(UpdateOutcome::Updated(decode_as(res, &stored)?)),
                 Err(StorageError::Conflict { .. }) if precondition.is_none() => continue,
                 Err(e) => return Err(storage_error(res, name, e)),
             }

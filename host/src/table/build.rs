@@ -9,6 +9,8 @@ use super::columns::{columns, printer_for, Printer};
 use super::pods::pod_row_conditions;
 use super::rows::cells;
 use super::{Column, IncludeObject};
+use crate::catalogue::ResourceInfo;
+use crate::crd::CustomResource;
 
 impl Column {
     /// The `TableColumnDefinition` JSON (all five fields always present).
@@ -41,6 +43,35 @@ fn embedded_object(obj: &Value, include: IncludeObject) -> Value {
     }
 }
 
+fn builtin_rows(
+    res: &ResourceInfo,
+    objects: &[Value],
+    include: IncludeObject,
+    now: DateTime<Utc>,
+) -> (Vec<Value>, Vec<Value>) {
+    let p = printer_for(&res.group, &res.plural);
+    let column_defs: Vec<Value> = columns(p).iter().map(Column::to_json).collect();
+    let rows = objects.iter().map(|o| row(p, o, include, now)).collect();
+    (column_defs, rows)
+}
+
+/// A custom resource's columns and rows, from its CRD version.
+fn custom_rows(
+    custom: &CustomResource,
+    objects: &[Value],
+    include: IncludeObject,
+    now: DateTime<Utc>,
+) -> (Vec<Value>, Vec<Value>) {
+    let rows = objects
+        .iter()
+        .map(|o| {
+            let cells = crate::crd::table::cells(custom, o, now);
+            json!({"cells": cells, "object": embedded_object(o, include)})
+        })
+        .collect();
+    (crate::crd::table::column_definitions(custom), rows)
+}
+
 fn row(p: Printer, obj: &Value, include: IncludeObject, now: DateTime<Utc>) -> Value {
     let mut row = Map::new();
     row.insert("cells".into(), Value::Array(cells(p, obj, now)));
@@ -69,21 +100,18 @@ fn table_metadata(list_meta: &Value) -> Value {
     Value::Object(out)
 }
 
-/// Builds the Table for `objects` (served form) of a group/resource.
+/// Builds the Table for `objects` (served form) of a resource.
 pub fn build_table(
-    group: &str,
-    resource: &str,
+    res: &ResourceInfo,
     objects: &[Value],
     include_object: IncludeObject,
     list_meta: Value,
     now: DateTime<Utc>,
 ) -> Value {
-    let p = printer_for(group, resource);
-    let column_defs: Vec<Value> = columns(p).iter().map(Column::to_json).collect();
-    let rows: Vec<Value> = objects
-        .iter()
-        .map(|o| row(p, o, include_object, now))
-        .collect();
+    let (column_defs, rows) = match &res.custom {
+        Some(custom) => custom_rows(custom, objects, include_object, now),
+        None => builtin_rows(res, objects, include_object, now),
+    };
     json!({
         "kind": "Table",
         "apiVersion": "meta.k8s.io/v1",
@@ -112,12 +140,20 @@ mod tests {
                "status": {"phase": "Succeeded"}})
     }
 
+    fn served(group: &str, plural: &str) -> ResourceInfo {
+        let cat = crate::catalogue::Catalogue::builtin();
+        cat.resources()
+            .iter()
+            .find(|r| r.group == group && r.plural == plural)
+            .cloned()
+            .unwrap()
+    }
+
     #[test]
     fn table_shape_with_metadata_objects() {
         let meta = json!({"resourceVersion": "42", "continue": "", "remainingItemCount": null});
         let t = build_table(
-            "",
-            "pods",
+            &served("", "pods"),
             &[pod()],
             IncludeObject::Metadata,
             meta,
@@ -139,13 +175,24 @@ mod tests {
     #[test]
     fn include_object_variants() {
         let now = Utc::now();
-        let t = build_table("", "pods", &[pod()], IncludeObject::None, json!({}), now);
+        let t = build_table(
+            &served("", "pods"),
+            &[pod()],
+            IncludeObject::None,
+            json!({}),
+            now,
+        );
         assert!(t["rows"][0]["object"].is_null());
-        let t = build_table("", "pods", &[pod()], IncludeObject::Object, json!({}), now);
+        let t = build_table(
+            &served("", "pods"),
+            &[pod()],
+            IncludeObject::Object,
+            json!({}),
+            now,
+        );
         assert_eq!(t["rows"][0]["object"]["kind"], "Pod");
         let t = build_table(
-            "rbac.authorization.k8s.io",
-            "roles",
+            &served("rbac.authorization.k8s.io", "roles"),
             &[],
             IncludeObject::Metadata,
             json!({}),

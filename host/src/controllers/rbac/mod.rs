@@ -26,6 +26,7 @@ fn resource<'a>(state: &'a AppState, kind: &str) -> ApiResult<&'a ResourceInfo> 
     let plural = format!("{}s", kind.to_ascii_lowercase());
     state
         .catalogue
+        .builtin()
         .lookup(GROUP, "v1", &plural)
         .ok_or_else(|| ApiError::internal(format!("{plural} are not served")))
 }

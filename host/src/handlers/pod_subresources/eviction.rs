@@ -107,6 +107,7 @@ fn forbidden(pdb: &str, why: &str) -> ApiError {
 fn pdbs<'a>(call: &Call<'a>) -> ApiResult<&'a ResourceInfo> {
     call.state
         .catalogue
+        .builtin()
         .lookup("policy", "v1", "poddisruptionbudgets")
         .ok_or_else(|| ApiError::internal("poddisruptionbudgets are not served"))
 }

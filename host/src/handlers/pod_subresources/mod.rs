@@ -63,7 +63,7 @@ async fn decode_body(call: &Call<'_>, raw: Body) -> ApiResult<Value> {
     body::decode(
         &bytes,
         call.header(http::header::CONTENT_TYPE),
-        call.state.catalogue.schemas(),
+        call.cat.schemas(),
     )
 }
 

@@ -69,7 +69,7 @@ async fn kubelet_unreachable(
     what: impl Fn(&str) -> String,
 ) -> ApiError {
     use crate::handlers::proxy::{forward, location};
-    let Some(nodes) = call.state.catalogue.lookup("", "v1", "nodes") else {
+    let Some(nodes) = call.state.catalogue.builtin().lookup("", "v1", "nodes") else {
         return ApiError::internal("nodes are not served");
     };
     let obj = match call.state.registry.get(nodes, None, node).await {

@@ -19,6 +19,7 @@ pub fn split_scheme_name_port(id: &str) -> Option<(&str, &str, &str)> {
 fn lookup<'a>(call: &Call<'a>, plural: &str) -> ApiResult<&'a crate::catalogue::ResourceInfo> {
     call.state
         .catalogue
+        .builtin()
         .lookup("", "v1", plural)
         .ok_or_else(|| ApiError::internal(format!("{plural} are not served")))
 }

@@ -1,0 +1,163 @@
+//! The catalogue as it changes at run time: the built-in resources plus the
+//! custom resources of every served CustomResourceDefinition. A request takes
+//! one snapshot (`get`) and uses it throughout, so a CRD that changes while
+//! a request runs never gives it two views; `replace_custom` swaps in a new
+//! snapshot (and the OpenAPI documents of the group-versions that changed).
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::watch;
+
+use super::openapi::OpenApiCache;
+use super::schemas::list_schema;
+use super::{group_version, Catalogue, ResourceInfo};
+
+/// One resource a CRD serves, with its kind schema (a complete OpenAPI v3
+/// component, named by `info.schema_name`).
+#[derive(Clone, Debug)]
+pub struct CustomEntry {
+    pub info: ResourceInfo,
+    pub schema: Value,
+    /// The resourceVersion of the CRD it comes from: a different one may
+    /// mean different documents.
+    pub source_version: String,
+}
+
+struct Snapshot {
+    catalogue: Arc<Catalogue>,
+    openapi: Arc<OpenApiCache>,
+    custom: Vec<CustomEntry>,
+}
+
+pub struct LiveCatalogue {
+    builtin: Arc<Catalogue>,
+    current: RwLock<Snapshot>,
+    /// The store revision whose CRDs the current snapshot reflects (-1
+    /// until the stored CRDs were first read).
+    applied: watch::Sender<i64>,
+}
+
+impl LiveCatalogue {
+    pub fn new(builtin: Catalogue) -> LiveCatalogue {
+        let builtin = Arc::new(builtin);
+        let openapi = Arc::new(OpenApiCache::new(&builtin));
+        let snapshot = Snapshot {
+            catalogue: builtin.clone(),
+            openapi,
+            custom: Vec::new(),
+        };
+        LiveCatalogue {
+            builtin,
+            current: RwLock::new(snapshot),
+            applied: watch::channel(-1).0,
+        }
+    }
+
+    /// The catalogue as it is now.
+    pub fn get(&self) -> Arc<Catalogue> {
+        self.read(|s| s.catalogue.clone())
+    }
+
+    /// The OpenAPI v3 documents of the catalogue as it is now.
+    pub fn openapi(&self) -> Arc<OpenApiCache> {
+        self.read(|s| s.openapi.clone())
+    }
+
+    /// The built-in resources only (what no CRD can change).
+    pub fn builtin(&self) -> &Catalogue {
+        &self.builtin
+    }
+
+    fn read<T>(&self, f: impl FnOnce(&Snapshot) -> T) -> T {
+        match self.current.read() {
+            Ok(s) => f(&s),
+            Err(poisoned) => f(&poisoned.into_inner()),
+        }
+    }
+
+    /// Serves exactly `entries` as the custom resources, as of store
+    /// `revision`; OpenAPI documents are rebuilt only for group-versions
+    /// whose entries changed.
+    pub fn replace_custom(&self, entries: Vec<CustomEntry>, revision: i64) {
+        let (old_entries, old_openapi) = self.read(|s| (s.custom.clone(), s.openapi.clone()));
+        let changed = changed_group_versions(&old_entries, &entries);
+        let catalogue = Arc::new(self.with_custom(&entries));
+        let openapi = if changed.is_empty() {
+            old_openapi
+        } else {
+            Arc::new(old_openapi.rebuilt(&catalogue, &changed))
+        };
+        let snapshot = Snapshot {
+            catalogue,
+            openapi,
+            custom: entries,
+        };
+        match self.current.write() {
+            Ok(mut s) => *s = snapshot,
+            Err(poisoned) => *poisoned.into_inner() = snapshot,
+        }
+        self.applied.send_replace(revision);
+    }
+
+    fn with_custom(&self, entries: &[CustomEntry]) -> Catalogue {
+        let mut cat = (*self.builtin).clone();
+        for entry in entries {
+            let list = list_schema(&entry.schema, &entry.info);
+            cat.insert_schema(&entry.info.schema_name, entry.schema.clone());
+            cat.insert_schema(&format!("{}List", entry.info.schema_name), list);
+            cat.insert(entry.info.clone());
+        }
+        cat
+    }
+
+    /// Marks the CRDs of store `revision` as applied, with no change.
+    pub fn mark_applied(&self, revision: i64) {
+        self.applied.send_if_modified(|r| {
+            let newer = revision > *r;
+            if newer {
+                *r = revision;
+            }
+            newer
+        });
+    }
+
+    /// Waits (at most `limit`) until the snapshot reflects the CRDs as of
+    /// store `revision`: a request for a resource that a CRD made servable a
+    /// moment ago finds it even if this server learned of it just now.
+    pub async fn caught_up(&self, revision: i64, limit: Duration) -> bool {
+        let mut rx = self.applied.subscribe();
+        let reached = async move { rx.wait_for(|r| *r >= revision).await.is_ok() };
+        matches!(tokio::time::timeout(limit, reached).await, Ok(true))
+    }
+}
+
+/// Group-versions (`group/version`) whose custom entries differ.
+fn changed_group_versions(old: &[CustomEntry], new: &[CustomEntry]) -> BTreeSet<String> {
+    let key = |e: &CustomEntry| group_version(&e.info.group, &e.info.version);
+    let mut changed = BTreeSet::new();
+    for e in old {
+        let same = new.iter().any(|n| {
+            n.info.group == e.info.group
+                && n.info.version == e.info.version
+                && n.info.plural == e.info.plural
+                && n.source_version == e.source_version
+        });
+        if !same {
+            changed.insert(key(e));
+        }
+    }
+    for n in new {
+        let existed = old.iter().any(|e| {
+            e.info.group == n.info.group
+                && e.info.version == n.info.version
+                && e.info.plural == n.info.plural
+        });
+        if !existed {
+            changed.insert(key(n));
+        }
+    }
+    changed
+}

@@ -1,0 +1,79 @@
+//! Every replica follows the CustomResourceDefinitions in the store (one
+//! list, then a watch) and swaps the live catalogue whenever one changes:
+//! a CRD's resources are served from the moment it is Established, on every
+//! replica, with no restart; a deleted CRD's resources go with it.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use serde_json::Value;
+use tokio::task::JoinHandle;
+
+use crate::catalogue::live::LiveCatalogue;
+use crate::registry::decode;
+use crate::status::{ApiError, ApiResult};
+use crate::storage::{EventKind, RangeRequest, Storage, StorageError};
+
+/// Where CRDs are stored.
+pub const CRD_PREFIX: &str = "/registry/apiextensions.k8s.io/customresourcedefinitions/";
+
+/// Follows the CRDs until the server stops; restarts after an error.
+pub fn spawn(storage: Arc<dyn Storage>, live: Arc<LiveCatalogue>) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            if let Err(e) = follow(&*storage, &live).await {
+                tracing::warn!(error = %e, "following CustomResourceDefinitions; restarting");
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    })
+}
+
+/// Lists the CRDs, serves them, then applies each change as it comes.
+pub async fn follow(storage: &dyn Storage, live: &LiveCatalogue) -> ApiResult<()> {
+    let internal = |e: StorageError| ApiError::internal(e.to_string());
+    let page = storage
+        .range(RangeRequest {
+            prefix: CRD_PREFIX,
+            ..Default::default()
+        })
+        .await
+        .map_err(internal)?;
+    let mut crds = BTreeMap::new();
+    for kv in &page.kvs {
+        crds.insert(kv.key.clone(), decode(kv)?);
+    }
+    publish(live, &crds, page.revision);
+    let mut events = storage
+        .watch(CRD_PREFIX, page.revision)
+        .await
+        .map_err(internal)?;
+    while let Some(event) = events.next().await {
+        let event = event.map_err(internal)?;
+        match event.kind {
+            EventKind::Put => crds.insert(event.kv.key.clone(), decode(&event.kv)?),
+            EventKind::Delete => crds.remove(&event.kv.key),
+        };
+        publish(live, &crds, event.revision());
+    }
+    Ok(())
+}
+
+fn publish(live: &LiveCatalogue, crds: &BTreeMap<String, Value>, revision: i64) {
+    let entries = crds.values().flat_map(super::resource::entries).collect();
+    live.replace_custom(entries, revision);
+}
+
+/// The revision of the stored, Established CRD that serves `group`'s
+/// `plural`, if there is one (`None` for built-in groups' misses too).
+pub async fn revision_serving(storage: &dyn Storage, group: &str, plural: &str) -> Option<i64> {
+    if group.is_empty() || plural.is_empty() {
+        return None;
+    }
+    let key = format!("{CRD_PREFIX}{plural}.{group}");
+    let kv = storage.get(&key).await.ok()??;
+    let crd = decode(&kv).ok()?;
+    super::resource::condition_true(&crd, "Established").then_some(kv.mod_revision)
+}
