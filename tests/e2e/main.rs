@@ -9,6 +9,7 @@ mod api_discovery;
 mod cluster_apis;
 mod connections;
 mod custom_resource_definitions;
+mod custom_resources;
 mod encoding;
 mod errors;
 mod etcd;

@@ -1,0 +1,197 @@
+//! Custom resources served once their CRD is Established: every verb, the
+//! CRD's printer columns, selectable fields, short names and categories,
+//! the status and scale subresources at the CRD's paths, versions, and the
+//! cleanup when the CRD goes.
+
+use serde_json::json;
+
+use crate::support::{stderr, Server};
+
+/// A namespaced CRD with status and scale subresources, printer columns
+/// (one only in `-o wide`), a short name, category `all`, a selectable
+/// field and a second served version (conversion None).
+const WIDGETS: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, shortNames: [wd], categories: [all]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            description: What the widget should be.
+            properties:
+              replicas: {type: integer, description: How many widgets.}
+              color: {type: string}
+          status:
+            type: object
+            properties:
+              replicas: {type: integer}
+              selector: {type: string}
+    subresources:
+      status: {}
+      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas, labelSelectorPath: .status.selector}
+    selectableFields:
+    - jsonPath: .spec.color
+    additionalPrinterColumns:
+    - {name: Replicas, type: integer, jsonPath: .spec.replicas}
+    - {name: Color, type: string, jsonPath: .spec.color, priority: 1}
+  - name: v1beta1
+    served: true
+    storage: false
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+";
+
+fn widget(name: &str, color: &str, replicas: i64) -> String {
+    format!(
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {{name: {name}, labels: {{color: {color}}}}}\nspec: {{replicas: {replicas}, color: {color}}}\n"
+    )
+}
+
+fn with_widgets() -> Server {
+    let s = Server::start();
+    s.ok_stdin(&["apply", "-f", "-"], WIDGETS);
+    s.ok(&[
+        "wait",
+        "--for=condition=established",
+        "--timeout=30s",
+        "crd/widgets.example.com",
+    ]);
+    s
+}
+
+#[test]
+fn custom_resources_are_served_with_the_crds_columns_selectors_and_names() {
+    let s = with_widgets();
+    s.ok_stdin(&["apply", "-f", "-"], &widget("red-one", "red", 1));
+    s.ok_stdin(&["create", "-f", "-"], &widget("blue-one", "blue", 2));
+    let table = s.ok(&["get", "wd"]);
+    let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(header, ["NAME", "REPLICAS"], "{table}");
+    assert!(table.contains("blue-one   2"), "{table}");
+    let wide = s.ok(&["get", "widgets", "-o", "wide"]);
+    assert!(wide.lines().next().unwrap().contains("COLOR"), "{wide}");
+    let blue = s.ok(&[
+        "get",
+        "widgets",
+        "--field-selector",
+        "spec.color=blue",
+        "-o",
+        "name",
+    ]);
+    assert_eq!(blue.trim(), "widget.example.com/blue-one");
+    let red = s.ok(&["get", "widgets", "-l", "color=red", "-o", "name"]);
+    assert_eq!(red.trim(), "widget.example.com/red-one");
+    let refused = s.fails(&["get", "widgets", "--field-selector", "spec.size=L"]);
+    assert!(
+        refused.contains("field label not supported: spec.size"),
+        "{refused}"
+    );
+    let all = s.ok(&["get", "all"]);
+    assert!(all.contains("widget.example.com/red-one"), "{all}");
+    let resources = s.ok(&["api-resources", "--api-group=example.com"]);
+    assert!(
+        resources.contains("widgets") && resources.contains("wd"),
+        "{resources}"
+    );
+    let explained = s.ok(&["explain", "widget.spec.replicas"]);
+    assert!(explained.contains("How many widgets."), "{explained}");
+    s.ok(&["delete", "widget", "red-one"]);
+    let gone = s.fails(&["get", "widget", "red-one"]);
+    assert!(
+        gone.contains(r#"widgets.example.com "red-one" not found"#),
+        "{gone}"
+    );
+}
+
+#[test]
+fn generation_follows_spec_and_status_and_scale_are_subresources() {
+    let s = with_widgets();
+    s.ok_stdin(&["apply", "-f", "-"], &widget("w", "red", 1));
+    let read = |path: &str| s.ok(&["get", "widget", "w", "-o", &format!("jsonpath={path}")]);
+    assert_eq!(read("{.metadata.generation}"), "1");
+    s.ok(&["scale", "widget", "w", "--replicas=3"]);
+    assert_eq!(read("{.spec.replicas} {.metadata.generation}"), "3 2");
+    let status = r#"{"status":{"replicas":3,"selector":"color=red"}}"#;
+    s.ok(&[
+        "patch",
+        "widget",
+        "w",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        status,
+    ]);
+    assert_eq!(read("{.status.replicas} {.metadata.generation}"), "3 2");
+    // A write to the main resource cannot change status.
+    let sneaky = r#"{"status":{"replicas":9},"spec":{"color":"green"}}"#;
+    s.ok(&["patch", "widget", "w", "--type=merge", "-p", sneaky]);
+    assert_eq!(
+        read("{.status.replicas} {.spec.color} {.metadata.generation}"),
+        "3 green 3"
+    );
+    let (code, scale) = s.get_json("/apis/example.com/v1/namespaces/default/widgets/w/scale");
+    assert_eq!(code, 200);
+    assert_eq!(scale["kind"], "Scale");
+    assert_eq!(scale["spec"], json!({"replicas": 3}));
+    assert_eq!(
+        scale["status"],
+        json!({"replicas": 3, "selector": "color=red"})
+    );
+}
+
+#[test]
+fn each_served_version_shows_objects_in_its_own_api_version() {
+    let s = with_widgets();
+    s.ok_stdin(&["apply", "-f", "-"], &widget("w", "red", 1));
+    let beta = "/apis/example.com/v1beta1/namespaces/default/widgets";
+    let (code, list) = s.get_json(beta);
+    assert_eq!(code, 200);
+    assert_eq!(list["kind"], "WidgetList");
+    assert_eq!(list["items"][0]["apiVersion"], "example.com/v1beta1");
+    let body = json!({"apiVersion": "example.com/v1beta1", "kind": "Widget",
+                      "metadata": {"name": "b"}, "spec": {"replicas": 2, "extra": "kept"}});
+    let (code, created, _) = s.request("POST", beta, "application/json", Some(&body.to_string()));
+    assert_eq!(code, 201, "{created}");
+    assert_eq!(created["apiVersion"], "example.com/v1beta1");
+    let v1 = s.json(&["get", "widget", "b"]);
+    assert_eq!(v1["apiVersion"], "example.com/v1");
+    assert_eq!(v1["spec"]["replicas"], 2);
+}
+
+#[test]
+fn deleting_the_crd_deletes_its_objects_and_stops_serving_them() {
+    let s = with_widgets();
+    s.ok_stdin(&["apply", "-f", "-"], &widget("w", "red", 1));
+    s.ok(&["delete", "crd", "widgets.example.com", "--timeout=30s"]);
+    let out = s.kubectl(&["get", "widgets"]);
+    assert!(!out.status.success());
+    let why = stderr(&out);
+    assert!(
+        why.contains("could not find the requested resource")
+            || why.contains("the server doesn't have a resource type"),
+        "{why}"
+    );
+    // The same CRD again starts empty: the old objects went with it.
+    let s2 = &s;
+    s2.ok_stdin(&["apply", "-f", "-"], WIDGETS);
+    s2.ok(&[
+        "wait",
+        "--for=condition=established",
+        "--timeout=30s",
+        "crd/widgets.example.com",
+    ]);
+    let (code, list) = s2.get_json("/apis/example.com/v1/widgets");
+    assert_eq!(code, 200);
+    assert_eq!(list["items"], json!([]));
+}
