@@ -39,11 +39,23 @@ fn python_path() -> String {
 
 #[test]
 fn python_kubernetes_client_flow() {
-    let s = Server::start();
-    let script = concat!(
+    run_script(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../tests/e2e/python/client_flow.py"
-    );
+    ));
+}
+
+#[test]
+fn python_custom_objects_flow() {
+    run_script(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/e2e/python/custom_objects.py"
+    ));
+}
+
+/// Runs a client script against a fresh server; it prints "ok" when every check passed.
+fn run_script(script: &str) {
+    let s = Server::start();
     let out = Command::new("python3")
         .arg(script)
         .arg(s.kubeconfig())

@@ -436,3 +436,41 @@ fn a_leader_restarted_on_its_address_resumes_its_lease_at_once() {
     });
     assert!(quick, "controllers did not resume: {}", s.log());
 }
+
+/// A CRD created through one replica is served by the other at once (it
+/// learns of it through the store's watch), and so is its removal.
+#[test]
+fn a_crd_created_on_one_replica_is_served_by_the_other() {
+    let etcd = Etcd::start(1);
+    let flags = on_etcd(&etcd);
+    let a = Server::start_with(&args(&flags));
+    let b = a.start_replica(&args(&flags));
+    let crd = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: notes.example.com}
+spec:
+  group: example.com
+  scope: Cluster
+  names: {plural: notes, singular: note, kind: Note}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+";
+    a.ok_stdin(&["apply", "-f", "-"], crd);
+    a.ok(&[
+        "wait",
+        "--for=condition=established",
+        "--timeout=30s",
+        "crd/notes.example.com",
+    ]);
+    let note = "apiVersion: example.com/v1\nkind: Note\nmetadata: {name: n1}\ntext: hello\n";
+    b.ok_stdin(&["create", "-f", "-"], note);
+    let read: Value = serde_json::from_str(&a.ok(&["get", "note", "n1", "-o", "json"])).unwrap();
+    assert_eq!(read["text"], "hello");
+    a.ok(&["delete", "crd", "notes.example.com", "--timeout=30s"]);
+    assert!(eventually(Duration::from_secs(10), || {
+        b.get_json("/apis/example.com/v1/notes").0 == 404
+    }));
+}
