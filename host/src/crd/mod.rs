@@ -4,3 +4,5 @@
 
 pub mod conversion;
 pub mod schema;
+#[cfg(test)]
+mod validation_rules;

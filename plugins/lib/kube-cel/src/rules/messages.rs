@@ -45,15 +45,19 @@ pub struct RuleViolation {
 impl RuleViolation {
     /// kube's `field.Error.Error()`: `spec.x: Invalid value: "object": …`.
     pub fn message(&self) -> String {
+        format!("{}: {}", self.field, self.body())
+    }
+
+    /// kube's `field.Error.ErrorBody()`: the message without the field.
+    pub fn body(&self) -> String {
         let quoted = format!("{:?}", self.value_type);
-        let body = match self.kind {
+        match self.kind {
             ViolationKind::Invalid => format!("Invalid value: {quoted}: {}", self.detail),
             ViolationKind::Forbidden => format!("Forbidden: {}", self.detail),
             ViolationKind::Required => format!("Required value: {}", self.detail),
             ViolationKind::Duplicate => format!("Duplicate value: {quoted}"),
             ViolationKind::Internal => format!("Internal error: {}", self.detail),
-        };
-        format!("{}: {body}", self.field)
+        }
     }
 }
 
@@ -102,7 +106,12 @@ impl RuleProblem {
 
     /// kube's `field.Error.Error()`.
     pub fn message(&self) -> String {
-        let body = match self.kind {
+        format!("{}: {}", self.field, self.body())
+    }
+
+    /// kube's `field.Error.ErrorBody()`: the message without the field.
+    pub fn body(&self) -> String {
+        match self.kind {
             ProblemKind::Invalid => format!("Invalid value: {}: {}", self.value, self.detail),
             ProblemKind::Forbidden => format!("Forbidden: {}", self.detail),
             ProblemKind::Required => format!("Required value: {}", self.detail),
@@ -110,8 +119,7 @@ impl RuleProblem {
                 format!("Unsupported value: {}: {}", self.value, self.detail)
             }
             ProblemKind::Internal => format!("Internal error: {}", self.detail),
-        };
-        format!("{}: {body}", self.field)
+        }
     }
 }
 
