@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::cost::{self, StaticSizes, STATIC_CRD_LIMIT, STATIC_EXPRESSION_LIMIT};
 use super::messages::{quote, ProblemKind, RuleProblem, ViolationKind};
 use super::schema::{Node, Place};
-use super::{field_path, Rule, Source};
+use super::{field_path, typecheck, Rule, Source};
 
 /// kube's supported reasons, as `sets.List` sorts them.
 const REASONS: [&str; 4] = [
@@ -224,7 +224,8 @@ fn schema_problems(s: &Source, node: &Node, at: &str, out: &mut Vec<RuleProblem>
 }
 
 fn compile_rule(s: Source, node: &Node) -> Rule {
-    let (compiled, compile_error) = match program(&s.rule, true) {
+    let checked = program(&s.rule, true).and_then(|p| typed(p, &s.rule, node));
+    let (compiled, compile_error) = match checked {
         Ok(p) => (Some(p), None),
         Err(e) => (None, Some(e)),
     };
@@ -254,6 +255,32 @@ fn compile_rule(s: Source, node: &Node) -> Rule {
         field_path,
         kind,
     }
+}
+
+/// `program`, if the fields it selects exist.
+fn typed(program: Program, text: &str, node: &Node) -> Result<Program, String> {
+    match typecheck::undefined_field(program.expression(), node) {
+        None => Ok(program),
+        Some((id, field)) => {
+            let at = program
+                .source_info()
+                .offset_for(id)
+                .map_or(0, |(start, _)| start);
+            let error = located(text, at as usize, &format!("undefined field '{field}'"));
+            Err(format!("compilation failed: {error}"))
+        }
+    }
+}
+
+/// cel-go's `ERROR: <input>:line:column: message` with the line and a
+/// pointer under the column.
+fn located(text: &str, start: usize, message: &str) -> String {
+    let before = text.get(..start).unwrap_or_default();
+    let line = before.matches('\n').count() + 1;
+    let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    let snippet = text.lines().nth(line - 1).unwrap_or(text);
+    let pointer = format!("{:.>column$}", "^");
+    format!("ERROR: <input>:{line}:{column}: {message}\n | {snippet}\n | {pointer}")
 }
 
 /// Compiles `text` in kube's environment: `self` and `oldSelf` only; a
@@ -315,16 +342,9 @@ fn undeclared(program: &Program, text: &str) -> Option<String> {
     let start = program
         .source_info()
         .offset_for(id)
-        .map_or(0, |(start, _)| start as usize);
-    let before = text.get(..start).unwrap_or_default();
-    let line = before.matches('\n').count() + 1;
-    let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-    let snippet = text.lines().nth(line - 1).unwrap_or(text);
-    let pointer = format!("{:.>column$}", "^");
-    Some(format!(
-        "ERROR: <input>:{line}:{column}: undeclared reference to '{name}' (in container '')\n \
-         | {snippet}\n | {pointer}"
-    ))
+        .map_or(0, |(start, _)| start);
+    let message = format!("undeclared reference to '{name}' (in container '')");
+    Some(located(text, start as usize, &message))
 }
 
 fn first_unbound(e: &IdedExpr, bound: &mut HashSet<String>) -> Option<(u64, String)> {

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use cel::objects::OptionalValue;
-use cel::Value as Cel;
+use cel::{Context, Value as Cel};
 use serde_json::Value;
 
 use super::convert::to_cel;
@@ -49,21 +49,24 @@ pub(crate) fn validate(root: &Node, obj: &Value, old: Option<&Value>) -> Vec<Rul
         budget: RUNTIME_BUDGET,
         out: Vec::new(),
     };
-    node(root, "", obj, old, &mut run);
+    // kube's functions are registered once per request; each rule gets a
+    // scope on it with its `self` and `oldSelf`.
+    let functions = crate::context();
+    node(root, "", obj, old, &functions, &mut run);
     run.out
 }
 
-fn node(n: &Node, path: &str, value: &Value, old: Option<&Value>, run: &mut Run) {
+fn node(n: &Node, path: &str, value: &Value, old: Option<&Value>, cx: &Context, run: &mut Run) {
     if !n.has_rules || value.is_null() || run.exhausted() {
         return;
     }
     let old = old.filter(|o| !o.is_null());
     if !n.rules.is_empty() {
-        expressions(n, path, value, old, run);
+        expressions(n, path, value, old, cx, run);
     }
     match value {
-        Value::Object(fields) => object(n, path, fields, old, run),
-        Value::Array(items) => list(n, path, items, old, run),
+        Value::Object(fields) => object(n, path, fields, old, cx, run),
+        Value::Array(items) => list(n, path, items, old, cx, run),
         _ => {}
     }
 }
@@ -73,12 +76,20 @@ fn object(
     path: &str,
     fields: &serde_json::Map<String, Value>,
     old: Option<&Value>,
+    cx: &Context,
     run: &mut Run,
 ) {
     let old_of = |key: &str| old.filter(|_| !n.atomic_map).and_then(|o| o.get(key));
     if let Some(values) = n.additional.as_deref() {
         for (key, value) in fields {
-            node(values, &format!("{path}[{key}]"), value, old_of(key), run);
+            node(
+                values,
+                &format!("{path}[{key}]"),
+                value,
+                old_of(key),
+                cx,
+                run,
+            );
         }
     }
     for property in &n.properties {
@@ -88,19 +99,26 @@ fn object(
             } else {
                 format!("{path}.{}", property.name)
             };
-            node(&property.node, &child, value, old_of(&property.name), run);
+            node(
+                &property.node,
+                &child,
+                value,
+                old_of(&property.name),
+                cx,
+                run,
+            );
         }
     }
 }
 
-fn list(n: &Node, path: &str, items: &[Value], old: Option<&Value>, run: &mut Run) {
+fn list(n: &Node, path: &str, items: &[Value], old: Option<&Value>, cx: &Context, run: &mut Run) {
     let Some(item) = n.items.as_deref() else {
         return;
     };
     let old_items = old.and_then(Value::as_array);
     for (i, value) in items.iter().enumerate() {
         let previous = old_items.and_then(|o| correlated(&n.list_map_keys, value, o));
-        node(item, &format!("{path}[{i}]"), value, previous, run);
+        node(item, &format!("{path}[{i}]"), value, previous, cx, run);
     }
 }
 
@@ -121,7 +139,14 @@ fn optional(value: Option<Cel>) -> Cel {
 }
 
 /// The rules of one node (kube's `validateExpressions`).
-fn expressions(n: &Node, path: &str, value: &Value, old: Option<&Value>, run: &mut Run) {
+fn expressions(
+    n: &Node,
+    path: &str,
+    value: &Value,
+    old: Option<&Value>,
+    cx: &Context,
+    run: &mut Run,
+) {
     if run.budget <= 0 {
         run.push(path, ViolationKind::Invalid, OUT_OF_BUDGET.to_string(), n);
         run.budget = -1;
@@ -142,7 +167,12 @@ fn expressions(n: &Node, path: &str, value: &Value, old: Option<&Value>, run: &m
             (true, p) => Some(optional(p.clone())),
             (false, p) => p.clone(),
         };
-        one(n, rule, path, &this, old_self, total, run);
+        let mut scope = cx.new_inner_scope();
+        scope.add_variable_from_value("self", this.clone());
+        if let Some(old_self) = old_self {
+            scope.add_variable_from_value("oldSelf", old_self);
+        }
+        one(n, rule, path, (&this, &scope), total, run);
     }
 }
 
@@ -154,12 +184,12 @@ fn rule_text(rule: &Rule) -> &str {
     }
 }
 
+/// One rule, with `self` and its scope.
 fn one(
     n: &Node,
     rule: &Rule,
     path: &str,
-    this: &Cel,
-    old_self: Option<Cel>,
+    (this, scope): (&Cel, &Context),
     total: u64,
     run: &mut Run,
 ) {
@@ -189,12 +219,7 @@ fn one(
         return;
     }
     run.budget -= i64::try_from(cost).unwrap_or(i64::MAX);
-    let mut context = crate::context();
-    context.add_variable_from_value("self", this.clone());
-    if let Some(old_self) = old_self {
-        context.add_variable_from_value("oldSelf", old_self);
-    }
-    let detail = match program.execute(&context) {
+    let detail = match program.execute(scope) {
         Ok(Cel::Bool(true)) => return,
         Ok(Cel::Bool(false)) => None,
         Ok(other) => Some(format!(
@@ -213,7 +238,7 @@ fn one(
         Some(p) => format!("{path}.{p}"),
         None => path.to_string(),
     };
-    let detail = message(rule, &context, &sizes, run);
+    let detail = message(rule, scope, &sizes, run);
     if run.exhausted() {
         run.push(&field, ViolationKind::Invalid, detail, n);
         return;

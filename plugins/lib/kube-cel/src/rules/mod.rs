@@ -10,10 +10,11 @@
 //! old one on update) within kube's runtime cost budget.
 //!
 //! Where this differs from kube:
-//! - The `cel` crate has no type checker: a rule is refused at write only
-//!   for syntax errors, undeclared variables, and results that cannot be a
-//!   bool (literals, arithmetic); a misspelt field or a wrong-typed call
-//!   fails at run time as kube's evaluation errors do.
+//! - The `cel` crate has no type checker: a rule is refused at write for
+//!   syntax errors, undeclared variables, fields the schema does not
+//!   declare ([`typecheck`]) and results that cannot be a bool (literals,
+//!   arithmetic); a wrong-typed call fails at run time as kube's evaluation
+//!   errors do.
 //! - Costs are estimated by one walk with sizes ([`cost`]), close to but
 //!   not cel-go's numbers; run time "actual" cost is the same walk on the
 //!   real sizes, computed before evaluating.
@@ -30,6 +31,7 @@ mod evaluate;
 mod field_path;
 mod messages;
 mod schema;
+mod typecheck;
 
 use cel::Program;
 use serde_json::Value;

@@ -359,3 +359,28 @@ fn schemas_without_rules_are_empty() {
     assert!(rules.validate(&json!({"a": "x"}), None).is_empty());
     assert_eq!(ProblemKind::Invalid, ProblemKind::Invalid);
 }
+
+#[test]
+fn fields_the_schema_does_not_declare_are_refused_at_crd_write() {
+    let schema = spec(
+        json!({"items": {"type": "array", "items": {"type": "object", "properties": {
+            "name": {"type": "string"},
+        }}}}),
+        json!([
+            {"rule": "self.items.all(i, i.name != '')"},
+            {"rule": "self.items.all(i, i.nmae != '')"},
+            {"rule": "has(self.replicas)"},
+        ]),
+    );
+    let got = problems(schema);
+    assert_eq!(got.len(), 2, "{got:#?}");
+    assert!(
+        got[0].ends_with(
+            "compilation failed: ERROR: <input>:1:20: undefined field 'nmae'\n | self.items.all(i, \
+             i.nmae != '')\n | ...................^"
+        ),
+        "{}",
+        got[0]
+    );
+    assert!(got[1].contains("undefined field 'replicas'"), "{}", got[1]);
+}
