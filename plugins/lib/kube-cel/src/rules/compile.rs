@@ -234,7 +234,7 @@ fn compile_rule(s: Source, node: &Node) -> Rule {
         .is_some_and(|p| p.references().has_variable("oldSelf"));
     let message_program = match s.message_expression.trim() {
         "" => None,
-        text => program(text, false).ok(),
+        text => program(text, false).and_then(|p| typed(p, text, node)).ok(),
     };
     let field_path = match s.field_path.trim() {
         "" => None,
@@ -415,7 +415,7 @@ fn cel_problems(rule: &Rule, node: &Node, place: &Place, at: &str, problems: &mu
     }
     let message_expression = s.message_expression.trim();
     if !message_expression.is_empty() {
-        match program(message_expression, false) {
+        match program(message_expression, false).and_then(|p| typed(p, message_expression, node)) {
             Err(e) => {
                 let detail = format!("messageExpression {e}");
                 problems
@@ -443,11 +443,9 @@ fn cel_problems(rule: &Rule, node: &Node, place: &Place, at: &str, problems: &mu
             problems.cel.push(invalid("rule", quote(&s.rule), detail));
         }
     } else if let Some(optional) = s.optional_old_self {
-        if rule.program.is_some() {
-            let detail = "may not be set if oldSelf is not used in rule".to_string();
-            problems
-                .cel
-                .push(invalid("optionalOldSelf", optional.to_string(), detail));
-        }
+        let detail = "may not be set if oldSelf is not used in rule".to_string();
+        problems
+            .cel
+            .push(invalid("optionalOldSelf", optional.to_string(), detail));
     }
 }

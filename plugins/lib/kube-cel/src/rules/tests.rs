@@ -384,3 +384,17 @@ fn fields_the_schema_does_not_declare_are_refused_at_crd_write() {
     );
     assert!(got[1].contains("undefined field 'replicas'"), "{}", got[1]);
 }
+
+#[test]
+fn compiled_rules_can_be_shared_between_request_threads() {
+    fn shared<T: Send + Sync + 'static>(_: &T) {}
+    let rules = rules(spec(
+        json!({"a": {"type": "integer"}}),
+        json!([{"rule": "self.a > 0"}]),
+    ));
+    shared(&rules);
+    let rules = std::sync::Arc::new(rules);
+    let worker = std::sync::Arc::clone(&rules);
+    let found = std::thread::spawn(move || worker.validate(&json!({"spec": {"a": 0}}), None).len());
+    assert_eq!(found.join().ok(), Some(1));
+}
