@@ -194,3 +194,37 @@ fn a_conflicting_plural_is_not_accepted() {
     ]);
     assert!(err.contains("timed out"), "{err}");
 }
+
+#[test]
+fn crds_with_broken_validation_rules_are_refused_and_good_ones_accepted() {
+    let s = Server::start();
+    let with_rules = |rules: &str| {
+        SHIRTS.replace(
+            "          spec:\n            type: object\n",
+            &format!("          spec:\n            type: object\n            x-kubernetes-validations:\n{rules}"),
+        )
+    };
+    let broken = with_rules(
+        "            - rule: \"self.color ==\"\n            - rule: \"has(self.size)\"\n              reason: Wrong\n",
+    );
+    let err = create_fails(&s, &broken);
+    let at = "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations";
+    assert!(
+        err.contains(&format!("{at}[1].reason: Unsupported value: \"Wrong\": supported values: \"FieldValueDuplicate\", \"FieldValueForbidden\", \"FieldValueInvalid\", \"FieldValueRequired\"")),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("{at}[0].rule: Invalid value: apiextensions.ValidationRule{{Rule:\"self.color ==\", Message:\"\"")),
+        "{err}"
+    );
+    assert!(
+        err.contains(": compilation failed: ERROR: <input>:1:"),
+        "{err}"
+    );
+    assert!(
+        !s.ok(&["get", "crds"]).contains("shirts"),
+        "nothing was stored"
+    );
+    let good = with_rules("            - rule: \"!has(self.size) || self.size != 'XXL'\"\n");
+    s.ok_stdin(&["create", "-f", "-"], &good);
+}

@@ -195,3 +195,66 @@ fn deleting_the_crd_deletes_its_objects_and_stops_serving_them() {
     assert_eq!(code, 200);
     assert_eq!(list["items"], json!([]));
 }
+
+/// `x-kubernetes-validations` on a custom resource: kube's messages and
+/// field paths, transition rules only on update.
+const LIMITS: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: limits.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: limits, singular: limit, kind: Limit}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - {rule: 'self.replicas <= self.maxReplicas', message: must be at most maxReplicas}
+            properties:
+              replicas: {type: integer}
+              maxReplicas: {type: integer}
+              owner:
+                type: string
+                x-kubernetes-validations:
+                - {rule: 'self == oldSelf', message: owner is immutable}
+";
+
+#[test]
+fn cel_rules_refuse_objects_with_kubes_messages() {
+    let s = Server::start();
+    s.ok_stdin(&["apply", "-f", "-"], LIMITS);
+    s.ok(&[
+        "wait",
+        "--for=condition=established",
+        "--timeout=30s",
+        "crd/limits.example.com",
+    ]);
+    let limit = |replicas: i64, owner: &str| {
+        format!("apiVersion: example.com/v1\nkind: Limit\nmetadata: {{name: l}}\nspec: {{replicas: {replicas}, maxReplicas: 3, owner: {owner}}}\n")
+    };
+    let out = s.kubectl_stdin(&["create", "-f", "-"], Some(&limit(5, "a")));
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains(
+            r#"Limit.example.com "l" is invalid: spec: Invalid value: "object": must be at most maxReplicas"#
+        ),
+        "{}",
+        stderr(&out)
+    );
+    s.ok_stdin(&["create", "-f", "-"], &limit(2, "a"));
+    let out = s.kubectl_stdin(&["apply", "-f", "-"], Some(&limit(2, "b")));
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains(r#"spec.owner: Invalid value: "string": owner is immutable"#),
+        "{}",
+        stderr(&out)
+    );
+    s.ok_stdin(&["apply", "-f", "-"], &limit(3, "a"));
+}

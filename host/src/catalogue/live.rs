@@ -161,3 +161,65 @@ fn changed_group_versions(old: &[CustomEntry], new: &[CustomEntry]) -> BTreeSet<
     }
     changed
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn crd(version: &str, resource_version: &str) -> Value {
+        json!({
+            "metadata": {"name": "widgets.example.com", "resourceVersion": resource_version},
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                     "names": {"plural": "widgets", "kind": "Widget"},
+                     "versions": [{"name": version, "served": true, "storage": true,
+                        "schema": {"openAPIV3Schema": {"type": "object"}}}]},
+            "status": {"conditions": [{"type": "Established", "status": "True"}]}
+        })
+    }
+
+    #[test]
+    fn custom_entries_come_and_go_with_their_documents() {
+        let live = LiveCatalogue::new(Catalogue::builtin());
+        let before = live.get();
+        live.replace_custom(crate::crd::resource::entries(&crd("v1", "5")), 5);
+        let cat = live.get();
+        assert!(cat.lookup("example.com", "v1", "widgets").is_some());
+        assert!(cat.schemas().contains_key("com.example.v1.WidgetList"));
+        assert!(cat.lookup("", "v1", "pods").is_some(), "built-ins stay");
+        assert!(
+            before.lookup("example.com", "v1", "widgets").is_none(),
+            "snapshots do not change"
+        );
+        let doc = live.openapi();
+        assert!(doc.document("apis/example.com/v1").is_some());
+        assert!(doc.index()["paths"].get("apis/example.com/v1").is_some());
+        live.replace_custom(crate::crd::resource::entries(&crd("v2", "6")), 6);
+        assert!(live.get().lookup("example.com", "v1", "widgets").is_none());
+        assert!(live.openapi().document("apis/example.com/v1").is_none());
+        assert!(live.openapi().document("apis/example.com/v2").is_some());
+        live.replace_custom(Vec::new(), 7);
+        assert!(live.openapi().document("apis/example.com/v2").is_none());
+    }
+
+    #[test]
+    fn unchanged_group_versions_keep_their_documents() {
+        let live = LiveCatalogue::new(Catalogue::builtin());
+        let apps = live.openapi().hash("apis/apps/v1").map(String::from);
+        live.replace_custom(crate::crd::resource::entries(&crd("v1", "5")), 5);
+        assert_eq!(live.openapi().hash("apis/apps/v1").map(String::from), apps);
+    }
+
+    #[tokio::test]
+    async fn waiting_for_a_revision_ends_when_it_is_applied() {
+        let live = Arc::new(LiveCatalogue::new(Catalogue::builtin()));
+        assert!(!live.caught_up(3, Duration::from_millis(10)).await);
+        let waiter = {
+            let live = live.clone();
+            tokio::spawn(async move { live.caught_up(3, Duration::from_secs(5)).await })
+        };
+        live.mark_applied(2);
+        live.replace_custom(Vec::new(), 3);
+        assert!(waiter.await.unwrap());
+    }
+}

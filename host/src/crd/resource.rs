@@ -50,6 +50,8 @@ pub struct CustomResource {
     pub storage_version: String,
     /// The version's `schema.openAPIV3Schema` (`{}` when it has none).
     pub schema: Value,
+    /// Its `x-kubernetes-validations`, compiled (`None` when it has none).
+    pub rules: Option<kube_cel::ValidationRules>,
     pub printer_columns: Vec<PrinterColumn>,
     /// Field selector labels besides metadata.name/namespace (`spec.color`).
     pub selectable_fields: Vec<String>,
@@ -189,6 +191,7 @@ fn custom(shared: &Shared<'_>, version: &Value) -> CustomResource {
     CustomResource {
         crd_name: text(shared.crd, "/metadata/name"),
         storage_version: shared.storage.to_string(),
+        rules: super::rules::compile(&schema),
         schema,
         printer_columns: printer_columns(version),
         selectable_fields: version

@@ -11,7 +11,7 @@ use futures_util::StreamExt;
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
-use crate::catalogue::live::LiveCatalogue;
+use crate::catalogue::live::{CustomEntry, LiveCatalogue};
 use crate::registry::decode;
 use crate::status::{ApiError, ApiResult};
 use crate::storage::{EventKind, RangeRequest, Storage, StorageError};
@@ -43,7 +43,7 @@ pub async fn follow(storage: &dyn Storage, live: &LiveCatalogue) -> ApiResult<()
         .map_err(internal)?;
     let mut crds = BTreeMap::new();
     for kv in &page.kvs {
-        crds.insert(kv.key.clone(), decode(kv)?);
+        crds.insert(kv.key.clone(), entries(&decode(kv)?));
     }
     publish(live, &crds, page.revision);
     let mut events = storage
@@ -53,7 +53,7 @@ pub async fn follow(storage: &dyn Storage, live: &LiveCatalogue) -> ApiResult<()
     while let Some(event) = events.next().await {
         let event = event.map_err(internal)?;
         match event.kind {
-            EventKind::Put => crds.insert(event.kv.key.clone(), decode(&event.kv)?),
+            EventKind::Put => crds.insert(event.kv.key.clone(), entries(&decode(&event.kv)?)),
             EventKind::Delete => crds.remove(&event.kv.key),
         };
         publish(live, &crds, event.revision());
@@ -61,8 +61,13 @@ pub async fn follow(storage: &dyn Storage, live: &LiveCatalogue) -> ApiResult<()
     Ok(())
 }
 
-fn publish(live: &LiveCatalogue, crds: &BTreeMap<String, Value>, revision: i64) {
-    let entries = crds.values().flat_map(super::resource::entries).collect();
+/// A CRD's entries, built (schemas and rules compiled) once per change of it.
+fn entries(crd: &Value) -> Vec<CustomEntry> {
+    crate::cpu::heavy(|| super::resource::entries(crd))
+}
+
+fn publish(live: &LiveCatalogue, crds: &BTreeMap<String, Vec<CustomEntry>>, revision: i64) {
+    let entries = crds.values().flatten().cloned().collect();
     live.replace_custom(entries, revision);
 }
 

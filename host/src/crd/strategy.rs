@@ -49,7 +49,7 @@ impl CustomAware {
         custom: &CustomResource,
         obj: Value,
     ) -> ApiResult<Value> {
-        let schema_causes = validate(custom, &obj, None);
+        let schema_causes = crate::cpu::heavy(|| validate(custom, &obj, None));
         let mut prepared = with_schema_causes(
             res,
             &obj,
@@ -67,7 +67,7 @@ impl CustomAware {
         obj: Value,
         old: &Value,
     ) -> ApiResult<Value> {
-        let schema_causes = validate(custom, &obj, Some(old));
+        let schema_causes = crate::cpu::heavy(|| validate(custom, &obj, Some(old)));
         let updated = self.inner.update(res, obj.clone(), old).await;
         let mut prepared = with_schema_causes(res, &obj, updated, schema_causes)?;
         let generation = old.pointer("/metadata/generation").and_then(Value::as_i64);
@@ -106,8 +106,11 @@ fn with_schema_causes(
 /// The problems of `obj` by the CRD version's schema (validation, then
 /// its CEL rules).
 pub fn validate(custom: &CustomResource, obj: &Value, old: Option<&Value>) -> Vec<Cause> {
-    let _ = (custom, obj, old);
-    Vec::new()
+    let mut causes = Vec::new();
+    if let Some(rules) = &custom.rules {
+        causes.extend(super::rules::causes(rules, obj, old));
+    }
+    causes
 }
 
 /// What the generation follows: everything but metadata (and status when

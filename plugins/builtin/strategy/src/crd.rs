@@ -5,10 +5,12 @@
 //! its messages and field paths. kube validates the internal version, into
 //! which v1 is converted first: when every version carries the same schema,
 //! the schema moves to `spec.validation` and errors are reported there
-//! ([`internal::Spec`]). The schema rules are in [`schema`] and [`structural`].
+//! ([`internal::Spec`]). The schema rules are in [`schema`] and [`structural`],
+//! the x-kubernetes-validations checks in [`rules`].
 
 mod internal;
 mod names;
+mod rules;
 mod schema;
 mod structural;
 

@@ -19,6 +19,8 @@ const LIBRARIES: &[Library] = &[
     crate::url::call,
     crate::ip::call,
     crate::semver::call,
+    crate::format::call,
+    crate::sets::call,
 ];
 
 /// Every name the libraries answer to.
@@ -74,6 +76,26 @@ const NAMES: &[&str] = &[
     "major",
     "minor",
     "patch",
+    // format
+    "validate",
+    "format.named",
+    "format.dns1123Label",
+    "format.dns1123Subdomain",
+    "format.dns1035Label",
+    "format.qualifiedName",
+    "format.dns1123LabelPrefix",
+    "format.dns1123SubdomainPrefix",
+    "format.dns1035LabelPrefix",
+    "format.labelValue",
+    "format.uri",
+    "format.uuid",
+    "format.byte",
+    "format.date",
+    "format.datetime",
+    // sets
+    "sets.contains",
+    "sets.equivalent",
+    "sets.intersects",
 ];
 
 pub(crate) fn register(context: &mut Context<'static, 'static>) {

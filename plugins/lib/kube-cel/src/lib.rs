@@ -8,17 +8,24 @@
 //!   that share a name with it or the standard library (`list.indexOf`,
 //!   `string(ip)`, …).
 //! - [`context`]: a root context over [`env`] with kube's functions:
-//!   quantity, lists, regex, url, ip, cidr and semver. Bind the variables on it.
+//!   quantity, lists, regex, url, ip, cidr, semver, format and sets. Bind the
+//!   variables on it.
 //! - [`compile`]: an expression compiled with [`env`]'s macros.
+//!
+//! - [`ValidationRules`]: a CRD version's `x-kubernetes-validations`,
+//!   compiled once and evaluated per request ([`rules`]).
 //!
 //! Errors are kube's texts, as `cel::ExecutionError::FunctionError`s.
 
 mod call;
+mod format;
 mod ip;
 mod lists;
 mod quantity;
 mod regex;
+pub mod rules;
 mod semver;
+mod sets;
 mod url;
 
 use std::sync::{Arc, LazyLock};
@@ -26,6 +33,7 @@ use std::sync::{Arc, LazyLock};
 use cel::{Context, Env, Program};
 
 pub use cel;
+pub use rules::{ProblemKind, RuleProblem, RuleViolation, ValidationRules, ViolationKind};
 
 /// [`env`], built once.
 static ENV: LazyLock<Arc<Env>> = LazyLock::new(|| Arc::new(env()));

@@ -246,3 +246,66 @@ fn unknown_overloads_are_errors_not_panics() {
     assert_error("quantity('1').add('x')", "no such overload");
     assert_error("'x'.getScheme()", "no such overload");
 }
+
+// format_test.go
+#[test]
+fn format() {
+    assert_true(&[
+        "!format.dns1123Label().validate('my-name').hasValue()",
+        "format.dns1123Label().validate('a.b').value() == ['must not contain dots']",
+        "format.named('dns1123Label').hasValue()",
+        "!format.named('nope').hasValue()",
+        "format.named('labelValue').value().validate('-x').hasValue()",
+        "!format.dns1123LabelPrefix().validate('my-').hasValue()",
+        "!format.dns1035Label().validate('abc-123').hasValue()",
+        "format.dns1035Label().validate('1abc').hasValue()",
+        "!format.dns1123Subdomain().validate('example.com').hasValue()",
+        "!format.qualifiedName().validate('example.com/MyName').hasValue()",
+        "format.qualifiedName().validate('a/b/c').hasValue()",
+        "!format.uri().validate('https://example.com/x').hasValue()",
+        "format.uri().validate('example').value() == ['parse \"example\": invalid URI for request']",
+        "!format.uuid().validate('123e4567-e89b-12d3-a456-426614174000').hasValue()",
+        "format.uuid().validate('x').value() == ['does not match the UUID format']",
+        "!format.byte().validate('aGVsbG8=').hasValue()",
+        "format.byte().validate('a').value() == ['invalid base64']",
+        "!format.date().validate('2024-02-29').hasValue()",
+        "format.date().validate('2023-02-29').value() == ['invalid date']",
+        "!format.datetime().validate('2021-01-01T00:00:00Z').hasValue()",
+        "format.datetime().validate('2021-01-01').value() == ['invalid datetime']",
+    ]);
+    assert_eq!(
+        eval("format.dns1123Label().validate('Foo').value()[0]"),
+        Ok(Value::from(
+            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \
+             '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or \
+             '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+        ))
+    );
+}
+
+// cel-go's ext/sets_test.go
+#[test]
+fn sets() {
+    assert_true(&[
+        "sets.contains([1, 2, 3], [1, 2])",
+        "sets.contains([], [])",
+        "!sets.contains([1], [1, 2])",
+        "sets.equivalent([1, 2], [2, 1, 1])",
+        "!sets.equivalent([1, 2], [1])",
+        "sets.intersects([1, 2], [2, 3])",
+        "!sets.intersects([1], [])",
+        "sets.contains(['a', 'b'], ['b'])",
+    ]);
+}
+
+// optionals, as kube's environment enables them (cel.OptionalTypes)
+#[test]
+fn optionals() {
+    assert_true(&[
+        "{'a': 1}.?a.orValue(0) == 1",
+        "{'a': 1}.?b.orValue(0) == 0",
+        "optional.of(1).hasValue()",
+        "!optional.none().hasValue()",
+        "[1, 2][?5].orValue(7) == 7",
+    ]);
+}

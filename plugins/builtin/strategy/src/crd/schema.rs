@@ -39,6 +39,11 @@ pub fn validation(validation: Option<&Value>, status_enabled: bool, at: &str) ->
     }
     causes.extend(structural::validate(schema, &path));
     open_api(schema, &path, &mut causes);
+    // kube checks the rules of a schema free of structural and OpenAPI
+    // problems (at and below each node; here: in the whole schema).
+    if causes.is_empty() {
+        causes.extend(super::rules::validate(schema, &path));
+    }
     causes
 }
 

@@ -374,3 +374,39 @@ fn status_subresource_needs_an_object_root() {
         ]
     );
 }
+
+#[test]
+fn broken_validation_rules_are_refused_and_good_ones_accepted() {
+    let mut object = crd();
+    let spec =
+        &mut object["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
+    spec["x-kubernetes-validations"] = json!([{"rule": "self.size >= 0"}]);
+    assert_eq!(errors(&object), Vec::<String>::new());
+    let spec =
+        &mut object["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
+    spec["x-kubernetes-validations"] = json!([
+        {"rule": "self.size >= 0", "reason": "Wrong"},
+        {"rule": "self.size >"},
+    ]);
+    let got = errors(&object);
+    let at = "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations";
+    assert_eq!(got.len(), 2, "{got:#?}");
+    assert_eq!(
+        got[0],
+        format!(
+            "{at}[0].reason: Unsupported value: \"Wrong\": supported values: \
+             \"FieldValueDuplicate\", \"FieldValueForbidden\", \"FieldValueInvalid\", \
+             \"FieldValueRequired\""
+        )
+    );
+    assert!(
+        got[1].starts_with(&format!(
+            "{at}[1].rule: Invalid value: apiextensions.ValidationRule{{Rule:\"self.size >\", \
+             Message:\"\", MessageExpression:\"\", \
+             Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:\"\", \
+             OptionalOldSelf:(*bool)(nil)}}: compilation failed: ERROR: <input>:1:"
+        )),
+        "{}",
+        got[1]
+    );
+}

@@ -1,0 +1,57 @@
+//! A CRD version's `x-kubernetes-validations` (kube-cel's `ValidationRules`,
+//! compiled once per CRD version): their violations as the causes of kube's
+//! 422 Invalid.
+
+use kube_cel::ValidationRules;
+use serde_json::Value;
+
+use crate::status::Cause;
+
+/// Compiles every rule of the schema; a rule that does not compile (the
+/// CRD's validation refuses those, so only a CRD stored before that check)
+/// reports itself on every write instead of being skipped.
+pub fn compile(open_api_v3_schema: &Value) -> Option<ValidationRules> {
+    let (rules, _) = ValidationRules::build(open_api_v3_schema, "openAPIV3Schema");
+    (!rules.is_empty()).then_some(rules)
+}
+
+/// The violations of `obj` (and, for transition rules, of `old`).
+pub fn causes(rules: &ValidationRules, obj: &Value, old: Option<&Value>) -> Vec<Cause> {
+    rules
+        .validate(obj, old)
+        .iter()
+        .map(|v| Cause {
+            reason: v.kind.reason(),
+            field: v.field.clone(),
+            message: v.body(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::status::ApiError;
+    use serde_json::json;
+
+    #[test]
+    fn rule_violations_become_a_kube_invalid_status() {
+        let schema = json!({"type": "object", "properties": {"spec": {
+            "type": "object",
+            "properties": {"replicas": {"type": "integer"}, "maxReplicas": {"type": "integer"}},
+            "x-kubernetes-validations": [
+                {"rule": "self.replicas <= self.maxReplicas", "message": "must be at most maxReplicas"},
+            ],
+        }}});
+        let rules = ValidationRules::compile(&schema).unwrap_or_else(|p| panic!("{p:?}"));
+        let obj = json!({"spec": {"replicas": 5, "maxReplicas": 3}});
+        let causes = causes(&rules, &obj, None);
+        let error = ApiError::invalid("example.com", "Widget", "w", causes);
+        assert_eq!(error.code, 422);
+        assert_eq!(
+        error.message,
+        "Widget.example.com \"w\" is invalid: spec: Invalid value: \"object\": must be at most \
+         maxReplicas"
+    );
+    }
+}
