@@ -243,7 +243,7 @@ fn cel_rules_refuse_objects_with_kubes_messages() {
     assert!(!out.status.success());
     assert!(
         stderr(&out).contains(
-            r#"Limit.example.com "l" is invalid: spec: Invalid value: "object": must be at most maxReplicas"#
+            r#"The Limit "l" is invalid: spec: Invalid value: "object": must be at most maxReplicas"#
         ),
         "{}",
         stderr(&out)
