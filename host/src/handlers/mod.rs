@@ -135,33 +135,46 @@ async fn dispatch(
         parts,
         query: query::Query::parse(parts.uri.query()),
     };
-    if reviews::is_review(&call) {
-        return reviews::create(&call, body).await;
+    let mut served = route(&call, body).await;
+    if let (Ok(resp), Some(warning)) = (&mut served, deprecation_warning(res)) {
+        negotiate::add_warnings(resp, &[warning]);
     }
-    if token_request::is_token_request(&call) {
-        return token_request::create(&call, body).await;
+    served
+}
+
+/// kube's warning on every request to a deprecated version of a CRD.
+fn deprecation_warning(res: &ResourceInfo) -> Option<String> {
+    res.custom.as_ref()?.deprecation_warning.clone()
+}
+
+async fn route(call: &Call<'_>, body: Body) -> ApiResult<Response> {
+    if reviews::is_review(call) {
+        return reviews::create(call, body).await;
     }
-    if certificates::handles(&call) {
-        return certificates::serve(&call, body).await;
+    if token_request::is_token_request(call) {
+        return token_request::create(call, body).await;
     }
-    if component_status::is_component_status(&call) {
-        return component_status::serve(&call).await;
+    if certificates::handles(call) {
+        return certificates::serve(call, body).await;
     }
-    if proxy::handles(&call) {
-        return proxy::serve(&call, body).await;
+    if component_status::is_component_status(call) {
+        return component_status::serve(call).await;
     }
-    if pod_subresources::handles(&call) {
-        return pod_subresources::serve(&call, body).await;
+    if proxy::handles(call) {
+        return proxy::serve(call, body).await;
     }
-    match req.verb {
-        Verb::Get => read::get(&call).await,
-        Verb::List => read::list(&call).await,
-        Verb::Watch => watch::watch(&call).await,
-        Verb::Create => write::create(&call, body).await,
-        Verb::Update => write::update(&call, body).await,
-        Verb::Patch => write::patch(&call, body).await,
-        Verb::Delete => delete::delete(&call, body).await,
-        Verb::DeleteCollection => delete::delete_collection(&call, body).await,
+    if pod_subresources::handles(call) {
+        return pod_subresources::serve(call, body).await;
+    }
+    match call.req.verb {
+        Verb::Get => read::get(call).await,
+        Verb::List => read::list(call).await,
+        Verb::Watch => watch::watch(call).await,
+        Verb::Create => write::create(call, body).await,
+        Verb::Update => write::update(call, body).await,
+        Verb::Patch => write::patch(call, body).await,
+        Verb::Delete => delete::delete(call, body).await,
+        Verb::DeleteCollection => delete::delete_collection(call, body).await,
     }
 }
 
