@@ -9,6 +9,7 @@ pub mod field_validation;
 mod go_decode;
 pub mod openapi;
 mod openapi_paths;
+pub mod openapi_v2;
 mod patch_meta;
 mod schemas;
 pub mod type_check;
