@@ -67,7 +67,10 @@ fn wants_v2_protobuf(accept: &str) -> bool {
 /// Modified when the client already has it. The document is built on the
 /// first request, off the async workers.
 fn openapi_v2(state: &AppState, accept: &str, if_none_match: Option<&str>) -> Response {
-    let v2 = crate::cpu::heavy(|| state.openapi.v2());
+    let v2 = match state.openapi.v2_built() {
+        Some(built) => built,
+        None => crate::cpu::heavy(|| state.openapi.v2()),
+    };
     let (body, content_type) = if wants_v2_protobuf(accept) {
         (&v2.protobuf, OPENAPI_V2_PROTOBUF_REPLY)
     } else {
@@ -136,5 +139,33 @@ pub fn serve(
             resp
         }),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn openapi_v2_media_type_is_the_first_one_named() {
+        assert!(wants_v2_protobuf(OPENAPI_V2_PROTOBUF));
+        assert!(wants_v2_protobuf(
+            "application/com.github.proto-openapi.spec.v2.v1.0+protobuf;q=0.9, application/json"
+        ));
+        assert!(!wants_v2_protobuf(&format!(
+            "application/json, {OPENAPI_V2_PROTOBUF}"
+        )));
+        assert!(!wants_v2_protobuf("*/*"));
+        assert!(!wants_v2_protobuf(""));
+    }
+
+    #[test]
+    fn if_none_match_compares_weakly() {
+        let etag = "\"ABC\"";
+        assert!(etag_matches(Some("\"ABC\""), etag));
+        assert!(etag_matches(Some("W/\"XYZ\", W/\"ABC\""), etag));
+        assert!(etag_matches(Some("*"), etag));
+        assert!(!etag_matches(Some("\"ABD\""), etag));
+        assert!(!etag_matches(None, etag));
     }
 }

@@ -172,11 +172,17 @@ impl OpenApiCache {
     }
 
     /// The OpenAPI v2 document (JSON and protobuf), built by the first call:
-    /// CPU-heavy then, so call it through `cpu::heavy`.
+    /// CPU-heavy then, so call it through `cpu::heavy` unless
+    /// [`OpenApiCache::v2_built`] has it.
     pub fn v2(&self) -> &V2Prepared {
         self.v2
             .built
             .get_or_init(|| V2Prepared::build(&self.v2.catalogue))
+    }
+
+    /// The OpenAPI v2 document if it has been built.
+    pub fn v2_built(&self) -> Option<&V2Prepared> {
+        self.v2.built.get()
     }
 
     /// Body of `GET /openapi/v3`.
