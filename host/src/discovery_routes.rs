@@ -1,5 +1,5 @@
 //! Non-resource GET paths derived from the catalogue: legacy and aggregated
-//! discovery (/api, /apis, ...) and OpenAPI v3 documents.
+//! discovery (/api, /apis, ...) and the OpenAPI v2 and v3 documents.
 
 use crate::catalogue::discovery;
 use crate::state::AppState;
@@ -36,29 +36,74 @@ const OPENAPI_V2_PROTOBUF: &str = "application/com.github.proto-openapi.spec.v2@
 const OPENAPI_V2_PROTOBUF_REPLY: &str =
     "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
 
-/// OpenAPI v2 is not generated yet: an empty document (an empty protobuf message
-/// when protobuf is asked for) tells older kubectl versions that no schemas are
-/// published, so they skip client-side validation instead of failing.
-fn openapi_v2(accept: &str) -> Response {
-    if accept.contains(OPENAPI_V2_PROTOBUF) {
-        let mut resp = (StatusCode::OK, Vec::<u8>::new()).into_response();
+/// Whether an `If-None-Match` header names this entity tag (weak
+/// comparison, as Go's `http.ServeContent` does).
+fn etag_matches(if_none_match: Option<&str>, etag: &str) -> bool {
+    if_none_match.is_some_and(|header| {
+        header
+            .split(',')
+            .map(str::trim)
+            .any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag) == etag)
+    })
+}
+
+/// Whether `/openapi/v2` should answer protobuf: the first media range of
+/// `Accept` that names either form decides (JSON for anything else).
+fn wants_v2_protobuf(accept: &str) -> bool {
+    for media in accept.split(',') {
+        let media = media.split(';').next().unwrap_or_default().trim();
+        if media == OPENAPI_V2_PROTOBUF || media == OPENAPI_V2_PROTOBUF_REPLY {
+            return true;
+        }
+        if matches!(media, "application/json" | "application/*" | "*/*") {
+            return false;
+        }
+    }
+    false
+}
+
+/// `/openapi/v2`: JSON, or gnostic's protobuf when asked for, with the
+/// JSON's entity tag on both (as kube-openapi's handler) and 304 Not
+/// Modified when the client already has it. The document is built on the
+/// first request, off the async workers.
+fn openapi_v2(state: &AppState, accept: &str, if_none_match: Option<&str>) -> Response {
+    let openapi = state.catalogue.openapi();
+    let v2 = match openapi.v2_built() {
+        Some(built) => built,
+        None => crate::cpu::heavy(|| openapi.v2()),
+    };
+    let (body, content_type) = if wants_v2_protobuf(accept) {
+        (&v2.protobuf, OPENAPI_V2_PROTOBUF_REPLY)
+    } else {
+        (&v2.json, "application/json")
+    };
+    let etag = format!("\"{}\"", v2.etag);
+    let mut resp = if etag_matches(if_none_match, &etag) {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        let mut resp = (StatusCode::OK, body.clone()).into_response();
         resp.headers_mut().insert(
             http::header::CONTENT_TYPE,
-            HeaderValue::from_static(OPENAPI_V2_PROTOBUF_REPLY),
+            HeaderValue::from_static(content_type),
         );
-        return resp;
+        resp
+    };
+    if let Ok(value) = HeaderValue::from_str(&etag) {
+        resp.headers_mut().insert(http::header::ETAG, value);
     }
-    let doc = serde_json::json!({
-        "swagger": "2.0",
-        "info": {"title": "Kubernetes", "version": format!("v{}.{}.0", crate::health::KUBE_MAJOR, crate::health::KUBE_MINOR)},
-        "paths": {},
-        "definitions": {},
-    });
-    json_response(&doc, "application/json")
+    resp.headers_mut()
+        .insert(http::header::VARY, HeaderValue::from_static("Accept"));
+    resp
 }
 
 /// Serves a discovery or OpenAPI path; None if the path is not one.
-pub fn serve(state: &AppState, path: &str, _query: Option<&str>, accept: &str) -> Option<Response> {
+pub fn serve(
+    state: &AppState,
+    path: &str,
+    _query: Option<&str>,
+    accept: &str,
+    if_none_match: Option<&str>,
+) -> Option<Response> {
     let cat = &*state.catalogue.get();
     let parts: Vec<&str> = path
         .trim_matches('/')
@@ -84,7 +129,7 @@ pub fn serve(state: &AppState, path: &str, _query: Option<&str>, accept: &str) -
         ["api", version] => discovery::api_resource_list(cat, "", version).map(plain),
         ["apis", group] => discovery::api_group(cat, group).map(plain),
         ["apis", group, version] => discovery::api_resource_list(cat, group, version).map(plain),
-        ["openapi", "v2"] => Some(openapi_v2(accept)),
+        ["openapi", "v2"] => Some(openapi_v2(state, accept, if_none_match)),
         ["openapi", "v3"] => Some(plain(state.catalogue.openapi().index().clone())),
         ["openapi", "v3", rest @ ..] => state
             .catalogue
@@ -99,5 +144,33 @@ pub fn serve(state: &AppState, path: &str, _query: Option<&str>, accept: &str) -
                 resp
             }),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn openapi_v2_media_type_is_the_first_one_named() {
+        assert!(wants_v2_protobuf(OPENAPI_V2_PROTOBUF));
+        assert!(wants_v2_protobuf(
+            "application/com.github.proto-openapi.spec.v2.v1.0+protobuf;q=0.9, application/json"
+        ));
+        assert!(!wants_v2_protobuf(&format!(
+            "application/json, {OPENAPI_V2_PROTOBUF}"
+        )));
+        assert!(!wants_v2_protobuf("*/*"));
+        assert!(!wants_v2_protobuf(""));
+    }
+
+    #[test]
+    fn if_none_match_compares_weakly() {
+        let etag = "\"ABC\"";
+        assert!(etag_matches(Some("\"ABC\""), etag));
+        assert!(etag_matches(Some("W/\"XYZ\", W/\"ABC\""), etag));
+        assert!(etag_matches(Some("*"), etag));
+        assert!(!etag_matches(Some("\"ABD\""), etag));
+        assert!(!etag_matches(None, etag));
     }
 }

@@ -229,7 +229,11 @@ async fn serve_admitted(
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default()
         .to_string();
-    discovery_routes::serve(state, &path, query.as_deref(), &accept)
+    let if_none_match = req
+        .headers()
+        .get(http::header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok());
+    discovery_routes::serve(state, &path, query.as_deref(), &accept, if_none_match)
         .unwrap_or_else(|| ApiError::no_such_route().into_response())
 }
 

@@ -17,6 +17,7 @@ mod header_bytes;
 mod hostile_requests;
 mod lifecycle;
 mod objects;
+mod openapi_v2;
 mod patching;
 mod pod_subresources;
 mod python_client;

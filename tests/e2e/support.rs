@@ -206,6 +206,20 @@ impl Server {
         )
     }
 
+    /// A given kubectl release (`"1.27"`) instead of the fixed one, e.g. for
+    /// what older clients ask of the server.
+    pub fn kubectl_release(&self, release: &str, args: &[&str], stdin: Option<&str>) -> Output {
+        let path = format!("/usr/lib/google-cloud-sdk/bin/kubectl.{release}");
+        run_with_stdin(
+            Command::new(path)
+                .arg("--kubeconfig")
+                .arg(self.kubeconfig())
+                .args(["--server", &self.url("")])
+                .args(args),
+            stdin,
+        )
+    }
+
     pub fn kubectl_stdin(&self, args: &[&str], stdin: Option<&str>) -> Output {
         run_with_stdin(
             Command::new(kubectl_path())

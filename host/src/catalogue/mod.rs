@@ -10,6 +10,7 @@ mod go_decode;
 pub mod live;
 pub mod openapi;
 mod openapi_paths;
+pub mod openapi_v2;
 mod patch_meta;
 pub(crate) mod schemas;
 pub mod type_check;

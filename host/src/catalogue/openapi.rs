@@ -1,13 +1,15 @@
 //! OpenAPI v3 as kube-apiserver serves it: the `/openapi/v3` index of
 //! group-version documents, and one OpenAPI 3.0 document per group-version
 //! (`/openapi/v3/api/v1`, `/openapi/v3/apis/apps/v1`, ...) with its paths and
-//! every component schema they reference. `OpenApiCache` builds them once.
+//! every component schema they reference. `OpenApiCache` builds them once,
+//! and the OpenAPI v2 document (`openapi_v2/`) on first request.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{json, Map, Value};
 
+use super::openapi_v2::V2Prepared;
 use super::schemas::{ref_name, DELETE_OPTIONS, PATCH, STATUS, WATCH_EVENT};
 use super::{group_version, gv_path, openapi_paths, Catalogue};
 
@@ -97,9 +99,13 @@ pub fn v3_document(cat: &Catalogue, gv: &str) -> Option<Value> {
 /// A stable hash of a document (32 uppercase hex digits, 128-bit FNV-1a of
 /// its compact JSON), used in `serverRelativeURL` so clients can cache.
 pub fn v3_hash(doc: &Value) -> String {
-    let text = serde_json::to_vec(doc).unwrap_or_default();
+    bytes_hash(&serde_json::to_vec(doc).unwrap_or_default())
+}
+
+/// A stable hash of bytes: 32 uppercase hex digits, 128-bit FNV-1a.
+pub fn bytes_hash(bytes: &[u8]) -> String {
     let mut h: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
-    for b in text {
+    for &b in bytes {
         h ^= u128::from(b);
         h = h.wrapping_mul(0x0000_0000_0100_0000_0000_0000_0000_013b);
     }
@@ -124,12 +130,21 @@ struct Prepared {
     hash: String,
 }
 
-/// Every OpenAPI v3 document of a catalogue, built once (rebuild it when the
-/// catalogue changes, e.g. after a CRD is added).
+/// The OpenAPI v2 document of a catalogue, built when first asked for.
+#[derive(Debug)]
+struct LazyV2 {
+    catalogue: Catalogue,
+    built: OnceLock<V2Prepared>,
+}
+
+/// Every OpenAPI v3 document of a catalogue, built once, and its v2
+/// document, built on first use (rebuild the cache when the catalogue
+/// changes, e.g. after a CRD is added).
 #[derive(Clone, Debug)]
 pub struct OpenApiCache {
     index: Value,
     docs: BTreeMap<String, Arc<Prepared>>,
+    v2: Arc<LazyV2>,
 }
 
 fn prepare(cat: &Catalogue, path: &str) -> Option<Prepared> {
@@ -150,7 +165,7 @@ impl OpenApiCache {
                 }
             }
         }
-        OpenApiCache::from_docs(docs)
+        OpenApiCache::from_docs(cat, docs)
     }
 
     /// The documents of `cat`, reusing this cache's for every group-version
@@ -169,16 +184,34 @@ impl OpenApiCache {
                 }
             }
         }
-        OpenApiCache::from_docs(docs)
+        OpenApiCache::from_docs(cat, docs)
     }
 
-    fn from_docs(docs: BTreeMap<String, Arc<Prepared>>) -> OpenApiCache {
+    fn from_docs(cat: &Catalogue, docs: BTreeMap<String, Arc<Prepared>>) -> OpenApiCache {
         let paths: Map<String, Value> = docs
             .iter()
             .map(|(path, p)| (path.clone(), index_entry(path, &p.hash)))
             .collect();
         let index = json!({ "paths": paths });
-        OpenApiCache { index, docs }
+        let v2 = Arc::new(LazyV2 {
+            catalogue: cat.clone(),
+            built: OnceLock::new(),
+        });
+        OpenApiCache { index, docs, v2 }
+    }
+
+    /// The OpenAPI v2 document (JSON and protobuf), built by the first call:
+    /// CPU-heavy then, so call it through `cpu::heavy` unless
+    /// [`OpenApiCache::v2_built`] has it.
+    pub fn v2(&self) -> &V2Prepared {
+        self.v2
+            .built
+            .get_or_init(|| V2Prepared::build(&self.v2.catalogue))
+    }
+
+    /// The OpenAPI v2 document if it has been built.
+    pub fn v2_built(&self) -> Option<&V2Prepared> {
+        self.v2.built.get()
     }
 
     /// Body of `GET /openapi/v3`.

@@ -1,13 +1,80 @@
-//! The `paths` section of a group-version's OpenAPI v3 document: one
-//! operation per verb a resource supports, with kube's operation ids,
-//! `x-kubernetes-action`, `x-kubernetes-group-version-kind` and query
-//! parameters (kubectl reads the PATCH operation's parameters to decide
-//! whether it may send `fieldValidation`).
+//! The operations of a group-version, described once and rendered both as
+//! the `paths` of its OpenAPI v3 document (`v3.rs`) and as the paths of the
+//! OpenAPI v2 document (`openapi_v2/paths.rs`): one operation per verb a
+//! resource supports, with kube's operation ids, `x-kubernetes-action`,
+//! `x-kubernetes-group-version-kind` and query parameters (kubectl reads the
+//! PATCH operation's parameters to decide whether it may send
+//! `fieldValidation`).
 
-use serde_json::{json, Map, Value};
+mod v3;
 
-use super::schemas::{DELETE_OPTIONS, PATCH, REF_PREFIX, STATUS, WATCH_EVENT};
+pub(super) use v3::gv_paths;
+
+use serde_json::{json, Value};
+
+use super::schemas::{DELETE_OPTIONS, PATCH, STATUS, WATCH_EVENT};
 use super::{Catalogue, ResourceInfo};
+
+/// Where a parameter is given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum In {
+    /// A path segment (always required, always a string).
+    Path,
+    Query,
+}
+
+/// One parameter of an operation or of a path.
+#[derive(Clone, Debug)]
+pub(super) struct Param {
+    pub name: String,
+    pub location: In,
+    /// "string", "boolean" or "integer".
+    pub kind: &'static str,
+    pub description: String,
+}
+
+/// The request body of an operation.
+#[derive(Clone, Debug)]
+pub(super) struct Body {
+    /// Component schema name.
+    pub schema: String,
+    /// Content types the body may have.
+    pub types: &'static [&'static str],
+    pub required: bool,
+}
+
+/// One response of an operation.
+#[derive(Clone, Debug)]
+pub(super) struct Response {
+    pub code: &'static str,
+    pub description: &'static str,
+    /// Component schema name; `None` for 401.
+    pub schema: Option<String>,
+}
+
+/// One operation (an HTTP method of a path).
+#[derive(Clone, Debug)]
+pub(super) struct Operation {
+    /// "get", "put", "post", "delete", "patch".
+    pub method: &'static str,
+    pub action: &'static str,
+    pub id: String,
+    pub description: String,
+    pub params: Vec<Param>,
+    pub body: Option<Body>,
+    pub responses: Vec<Response>,
+    /// Content types of the responses.
+    pub produces: &'static [&'static str],
+    pub tag: String,
+    pub gvk: Value,
+}
+
+/// One path: its operations and the parameters they share.
+#[derive(Clone, Debug)]
+pub(super) struct PathItem {
+    pub operations: Vec<Operation>,
+    pub parameters: Vec<Param>,
+}
 
 /// What a single operation is about.
 struct Target<'a> {
@@ -68,20 +135,7 @@ fn target<'a>(r: &'a ResourceInfo, sub: Option<&str>) -> Target<'a> {
     }
 }
 
-fn schema_ref(name: &str) -> Value {
-    json!({ "$ref": format!("{REF_PREFIX}{name}") })
-}
-
-fn query(name: &str, kind: &str, description: &str) -> Value {
-    json!({
-        "description": description,
-        "in": "query",
-        "name": name,
-        "schema": { "type": kind, "uniqueItems": true }
-    })
-}
-
-fn param(name: &str) -> Value {
+fn param(name: &str) -> Param {
     let (kind, text) = match name {
         "pretty" => ("string", "If 'true', the output is pretty printed."),
         "dryRun" => ("string", "When present, modifications are not persisted. Valid value: All."),
@@ -104,10 +158,15 @@ fn param(name: &str) -> Value {
         "propagationPolicy" => ("string", "Garbage collection policy: Orphan, Background or Foreground."),
         _ => ("string", ""),
     };
-    query(name, kind, text)
+    Param {
+        name: name.to_string(),
+        location: In::Query,
+        kind,
+        description: text.to_string(),
+    }
 }
 
-fn params(names: &[&str]) -> Vec<Value> {
+fn params(names: &[&str]) -> Vec<Param> {
     names.iter().map(|n| param(n)).collect()
 }
 
@@ -133,32 +192,9 @@ const DELETE_PARAMS: &[&str] = &[
     "propagationPolicy",
 ];
 
-fn content(schema: Value, types: &[&str]) -> Value {
-    let map: Map<String, Value> = types
-        .iter()
-        .map(|t| (t.to_string(), json!({ "schema": schema })))
-        .collect();
-    Value::Object(map)
-}
-
-fn responses(codes: &[&str], schema: &str, types: &[&str]) -> Value {
-    let mut out = Map::new();
-    for code in codes {
-        let description = match *code {
-            "201" => "Created",
-            "202" => "Accepted",
-            _ => "OK",
-        };
-        let body =
-            json!({ "content": content(schema_ref(schema), types), "description": description });
-        out.insert(code.to_string(), body);
-    }
-    out.insert("401".into(), json!({ "description": "Unauthorized" }));
-    Value::Object(out)
-}
-
 const BODY_TYPES: &[&str] = &["application/json", "application/yaml"];
 const WATCH_TYPES: &[&str] = &["application/json", "application/json;stream=watch"];
+const ANY_TYPE: &[&str] = &["*/*"];
 const PATCH_TYPES: &[&str] = &[
     "application/apply-patch+yaml",
     "application/json-patch+json",
@@ -166,31 +202,52 @@ const PATCH_TYPES: &[&str] = &[
     "application/strategic-merge-patch+json",
 ];
 
-/// One operation. `op_id` is the verb prefix; the rest of the id is derived.
-struct Op<'a> {
-    action: &'a str,
-    op_id: String,
-    description: String,
-    params: Vec<Value>,
-    body: Option<Value>,
-    responses: Value,
+fn responses(codes: &[&'static str], schema: &str) -> Vec<Response> {
+    let mut out: Vec<Response> = codes
+        .iter()
+        .map(|code| Response {
+            code,
+            description: match *code {
+                "201" => "Created",
+                "202" => "Accepted",
+                _ => "OK",
+            },
+            schema: Some(schema.to_string()),
+        })
+        .collect();
+    out.push(Response {
+        code: "401",
+        description: "Unauthorized",
+        schema: None,
+    });
+    out
 }
 
-fn render(t: &Target, op: Op) -> Value {
-    let mut o = Map::new();
-    o.insert("description".into(), json!(op.description));
-    o.insert("operationId".into(), json!(op.op_id));
-    if !op.params.is_empty() {
-        o.insert("parameters".into(), Value::Array(op.params));
+/// The parts of an operation that differ between verbs.
+struct Op {
+    method: &'static str,
+    action: &'static str,
+    id: String,
+    description: String,
+    params: Vec<Param>,
+    body: Option<Body>,
+    responses: Vec<Response>,
+    produces: &'static [&'static str],
+}
+
+fn operation(t: &Target, op: Op) -> Operation {
+    Operation {
+        method: op.method,
+        action: op.action,
+        id: op.id,
+        description: op.description,
+        params: op.params,
+        body: op.body,
+        responses: op.responses,
+        produces: op.produces,
+        tag: t.tag.clone(),
+        gvk: t.gvk.clone(),
     }
-    if let Some(body) = op.body {
-        o.insert("requestBody".into(), body);
-    }
-    o.insert("responses".into(), op.responses);
-    o.insert("tags".into(), json!([t.tag]));
-    o.insert("x-kubernetes-action".into(), json!(op.action));
-    o.insert("x-kubernetes-group-version-kind".into(), t.gvk.clone());
-    Value::Object(o)
 }
 
 fn op_id(verb: &str, t: &Target, collection: bool, suffix: &str) -> String {
@@ -199,22 +256,36 @@ fn op_id(verb: &str, t: &Target, collection: bool, suffix: &str) -> String {
     format!("{verb}{}{coll}{ns}{}{}{suffix}", t.gv_camel, t.kind, t.sub)
 }
 
-fn body(schema: &str) -> Value {
-    json!({ "content": content(schema_ref(schema), &["*/*"]), "required": true })
+fn body(schema: &str) -> Option<Body> {
+    Some(Body {
+        schema: schema.to_string(),
+        types: ANY_TYPE,
+        required: true,
+    })
 }
 
-fn patch_body() -> Value {
-    json!({ "content": content(schema_ref(PATCH), PATCH_TYPES), "required": true })
+fn patch_body() -> Option<Body> {
+    Some(Body {
+        schema: PATCH.to_string(),
+        types: PATCH_TYPES,
+        required: true,
+    })
 }
 
-fn delete_body() -> Value {
-    json!({ "content": content(schema_ref(DELETE_OPTIONS), &["*/*"]) })
+fn delete_body() -> Option<Body> {
+    Some(Body {
+        schema: DELETE_OPTIONS.to_string(),
+        types: ANY_TYPE,
+        required: false,
+    })
 }
 
-fn path_params(namespaced: bool, named: bool, kind: &str) -> Vec<Value> {
-    let path = |name: &str, text: String| {
-        json!({"description": text, "in": "path", "name": name, "required": true,
-               "schema": {"type": "string", "uniqueItems": true}})
+fn path_params(namespaced: bool, named: bool, kind: &str) -> Vec<Param> {
+    let path = |name: &str, text: String| Param {
+        name: name.to_string(),
+        location: In::Path,
+        kind: "string",
+        description: text,
     };
     let mut out = Vec::new();
     if named {
@@ -230,36 +301,34 @@ fn path_params(namespaced: bool, named: bool, kind: &str) -> Vec<Value> {
     out
 }
 
-fn path_item(ops: Vec<(&str, Value)>, parameters: Vec<Value>) -> Value {
-    let mut item: Map<String, Value> = ops.into_iter().map(|(m, o)| (m.to_string(), o)).collect();
-    item.insert("parameters".into(), Value::Array(parameters));
-    Value::Object(item)
-}
-
-fn collection_ops(r: &ResourceInfo, t: &Target) -> Vec<(&'static str, Value)> {
+fn collection_ops(r: &ResourceInfo, t: &Target) -> Vec<Operation> {
     let list_schema = format!("{}List", r.schema_name);
     let mut ops = Vec::new();
     if r.has_verb("list") {
         let op = Op {
+            method: "get",
             action: "list",
-            op_id: op_id("list", t, false, ""),
+            id: op_id("list", t, false, ""),
             description: format!("list or watch objects of kind {}", t.kind),
             params: params(LIST_PARAMS),
             body: None,
-            responses: responses(&["200"], &list_schema, WATCH_TYPES),
+            responses: responses(&["200"], &list_schema),
+            produces: WATCH_TYPES,
         };
-        ops.push(("get", render(t, op)));
+        ops.push(operation(t, op));
     }
     if r.has_verb("create") {
         let op = Op {
+            method: "post",
             action: "post",
-            op_id: op_id("create", t, false, ""),
+            id: op_id("create", t, false, ""),
             description: format!("create a {}", t.kind),
             params: params(WRITE_PARAMS),
-            body: Some(body(&t.schema)),
-            responses: responses(&["200", "201", "202"], &t.schema, BODY_TYPES),
+            body: body(&t.schema),
+            responses: responses(&["200", "201", "202"], &t.schema),
+            produces: BODY_TYPES,
         };
-        ops.push(("post", render(t, op)));
+        ops.push(operation(t, op));
     }
     if r.has_verb("deletecollection") {
         let mut names = DELETE_PARAMS.to_vec();
@@ -270,20 +339,22 @@ fn collection_ops(r: &ResourceInfo, t: &Target) -> Vec<(&'static str, Value)> {
         );
         names.sort_unstable();
         let op = Op {
+            method: "delete",
             action: "deletecollection",
-            op_id: op_id("delete", t, true, ""),
+            id: op_id("delete", t, true, ""),
             description: format!("delete collection of {}", t.kind),
             params: params(&names),
-            body: Some(delete_body()),
-            responses: responses(&["200"], STATUS, BODY_TYPES),
+            body: delete_body(),
+            responses: responses(&["200"], STATUS),
+            produces: BODY_TYPES,
         };
-        ops.push(("delete", render(t, op)));
+        ops.push(operation(t, op));
     }
     ops
 }
 
 /// read/replace/patch(/delete) of an object or of one of its subresources.
-fn item_ops(verbs: &[String], t: &Target) -> Vec<(&'static str, Value)> {
+fn item_ops(verbs: &[String], t: &Target) -> Vec<Operation> {
     let has = |v: &str| verbs.iter().any(|x| x == v);
     let what = if t.sub.is_empty() {
         String::new()
@@ -293,52 +364,60 @@ fn item_ops(verbs: &[String], t: &Target) -> Vec<(&'static str, Value)> {
     let mut ops = Vec::new();
     if has("get") {
         let op = Op {
+            method: "get",
             action: "get",
-            op_id: op_id("read", t, false, ""),
+            id: op_id("read", t, false, ""),
             description: format!("read {what}the specified {}", t.kind),
             params: Vec::new(),
             body: None,
-            responses: responses(&["200"], &t.schema, BODY_TYPES),
+            responses: responses(&["200"], &t.schema),
+            produces: BODY_TYPES,
         };
-        ops.push(("get", render(t, op)));
+        ops.push(operation(t, op));
     }
     if has("update") {
         let op = Op {
+            method: "put",
             action: "put",
-            op_id: op_id("replace", t, false, ""),
+            id: op_id("replace", t, false, ""),
             description: format!("replace {what}the specified {}", t.kind),
             params: params(WRITE_PARAMS),
-            body: Some(body(&t.schema)),
-            responses: responses(&["200", "201"], &t.schema, BODY_TYPES),
+            body: body(&t.schema),
+            responses: responses(&["200", "201"], &t.schema),
+            produces: BODY_TYPES,
         };
-        ops.push(("put", render(t, op)));
+        ops.push(operation(t, op));
     }
     if has("patch") {
         let op = Op {
+            method: "patch",
             action: "patch",
-            op_id: op_id("patch", t, false, ""),
+            id: op_id("patch", t, false, ""),
             description: format!("partially update {what}the specified {}", t.kind),
             params: params(PATCH_PARAMS),
-            body: Some(patch_body()),
-            responses: responses(&["200", "201"], &t.schema, BODY_TYPES),
+            body: patch_body(),
+            responses: responses(&["200", "201"], &t.schema),
+            produces: BODY_TYPES,
         };
-        ops.push(("patch", render(t, op)));
+        ops.push(operation(t, op));
     }
     if has("delete") && t.sub.is_empty() {
         let op = Op {
+            method: "delete",
             action: "delete",
-            op_id: op_id("delete", t, false, ""),
+            id: op_id("delete", t, false, ""),
             description: format!("delete a {}", t.kind),
             params: params(DELETE_PARAMS),
-            body: Some(delete_body()),
-            responses: responses(&["200", "202"], STATUS, BODY_TYPES),
+            body: delete_body(),
+            responses: responses(&["200", "202"], STATUS),
+            produces: BODY_TYPES,
         };
-        ops.push(("delete", render(t, op)));
+        ops.push(operation(t, op));
     }
     ops
 }
 
-fn watch_op(t: &Target, list: bool, all_namespaces: bool) -> Value {
+fn watch_op(t: &Target, list: bool, all_namespaces: bool) -> Operation {
     let ns = if t.namespaced && !all_namespaces {
         "Namespaced"
     } else {
@@ -355,22 +434,33 @@ fn watch_op(t: &Target, list: bool, all_namespaces: bool) -> Value {
         format!("watch changes to an object of kind {}. deprecated: use the 'watch' parameter with a list operation instead, filtered to a single item with the 'fieldSelector' parameter.", t.kind)
     };
     let op = Op {
+        method: "get",
         action: if list { "watchlist" } else { "watch" },
-        op_id: format!("watch{}{ns}{}{suffix}", t.gv_camel, t.kind),
+        id: format!("watch{}{ns}{}{suffix}", t.gv_camel, t.kind),
         description,
         params: Vec::new(),
         body: None,
-        responses: responses(&["200"], WATCH_EVENT, WATCH_TYPES),
+        responses: responses(&["200"], WATCH_EVENT),
+        produces: WATCH_TYPES,
     };
-    render(t, op)
+    operation(t, op)
 }
 
-fn with_list_params(mut base: Vec<Value>) -> Vec<Value> {
+fn with_list_params(mut base: Vec<Param>) -> Vec<Param> {
     base.extend(params(LIST_PARAMS));
     base
 }
 
-fn add_watch_paths(paths: &mut Map<String, Value>, prefix: &str, r: &ResourceInfo, t: &Target) {
+fn item(operations: Vec<Operation>, parameters: Vec<Param>) -> PathItem {
+    PathItem {
+        operations,
+        parameters,
+    }
+}
+
+type Paths = Vec<(String, PathItem)>;
+
+fn add_watch_paths(paths: &mut Paths, prefix: &str, r: &ResourceInfo, t: &Target) {
     let scope = if r.namespaced {
         "/namespaces/{namespace}"
     } else {
@@ -378,40 +468,37 @@ fn add_watch_paths(paths: &mut Map<String, Value>, prefix: &str, r: &ResourceInf
     };
     let base = format!("{prefix}/watch{scope}/{}", r.plural);
     let list_params = with_list_params(path_params(r.namespaced, false, t.kind));
-    paths.insert(
+    paths.push((
         base.clone(),
-        path_item(vec![("get", watch_op(t, true, false))], list_params),
-    );
+        item(vec![watch_op(t, true, false)], list_params),
+    ));
     let item_params = with_list_params(path_params(r.namespaced, true, t.kind));
-    let item = path_item(vec![("get", watch_op(t, false, false))], item_params);
-    paths.insert(format!("{base}/{{name}}"), item);
+    let one = item(vec![watch_op(t, false, false)], item_params);
+    paths.push((format!("{base}/{{name}}"), one));
     if r.namespaced {
         let all = with_list_params(path_params(false, false, t.kind));
-        let item = path_item(vec![("get", watch_op(t, true, true))], all);
-        paths.insert(format!("{prefix}/watch/{}", r.plural), item);
+        let every = item(vec![watch_op(t, true, true)], all);
+        paths.push((format!("{prefix}/watch/{}", r.plural), every));
     }
 }
 
-fn add_all_namespaces_list(
-    paths: &mut Map<String, Value>,
-    prefix: &str,
-    r: &ResourceInfo,
-    t: &Target,
-) {
+fn add_all_namespaces_list(paths: &mut Paths, prefix: &str, r: &ResourceInfo, t: &Target) {
     let op = Op {
+        method: "get",
         action: "list",
-        op_id: format!("list{}{}ForAllNamespaces", t.gv_camel, t.kind),
+        id: format!("list{}{}ForAllNamespaces", t.gv_camel, t.kind),
         description: format!("list or watch objects of kind {}", t.kind),
         params: Vec::new(),
         body: None,
-        responses: responses(&["200"], &format!("{}List", r.schema_name), WATCH_TYPES),
+        responses: responses(&["200"], &format!("{}List", r.schema_name)),
+        produces: WATCH_TYPES,
     };
     let parameters = with_list_params(path_params(false, false, t.kind));
-    let item = path_item(vec![("get", render(t, op))], parameters);
-    paths.insert(format!("{prefix}/{}", r.plural), item);
+    let list = item(vec![operation(t, op)], parameters);
+    paths.push((format!("{prefix}/{}", r.plural), list));
 }
 
-fn add_resource(paths: &mut Map<String, Value>, prefix: &str, r: &ResourceInfo) {
+fn add_resource(paths: &mut Paths, prefix: &str, r: &ResourceInfo) {
     let t = target(r, None);
     let scope = if r.namespaced {
         "/namespaces/{namespace}"
@@ -421,17 +508,13 @@ fn add_resource(paths: &mut Map<String, Value>, prefix: &str, r: &ResourceInfo) 
     let collection = format!("{prefix}{scope}/{}", r.plural);
     let ops = collection_ops(r, &t);
     if !ops.is_empty() {
-        paths.insert(
-            collection.clone(),
-            path_item(ops, path_params(r.namespaced, false, &r.kind)),
-        );
+        let parameters = path_params(r.namespaced, false, &r.kind);
+        paths.push((collection.clone(), item(ops, parameters)));
     }
-    let item = format!("{collection}/{{name}}");
+    let named = format!("{collection}/{{name}}");
     let ops = item_ops(&r.verbs, &t);
-    paths.insert(
-        item.clone(),
-        path_item(ops, path_params(r.namespaced, true, &r.kind)),
-    );
+    let parameters = path_params(r.namespaced, true, &r.kind);
+    paths.push((named.clone(), item(ops, parameters)));
     // Connect subresources (exec, attach, portforward, proxy) take options,
     // not objects: they get no object operations here.
     for s in r
@@ -442,7 +525,7 @@ fn add_resource(paths: &mut Map<String, Value>, prefix: &str, r: &ResourceInfo) 
         let st = target(r, Some(&s.name));
         let ops = item_ops(&s.verbs, &st);
         let parameters = path_params(r.namespaced, true, &r.kind);
-        paths.insert(format!("{item}/{}", s.name), path_item(ops, parameters));
+        paths.push((format!("{named}/{}", s.name), item(ops, parameters)));
     }
     if r.namespaced && r.has_verb("list") {
         add_all_namespaces_list(paths, prefix, r, &t);
@@ -452,15 +535,16 @@ fn add_resource(paths: &mut Map<String, Value>, prefix: &str, r: &ResourceInfo) 
     }
 }
 
-/// Every path of one group-version, sorted like kube's documents.
-pub(super) fn gv_paths(cat: &Catalogue, group: &str, version: &str) -> Map<String, Value> {
+/// Every path of one group-version with its operations, sorted by path
+/// like kube's documents (a later resource's path replaces an earlier one).
+pub(super) fn gv_operations(cat: &Catalogue, group: &str, version: &str) -> Paths {
     let prefix = format!("/{}", super::gv_path(group, version));
-    let mut paths = Map::new();
+    let mut paths = Vec::new();
     for r in cat.resources_in(group, version) {
         add_resource(&mut paths, &prefix, r);
     }
-    let mut sorted: Vec<(String, Value)> = paths.into_iter().collect();
-    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut sorted: std::collections::BTreeMap<String, PathItem> = Default::default();
+    sorted.extend(paths);
     sorted.into_iter().collect()
 }
 
