@@ -109,7 +109,10 @@ mod tests {
         let request = ConversionRequest {
             uid: "u".into(),
             desired_api_version: "example.com/v2".into(),
-            objects: vec![json!({"apiVersion": "example.com/v1", "kind": "W"}), json!({})],
+            objects: vec![
+                json!({"apiVersion": "example.com/v1", "kind": "W"}),
+                json!({}),
+            ],
         };
         let ok = convert_all(&request, |o, _| Ok(o));
         assert_eq!(ok.converted_objects[0]["apiVersion"], "example.com/v2");

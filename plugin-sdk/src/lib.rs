@@ -34,11 +34,11 @@ pub use access::{
     SubjectAccessReview, SubjectAccessReviewStatus, SubjectRulesReview, SubjectRulesReviewStatus,
     TokenReview, TokenReviewStatus,
 };
-pub use patch::{JsonPatch, PatchOp};
 pub use conversion::{ConversionRequest, ConversionResponse, ConversionReview};
+pub use patch::{JsonPatch, PatchOp};
 pub use plugin::{
-    run_admission, run_authenticator, run_authorizer, run_converter, run_strategy,
-    AdmissionPlugin, AuthenticatorPlugin, AuthorizerPlugin, ConverterPlugin, StrategyPlugin,
+    run_admission, run_authenticator, run_authorizer, run_converter, run_strategy, AdmissionPlugin,
+    AuthenticatorPlugin, AuthorizerPlugin, ConverterPlugin, StrategyPlugin,
 };
 pub use response::{AdmissionResponse, Status, StatusCause, StatusDetails};
 pub use review::{AdmissionRequest, AdmissionReview, Operation, UserInfo};

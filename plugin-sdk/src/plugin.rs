@@ -279,8 +279,13 @@ mod tests {
         let out: Value =
             serde_json::from_str(&run_converter::<Static>(&failing.to_string()).unwrap()).unwrap();
         assert_eq!(out["apiVersion"], "apiextensions.k8s.io/v1");
-        assert_eq!(out["response"]["result"]["message"], "spec.size is required");
-        assert!(run_converter::<Static>("{}").unwrap_err().contains("no request"));
+        assert_eq!(
+            out["response"]["result"]["message"],
+            "spec.size is required"
+        );
+        assert!(run_converter::<Static>("{}")
+            .unwrap_err()
+            .contains("no request"));
     }
 
     #[test]

@@ -11,7 +11,10 @@ struct Widgets;
 impl ConverterPlugin for Widgets {
     fn convert(mut object: Value, desired_api_version: &str) -> Result<Value, String> {
         misbehave(&mut object);
-        let from = object["apiVersion"].as_str().unwrap_or_default().to_string();
+        let from = object["apiVersion"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
         let spec = object["spec"].as_object_mut();
         match (version_of(&from), version_of(desired_api_version), spec) {
             (a, b, _) if a == b => {}
