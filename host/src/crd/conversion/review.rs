@@ -76,13 +76,16 @@ impl Call {
     ) -> Call {
         let uid = uuid::Uuid::new_v4().to_string();
         let sent_objects: Vec<&Value> = sent.iter().filter_map(|&i| objects.get(i)).collect();
-        let body = json!({
-            "kind": "ConversionReview",
-            "apiVersion": version.api_version(),
-            "request": {"uid": uid, "desiredAPIVersion": desired, "objects": sent_objects},
-            "response": {"uid": "", "convertedObjects": null, "result": {"metadata": {}}},
-        })
-        .to_string();
+        // Encoding (and below, decoding) many objects is a CPU-heavy step.
+        let body = crate::cpu::for_request(|| {
+            json!({
+                "kind": "ConversionReview",
+                "apiVersion": version.api_version(),
+                "request": {"uid": uid, "desiredAPIVersion": desired, "objects": sent_objects},
+                "response": {"uid": "", "convertedObjects": null, "result": {"metadata": {}}},
+            })
+            .to_string()
+        });
         let gvk = sent_objects
             .first()
             .map(|o| gvk_string(str_of(o, "apiVersion"), str_of(o, "kind")))
@@ -106,7 +109,9 @@ impl Call {
     ) -> Result<Vec<Value>, String> {
         let failed = |e: String| format!("conversion webhook for {} failed: {e}", self.gvk);
         let answer = endpoint.call(&self.body).await.map_err(failed)?;
-        let converted = self.converted_objects(&answer).map_err(failed)?;
+        crate::cpu::mark_large(answer.len());
+        let converted =
+            crate::cpu::for_request(|| self.converted_objects(&answer)).map_err(failed)?;
         if converted.len() != self.sent.len() {
             return Err(format!(
                 "conversion webhook for {} returned {} objects, expected {}",

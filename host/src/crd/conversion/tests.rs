@@ -431,3 +431,13 @@ fn configuration_entries_are_checked() {
         "{typo}"
     );
 }
+
+/// Compiles only while a converter can be shared between requests and its
+/// conversion awaited from a handler (Send futures).
+#[allow(dead_code)]
+fn converters_are_shareable(converter: &Converter) {
+    fn shared<T: Send + Sync>(_: &T) {}
+    fn sendable<F: std::future::Future + Send>(_: F) {}
+    shared(converter);
+    sendable(converter.convert(Vec::new(), "example.com/v1"));
+}
