@@ -121,8 +121,11 @@ impl Call {
             ));
         }
         for (k, (converted, &i)) in converted.into_iter().zip(&self.sent).enumerate() {
-            let original = objects.get(i).cloned().unwrap_or_default();
-            objects[i] = self.accept(k, &original, converted)?;
+            let Some(slot) = objects.get_mut(i) else {
+                continue;
+            };
+            let original = std::mem::take(slot);
+            *slot = self.accept(k, &original, converted)?;
         }
         Ok(objects)
     }
