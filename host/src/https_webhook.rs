@@ -22,18 +22,52 @@ pub struct HttpsWebhook {
 }
 
 impl HttpsWebhook {
-    /// POSTs a review (JSON text) and returns the answer's body, within the timeout.
+    /// POSTs a review (JSON text) and returns the answer's body, within the
+    /// timeout; errors worded as admission webhooks' (`failed to call webhook: Post ...`).
     pub async fn post(&self, review: &str) -> Result<String, String> {
-        {
-            let url = self.url.clone()?;
-            let post = post(&url, self.ca_bundle.as_deref(), review.as_bytes().to_vec());
-            match tokio::time::timeout(self.timeout, post).await {
-                Ok(r) => r.map_err(|e| format!("failed to call webhook: Post {url:?}: {e}")),
-                Err(_) => Err(format!(
-                    "failed to call webhook: Post {url:?}: context deadline exceeded"
-                )),
-            }
+        match self.url {
+            Err(_) => self.post_plain(review).await,
+            Ok(_) => self
+                .post_plain(review)
+                .await
+                .map_err(|e| format!("failed to call webhook: {e}")),
         }
+    }
+
+    /// As `post`, errors as Go's HTTP client words them (`Post "url": ...`).
+    pub async fn post_plain(&self, review: &str) -> Result<String, String> {
+        let url = self.url.clone()?;
+        let post = post(&url, self.ca_bundle.as_deref(), review.as_bytes().to_vec());
+        match tokio::time::timeout(self.timeout, post).await {
+            Ok(r) => r.map_err(|e| format!("Post {url:?}: {e}")),
+            Err(_) => Err(format!("Post {url:?}: context deadline exceeded")),
+        }
+    }
+}
+
+/// The URL of a webhook's `clientConfig` (admission and conversion
+/// webhooks): its `url`, or its `service` (namespace, name, path) through
+/// `services`, the configuration's `webhookServices` (`namespace/name` → base URL).
+pub fn client_config_url(
+    client: &serde_json::Value,
+    services: &std::collections::HashMap<String, String>,
+) -> Result<String, String> {
+    use serde_json::Value;
+    if let Some(url) = client.get("url").and_then(Value::as_str) {
+        return Ok(url.to_string());
+    }
+    let svc = client
+        .get("service")
+        .ok_or("clientConfig needs url or service")?;
+    let ns = svc
+        .get("namespace")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let name = svc.get("name").and_then(Value::as_str).unwrap_or_default();
+    let path = svc.get("path").and_then(Value::as_str).unwrap_or("");
+    match services.get(&format!("{ns}/{name}")) {
+        Some(base) => Ok(format!("{}{path}", base.trim_end_matches('/'))),
+        None => Err(format!("service {ns}/{name} is not reachable from this server: map it to a URL under webhookServices in the configuration")),
     }
 }
 

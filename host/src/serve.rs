@@ -8,6 +8,7 @@ use crate::catalogue::Catalogue;
 use crate::cli::ServeArgs;
 use crate::connection::Timeouts;
 use crate::controllers::leader::{Election, Timing};
+use crate::crd::conversion::ConversionSetup;
 use crate::inflight::InFlight;
 use crate::plugins::wasm_strategy::WasmStrategy;
 use crate::plugins::{embedded, Limits, PluginKind, PluginRuntime};
@@ -199,6 +200,8 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     }
     state.admission = Arc::new(admission_chain(&state, &entries, &config, &runtime)?);
     tracing::info!(chain = ?state.admission.names(), "admission chain");
+    let conversion = ConversionSetup::load(&config, &runtime, state.reader());
+    state.conversion = Arc::new(conversion.map_err(anyhow::Error::msg)?);
     let key_file = args.data_dir.join("pki").join("service-account.key");
     let tokens = TokenIssuer::load_or_create(&key_file).context("service account signing key")?;
     state.tokens = Some(Arc::new(tokens));

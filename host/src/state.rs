@@ -39,6 +39,9 @@ pub struct AppState {
     pub pki: Option<crate::pki::PkiPaths>,
     /// Whether the store is etcd (componentstatuses then lists etcd-0).
     pub on_etcd: bool,
+    /// What CRDs' converters are built from: the configured converter
+    /// plugins and webhook services (`crd::conversion::Converter::from_crd`).
+    pub conversion: Arc<crate::crd::conversion::ConversionSetup>,
 }
 
 impl AppState {
@@ -70,6 +73,7 @@ impl AppState {
             inflight: InFlight::default(),
             pki: None,
             on_etcd: false,
+            conversion: Arc::default(),
         }
     }
 

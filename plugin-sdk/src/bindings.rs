@@ -51,3 +51,15 @@ pub mod strategy {
         with: { "capstan:plugin/host@0.1.0": crate::bindings::admission::capstan::plugin::host },
     });
 }
+
+/// The `converter` world.
+pub mod converter {
+    wit_bindgen::generate!({
+        path: "wit",
+        world: "converter",
+        pub_export_macro: true,
+        export_macro_name: "export",
+        default_bindings_module: "capstan_plugin_sdk::bindings::converter",
+        with: { "capstan:plugin/host@0.1.0": crate::bindings::admission::capstan::plugin::host },
+    });
+}

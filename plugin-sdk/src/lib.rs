@@ -1,5 +1,5 @@
 //! Capstan's guest SDK: write Capstan plugins (admission, authenticator,
-//! authorizer, strategy) in Rust and build them as WebAssembly components
+//! authorizer, strategy, converter) in Rust and build them as WebAssembly components
 //! for `wasm32-wasip2` against the `capstan:plugin@0.1.0` WIT package.
 //!
 //! ```ignore
@@ -19,6 +19,7 @@
 pub mod access;
 #[cfg(target_arch = "wasm32")]
 pub mod bindings;
+pub mod conversion;
 pub mod host;
 pub mod object;
 pub mod patch;
@@ -33,10 +34,11 @@ pub use access::{
     SubjectAccessReview, SubjectAccessReviewStatus, SubjectRulesReview, SubjectRulesReviewStatus,
     TokenReview, TokenReviewStatus,
 };
+pub use conversion::{ConversionRequest, ConversionResponse, ConversionReview};
 pub use patch::{JsonPatch, PatchOp};
 pub use plugin::{
-    run_admission, run_authenticator, run_authorizer, run_strategy, AdmissionPlugin,
-    AuthenticatorPlugin, AuthorizerPlugin, StrategyPlugin,
+    run_admission, run_authenticator, run_authorizer, run_converter, run_strategy, AdmissionPlugin,
+    AuthenticatorPlugin, AuthorizerPlugin, ConverterPlugin, StrategyPlugin,
 };
 pub use response::{AdmissionResponse, Status, StatusCause, StatusDetails};
 pub use review::{AdmissionRequest, AdmissionReview, Operation, UserInfo};
@@ -126,6 +128,21 @@ macro_rules! strategy_plugin {
             call,
             strategy_call,
             run_strategy
+        );
+    };
+}
+
+/// Exports `$plugin` (a [`ConverterPlugin`]) as the `converter` world's `convert`.
+#[macro_export]
+macro_rules! converter_plugin {
+    ($plugin:ty) => {
+        $crate::__capstan_export!(
+            $plugin,
+            ConverterPlugin,
+            converter,
+            convert,
+            conversion_review,
+            run_converter
         );
     };
 }

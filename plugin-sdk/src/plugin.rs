@@ -10,6 +10,7 @@ use crate::access::{
     SubjectAccessReview, SubjectAccessReviewStatus, SubjectRulesReview, SubjectRulesReviewStatus,
     TokenReview, TokenReviewStatus,
 };
+use crate::conversion::{convert_all, ConversionReview};
 use crate::response::AdmissionResponse;
 use crate::review::{AdmissionRequest, AdmissionReview};
 use crate::strategy::{StrategyAnswer, StrategyCall};
@@ -47,6 +48,16 @@ pub trait StrategyPlugin {
     fn call_owned(call: StrategyCall) -> Result<StrategyAnswer, String> {
         Self::call(&call)
     }
+}
+
+/// A converter of custom resources (the `converter` world): one object, in
+/// its own apiVersion, to `desired_api_version` (`<group>/<version>`). The
+/// SDK sets the answer's apiVersion; labels and annotations may change,
+/// the rest of metadata is the server's. `Err(message)` fails the
+/// conversion: the client sees kube's `conversion webhook for ... failed:
+/// <message>`.
+pub trait ConverterPlugin {
+    fn convert(object: Value, desired_api_version: &str) -> Result<Value, String>;
 }
 
 fn parse<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, String> {
@@ -114,6 +125,26 @@ pub fn run_strategy<P: StrategyPlugin>(strategy_call: &str) -> Result<String, St
     let call: StrategyCall = parse("strategy call", strategy_call)?;
     let answer: Value = P::call_owned(call)?.into_json();
     render(&answer)
+}
+
+/// ConversionReview JSON in, ConversionReview JSON out (apiVersion echoed,
+/// "apiextensions.k8s.io/v1" when absent; response.uid = request.uid).
+pub fn run_converter<P: ConverterPlugin>(conversion_review: &str) -> Result<String, String> {
+    let review: ConversionReview = parse("ConversionReview", conversion_review)?;
+    let request = review
+        .request
+        .ok_or_else(|| "ConversionReview has no request".to_string())?;
+    let response = convert_all(&request, P::convert);
+    render(&ConversionReview {
+        api_version: Some(
+            review
+                .api_version
+                .unwrap_or_else(|| "apiextensions.k8s.io/v1".into()),
+        ),
+        kind: Some("ConversionReview".to_string()),
+        request: None,
+        response: Some(response),
+    })
 }
 
 #[cfg(test)]
@@ -214,6 +245,47 @@ mod tests {
             out["status"],
             json!({"allowed": false, "denied": true, "reason": "never"})
         );
+    }
+
+    impl ConverterPlugin for Static {
+        fn convert(mut object: Value, _to: &str) -> Result<Value, String> {
+            match object.pointer("/spec/size").cloned() {
+                Some(size) => {
+                    object["spec"] = json!({"replicas": size});
+                    Ok(object)
+                }
+                None => Err("spec.size is required".into()),
+            }
+        }
+    }
+
+    #[test]
+    fn converter_answers_a_review_in_the_request_version() {
+        let input = json!({"apiVersion": "apiextensions.k8s.io/v1beta1", "kind": "ConversionReview",
+            "request": {"uid": "u1", "desiredAPIVersion": "example.com/v2",
+                        "objects": [{"apiVersion": "example.com/v1", "kind": "W", "spec": {"size": 3}}]},
+            "response": {"uid": "", "convertedObjects": null, "result": {"metadata": {}}}});
+        let out: Value =
+            serde_json::from_str(&run_converter::<Static>(&input.to_string()).unwrap()).unwrap();
+        assert_eq!(out["apiVersion"], "apiextensions.k8s.io/v1beta1");
+        assert_eq!(out["response"]["uid"], "u1");
+        assert_eq!(out["response"]["result"]["status"], "Success");
+        assert_eq!(
+            out["response"]["convertedObjects"],
+            json!([{"apiVersion": "example.com/v2", "kind": "W", "spec": {"replicas": 3}}])
+        );
+        let failing = json!({"request": {"uid": "u2", "desiredAPIVersion": "example.com/v2",
+                        "objects": [{"apiVersion": "example.com/v1", "kind": "W"}]}});
+        let out: Value =
+            serde_json::from_str(&run_converter::<Static>(&failing.to_string()).unwrap()).unwrap();
+        assert_eq!(out["apiVersion"], "apiextensions.k8s.io/v1");
+        assert_eq!(
+            out["response"]["result"]["message"],
+            "spec.size is required"
+        );
+        assert!(run_converter::<Static>("{}")
+            .unwrap_err()
+            .contains("no request"));
     }
 
     #[test]

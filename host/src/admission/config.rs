@@ -117,6 +117,9 @@ struct FileConfig {
     authentication: Option<AuthenticationSection>,
     #[serde(default)]
     authorization: Option<AuthorizationSection>,
+    /// Converter plugins CRDs may name (`crd::conversion::config`).
+    #[serde(default)]
+    conversion: Option<Vec<Value>>,
 }
 
 /// The checked configuration of a server.
@@ -127,6 +130,8 @@ pub struct ServerConfig {
     pub webhook_services: std::collections::HashMap<String, String>,
     /// The authentication and authorization chains.
     pub auth: AuthConfig,
+    /// The converter plugins CRDs may name.
+    pub conversion: Vec<crate::crd::conversion::ConverterEntry>,
 }
 
 /// Reads and checks a configuration file.
@@ -169,6 +174,9 @@ pub fn parse_file(text: &str) -> Result<ServerConfig, String> {
         admission,
         webhook_services: file.webhook_services.unwrap_or_default(),
         auth: crate::auth::config::parse(file.authentication, file.authorization, &builtins)?,
+        conversion: crate::crd::conversion::parse_entries(
+            file.conversion.as_deref().unwrap_or_default(),
+        )?,
     })
 }
 

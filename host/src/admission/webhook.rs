@@ -136,25 +136,6 @@ impl ApiWebhooks {
         })
     }
 
-    fn url(&self, client: &Value) -> Result<String, String> {
-        if let Some(url) = client.get("url").and_then(Value::as_str) {
-            return Ok(url.to_string());
-        }
-        let svc = client
-            .get("service")
-            .ok_or("clientConfig needs url or service")?;
-        let ns = svc
-            .get("namespace")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let name = svc.get("name").and_then(Value::as_str).unwrap_or_default();
-        let path = svc.get("path").and_then(Value::as_str).unwrap_or("");
-        match self.services.get(&format!("{ns}/{name}")) {
-            Some(base) => Ok(format!("{}{path}", base.trim_end_matches('/'))),
-            None => Err(format!("service {ns}/{name} is not reachable from this server: map it to a URL under webhookServices in the configuration")),
-        }
-    }
-
     fn entry(&self, phase: Phase, hook: &Value) -> Result<CallableEntry, String> {
         let name = hook
             .get("name")
@@ -197,7 +178,7 @@ impl ApiWebhooks {
         let transport: Arc<dyn Transport> = match match_conditions {
             Err(why) => Arc::new(Broken(why)),
             Ok(_) => Arc::new(HttpsWebhook {
-                url: self.url(&client),
+                url: crate::https_webhook::client_config_url(&client, &self.services),
                 ca_bundle: client
                     .get("caBundle")
                     .and_then(Value::as_str)

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use wasmtime::component::{HasSelf, Linker};
 use wasmtime::{Engine, Store, UpdateDeadline};
 
-use super::bindings::{admission, authenticator, authorizer, host, strategy};
+use super::bindings::{admission, authenticator, authorizer, converter, host, strategy};
 use super::cache::{self, Source};
 use super::context::{CallContext, Limits};
 use super::engine::{self, EpochTicker, MAX_MEMORY_BYTES};
@@ -30,6 +30,7 @@ pub enum PluginKind {
     Authenticator,
     Authorizer,
     Strategy,
+    Converter,
 }
 
 impl PluginKind {
@@ -40,6 +41,7 @@ impl PluginKind {
             PluginKind::Authenticator => "authenticator",
             PluginKind::Authorizer => "authorizer",
             PluginKind::Strategy => "strategy",
+            PluginKind::Converter => "converter",
         }
     }
 
@@ -50,6 +52,7 @@ impl PluginKind {
             PluginKind::Authenticator => "authenticate",
             PluginKind::Authorizer => "authorize",
             PluginKind::Strategy => "call",
+            PluginKind::Converter => "convert",
         }
     }
 }
@@ -154,6 +157,7 @@ enum Pre {
     Authenticator(authenticator::AuthenticatorPre<PluginState>),
     Authorizer(authorizer::AuthorizerPre<PluginState>),
     Strategy(strategy::StrategyPre<PluginState>),
+    Converter(converter::ConverterPre<PluginState>),
 }
 
 impl Pre {
@@ -168,6 +172,7 @@ impl Pre {
             }
             PluginKind::Authorizer => Pre::Authorizer(authorizer::AuthorizerPre::new(pre)?),
             PluginKind::Strategy => Pre::Strategy(strategy::StrategyPre::new(pre)?),
+            PluginKind::Converter => Pre::Converter(converter::ConverterPre::new(pre)?),
         })
     }
 
@@ -178,6 +183,7 @@ impl Pre {
             Pre::Authenticator(pre) => Bound::Authenticator(pre.instantiate_async(store).await?),
             Pre::Authorizer(pre) => Bound::Authorizer(pre.instantiate_async(store).await?),
             Pre::Strategy(pre) => Bound::Strategy(pre.instantiate_async(store).await?),
+            Pre::Converter(pre) => Bound::Converter(pre.instantiate_async(store).await?),
         })
     }
 }

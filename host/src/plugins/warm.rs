@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use wasmtime::Store;
 
-use super::bindings::{admission, authenticator, authorizer, strategy};
+use super::bindings::{admission, authenticator, authorizer, converter, strategy};
 use super::host_imports::PluginState;
 
 /// Calls one instance serves before it is replaced (bounds slow leaks).
@@ -24,6 +24,7 @@ pub(crate) enum Bound {
     Authenticator(authenticator::Authenticator),
     Authorizer(authorizer::Authorizer),
     Strategy(strategy::Strategy),
+    Converter(converter::Converter),
 }
 
 impl Bound {
@@ -38,6 +39,7 @@ impl Bound {
             Bound::Authenticator(b) => b.call_authenticate(store, input).await,
             Bound::Authorizer(b) => b.call_authorize(store, input).await,
             Bound::Strategy(b) => b.call_call(store, input).await,
+            Bound::Converter(b) => b.call_convert(store, input).await,
         }
     }
 }

@@ -1,1 +1,0 @@
-//! Conversion of custom resources between the versions of their CRD (in progress).
