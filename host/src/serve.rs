@@ -214,7 +214,11 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     state.pki = Some(pki.clone());
     state.on_etcd = !args.etcd_servers.is_empty();
     let state = Arc::new(state);
-    crate::crd::served::spawn(state.storage.clone(), state.catalogue.clone());
+    crate::crd::served::spawn(
+        state.storage.clone(),
+        state.catalogue.clone(),
+        state.conversion.clone(),
+    );
     controllers::bootstrap::bootstrap(&state)
         .await
         .map_err(|e| anyhow::anyhow!("bootstrap: {e}"))?;

@@ -258,3 +258,71 @@ fn cel_rules_refuse_objects_with_kubes_messages() {
     );
     s.ok_stdin(&["apply", "-f", "-"], &limit(3, "a"));
 }
+
+/// Two versions whose shapes differ, converted in process by the sandbox's
+/// `convert-widget` plugin (v1 `spec.size` ↔ v2 `spec.replicas`), named on
+/// the CRD and listed under `conversion:` in the configuration.
+const CONVERTED: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+  annotations: {conversion.capstan.dev/plugin: widgets}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  conversion: {strategy: None}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+  - name: v2
+    served: true
+    storage: false
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+";
+
+#[test]
+fn a_wasm_converter_moves_objects_between_versions_and_its_failures_are_kubes() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("capstan.yaml");
+    let text = "conversion:\n- name: widgets\n  module: builtin:sandbox-convert-widget\n  timeoutMs: 200\n";
+    std::fs::write(&config, text).unwrap();
+    let s = Server::start_with(&["--config", config.to_str().unwrap()]);
+    s.ok_stdin(&["apply", "-f", "-"], CONVERTED);
+    s.ok(&[
+        "wait",
+        "--for=condition=established",
+        "--timeout=30s",
+        "crd/widgets.example.com",
+    ]);
+    let v2 = "/apis/example.com/v2/namespaces/default/widgets";
+    let body = json!({"apiVersion": "example.com/v2", "kind": "Widget",
+                      "metadata": {"name": "w"}, "spec": {"replicas": 4}});
+    let (code, created, _) = s.request("POST", v2, "application/json", Some(&body.to_string()));
+    assert_eq!(code, 201, "{created}");
+    assert_eq!(created["spec"], json!({"replicas": 4}));
+    let (_, v1) = s.get_json("/apis/example.com/v1/namespaces/default/widgets/w");
+    assert_eq!(
+        (v1["apiVersion"].as_str(), &v1["spec"]),
+        (Some("example.com/v1"), &json!({"size": 4}))
+    );
+    let (_, list) = s.get_json(v2);
+    assert_eq!(list["items"][0]["spec"], json!({"replicas": 4}));
+    // A converter that traps fails that conversion; the server keeps serving.
+    let trap = json!({"apiVersion": "example.com/v2", "kind": "Widget",
+                      "metadata": {"name": "trap"}, "spec": {"replicas": 1}});
+    let (code, status, _) = s.request("POST", v2, "application/json", Some(&trap.to_string()));
+    assert_eq!(code, 500, "{status}");
+    let message = status["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("conversion webhook for example.com/v2, Kind=Widget failed"),
+        "{message}"
+    );
+    assert_eq!(
+        s.get_json("/apis/example.com/v2/namespaces/default/widgets/w")
+            .0,
+        200
+    );
+}

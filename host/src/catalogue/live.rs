@@ -182,7 +182,10 @@ mod tests {
     fn custom_entries_come_and_go_with_their_documents() {
         let live = LiveCatalogue::new(Catalogue::builtin());
         let before = live.get();
-        live.replace_custom(crate::crd::resource::entries(&crd("v1", "5")), 5);
+        live.replace_custom(
+            crate::crd::resource::entries(&crd("v1", "5"), &Default::default()),
+            5,
+        );
         let cat = live.get();
         assert!(cat.lookup("example.com", "v1", "widgets").is_some());
         assert!(cat.schemas().contains_key("com.example.v1.WidgetList"));
@@ -194,7 +197,10 @@ mod tests {
         let doc = live.openapi();
         assert!(doc.document("apis/example.com/v1").is_some());
         assert!(doc.index()["paths"].get("apis/example.com/v1").is_some());
-        live.replace_custom(crate::crd::resource::entries(&crd("v2", "6")), 6);
+        live.replace_custom(
+            crate::crd::resource::entries(&crd("v2", "6"), &Default::default()),
+            6,
+        );
         assert!(live.get().lookup("example.com", "v1", "widgets").is_none());
         assert!(live.openapi().document("apis/example.com/v1").is_none());
         assert!(live.openapi().document("apis/example.com/v2").is_some());
@@ -206,7 +212,10 @@ mod tests {
     fn unchanged_group_versions_keep_their_documents() {
         let live = LiveCatalogue::new(Catalogue::builtin());
         let apps = live.openapi().hash("apis/apps/v1").map(String::from);
-        live.replace_custom(crate::crd::resource::entries(&crd("v1", "5")), 5);
+        live.replace_custom(
+            crate::crd::resource::entries(&crd("v1", "5"), &Default::default()),
+            5,
+        );
         assert_eq!(live.openapi().hash("apis/apps/v1").map(String::from), apps);
     }
 

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
+use super::conversion::ConversionSetup;
 use crate::catalogue::live::CustomEntry;
 use crate::catalogue::{ResourceInfo, Subresource};
 
@@ -63,6 +64,9 @@ pub struct CustomResource {
     pub conversion: Value,
     /// Every served version, for converting between them.
     pub served_versions: Vec<String>,
+    /// How objects move between versions (`None` if the CRD's conversion
+    /// cannot be set up: then only apiVersion changes, and a warning is logged).
+    pub converter: Option<super::conversion::Converter>,
 }
 
 impl CustomResource {
@@ -100,7 +104,7 @@ pub fn condition_true(crd: &Value, kind: &str) -> bool {
 
 /// The catalogue entries of a CRD: one per served version, once it is
 /// Established (its names accepted); none before.
-pub fn entries(crd: &Value) -> Vec<CustomEntry> {
+pub fn entries(crd: &Value, setup: &ConversionSetup) -> Vec<CustomEntry> {
     if !condition_true(crd, "Established") {
         return Vec::new();
     }
@@ -128,6 +132,7 @@ pub fn entries(crd: &Value) -> Vec<CustomEntry> {
                 crd,
                 storage: &storage,
                 served: &served,
+                setup,
             };
             let info = info(&shared, v);
             let schema = component_schema(&info, v);
@@ -144,6 +149,7 @@ struct Shared<'a> {
     crd: &'a Value,
     storage: &'a str,
     served: &'a [String],
+    setup: &'a ConversionSetup,
 }
 
 fn info(shared: &Shared<'_>, version: &Value) -> ResourceInfo {
@@ -217,7 +223,14 @@ fn custom(shared: &Shared<'_>, version: &Value) -> CustomResource {
             .cloned()
             .unwrap_or(json!({"strategy": "None"})),
         served_versions: shared.served.to_vec(),
+        converter: converter(shared),
     }
+}
+
+fn converter(shared: &Shared<'_>) -> Option<super::conversion::Converter> {
+    super::conversion::Converter::from_crd(shared.crd, shared.setup)
+        .map_err(|e| tracing::warn!(crd = %text(shared.crd, "/metadata/name"), error = %e, "conversion not set up"))
+        .ok()
 }
 
 /// kube's warning for a deprecated version: the CRD's own text, or

@@ -11,6 +11,7 @@ use futures_util::StreamExt;
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
+use super::conversion::ConversionSetup;
 use crate::catalogue::live::{CustomEntry, LiveCatalogue};
 use crate::registry::decode;
 use crate::status::{ApiError, ApiResult};
@@ -20,10 +21,14 @@ use crate::storage::{EventKind, RangeRequest, Storage, StorageError};
 pub const CRD_PREFIX: &str = "/registry/apiextensions.k8s.io/customresourcedefinitions/";
 
 /// Follows the CRDs until the server stops; restarts after an error.
-pub fn spawn(storage: Arc<dyn Storage>, live: Arc<LiveCatalogue>) -> JoinHandle<()> {
+pub fn spawn(
+    storage: Arc<dyn Storage>,
+    live: Arc<LiveCatalogue>,
+    setup: Arc<ConversionSetup>,
+) -> JoinHandle<()> {
     tokio::spawn(async move {
         loop {
-            if let Err(e) = follow(&*storage, &live).await {
+            if let Err(e) = follow(&*storage, &live, &setup).await {
                 tracing::warn!(error = %e, "following CustomResourceDefinitions; restarting");
             }
             tokio::time::sleep(Duration::from_millis(200)).await;
@@ -32,7 +37,11 @@ pub fn spawn(storage: Arc<dyn Storage>, live: Arc<LiveCatalogue>) -> JoinHandle<
 }
 
 /// Lists the CRDs, serves them, then applies each change as it comes.
-pub async fn follow(storage: &dyn Storage, live: &LiveCatalogue) -> ApiResult<()> {
+pub async fn follow(
+    storage: &dyn Storage,
+    live: &LiveCatalogue,
+    setup: &ConversionSetup,
+) -> ApiResult<()> {
     let internal = |e: StorageError| ApiError::internal(e.to_string());
     let page = storage
         .range(RangeRequest {
@@ -43,7 +52,7 @@ pub async fn follow(storage: &dyn Storage, live: &LiveCatalogue) -> ApiResult<()
         .map_err(internal)?;
     let mut crds = BTreeMap::new();
     for kv in &page.kvs {
-        crds.insert(kv.key.clone(), entries(&decode(kv)?));
+        crds.insert(kv.key.clone(), entries(&decode(kv)?, setup));
     }
     publish(live, &crds, page.revision);
     let mut events = storage
@@ -53,7 +62,9 @@ pub async fn follow(storage: &dyn Storage, live: &LiveCatalogue) -> ApiResult<()
     while let Some(event) = events.next().await {
         let event = event.map_err(internal)?;
         match event.kind {
-            EventKind::Put => crds.insert(event.kv.key.clone(), entries(&decode(&event.kv)?)),
+            EventKind::Put => {
+                crds.insert(event.kv.key.clone(), entries(&decode(&event.kv)?, setup))
+            }
             EventKind::Delete => crds.remove(&event.kv.key),
         };
         publish(live, &crds, event.revision());
@@ -62,8 +73,8 @@ pub async fn follow(storage: &dyn Storage, live: &LiveCatalogue) -> ApiResult<()
 }
 
 /// A CRD's entries, built (schemas and rules compiled) once per change of it.
-fn entries(crd: &Value) -> Vec<CustomEntry> {
-    crate::cpu::heavy(|| super::resource::entries(crd))
+fn entries(crd: &Value, setup: &ConversionSetup) -> Vec<CustomEntry> {
+    crate::cpu::heavy(|| super::resource::entries(crd, setup))
 }
 
 fn publish(live: &LiveCatalogue, crds: &BTreeMap<String, Vec<CustomEntry>>, revision: i64) {

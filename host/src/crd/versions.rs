@@ -1,33 +1,68 @@
 //! A custom resource's versions: objects are stored in the CRD's storage
-//! version and shown in the version a request names. Between versions with
-//! the `None` strategy only `apiVersion` changes.
+//! version and shown in the version a request names, converted by the
+//! CRD's converter (`conversion`: None, a webhook or a Wasm plugin). Objects
+//! already in the wanted version are never sent anywhere; built-ins pass
+//! through untouched.
 
 use serde_json::{json, Value};
 
 use crate::catalogue::ResourceInfo;
+use crate::status::ApiResult;
 
-/// Rewrites a stored object into `res`'s version (no-op for built-ins).
-pub fn view(res: &ResourceInfo, obj: &mut Value) {
-    if res.custom.is_some() {
-        set_api_version(obj, &res.api_version());
+fn api_version(obj: &Value) -> &str {
+    obj.get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
+/// Objects (as stored) in `res`'s version.
+pub async fn view_all(res: &ResourceInfo, objects: Vec<Value>) -> ApiResult<Vec<Value>> {
+    let desired = res.api_version();
+    match &res.custom {
+        Some(_) if objects.iter().all(|o| api_version(o) == desired) => Ok(objects),
+        Some(custom) => convert(custom, objects, &desired).await,
+        None => Ok(objects),
     }
 }
 
-/// The object as it is stored: in the CRD's storage version. `None` when it
-/// already is (or `res` is a built-in), so callers need no copy.
-pub fn stored(res: &ResourceInfo, obj: &Value) -> Option<Value> {
-    let custom = res.custom.as_ref()?;
+/// One stored object in `res`'s version.
+pub async fn view(res: &ResourceInfo, obj: Value) -> ApiResult<Value> {
+    if res.custom.is_none() || api_version(&obj) == res.api_version() {
+        return Ok(obj);
+    }
+    let mut converted = view_all(res, vec![obj]).await?;
+    Ok(converted.pop().unwrap_or_default())
+}
+
+/// The object as it is to be stored (in the CRD's storage version); `None`
+/// when it already is, or `res` is a built-in, so callers need no copy.
+pub async fn to_storage(res: &ResourceInfo, obj: &Value) -> ApiResult<Option<Value>> {
+    let Some(custom) = &res.custom else {
+        return Ok(None);
+    };
     let storage = custom.storage_api_version(&res.group);
-    if obj.get("apiVersion").and_then(Value::as_str) == Some(storage.as_str()) {
-        return None;
+    if api_version(obj) == storage {
+        return Ok(None);
     }
-    let mut copy = obj.clone();
-    set_api_version(&mut copy, &storage);
-    Some(copy)
+    let mut converted = convert(custom, vec![obj.clone()], &storage).await?;
+    Ok(converted.pop())
 }
 
-fn set_api_version(obj: &mut Value, api_version: &str) {
-    if let Some(o) = obj.as_object_mut() {
-        o.insert("apiVersion".into(), json!(api_version));
+async fn convert(
+    custom: &super::CustomResource,
+    objects: Vec<Value>,
+    desired: &str,
+) -> ApiResult<Vec<Value>> {
+    match &custom.converter {
+        Some(converter) => converter.convert(objects, desired).await,
+        None => Ok(objects
+            .into_iter()
+            .map(|mut o| {
+                if let Some(m) = o.as_object_mut() {
+                    m.insert("apiVersion".into(), json!(desired));
+                }
+                o
+            })
+            .collect()),
     }
 }

@@ -53,12 +53,14 @@ impl Encoder {
 
     /// The line of a store event: the one shared by every watcher, except
     /// for tables (whose column definitions go to each watcher once).
-    fn event_line(&mut self, kind: LineType, event: &SharedEvent) -> Option<Bytes> {
+    async fn event_line(&mut self, kind: LineType, event: &SharedEvent) -> Option<Bytes> {
         if self.res.custom.is_some() {
             // Stored in the CRD's storage version: each watcher's own view.
-            let mut obj = event.subject(kind)?.clone();
-            crate::crd::versions::view(&self.res, &mut obj);
-            return Some(self.line(kind.as_str(), obj));
+            let stored = event.subject(kind)?.clone();
+            return Some(match crate::crd::versions::view(&self.res, stored).await {
+                Ok(obj) => self.line(kind.as_str(), obj),
+                Err(e) => error_line(&e),
+            });
         }
         match self.output {
             Output::Table(_) => Some(self.line(kind.as_str(), event.subject(kind)?.clone())),
@@ -190,7 +192,7 @@ impl Pump {
                 _ = ticker.tick(), if self.bookmarks => Some(self.enc.bookmark(self.last_revision, false)),
                 ev = stream.next() => match ev {
                     None => return,
-                    Some(Ok(ev)) => self.event_line(ev),
+                    Some(Ok(ev)) => self.event_line(ev).await,
                     Some(Err(e)) => {
                         let err = ApiError::gone(format!("watch ended: {e}"));
                         let _ = tx.send(error_line(&err)).await;
@@ -207,11 +209,11 @@ impl Pump {
     }
 
     /// The event as this watcher sees it through its selectors (or nothing).
-    fn event_line(&mut self, ev: Event) -> Option<Bytes> {
+    async fn event_line(&mut self, ev: Event) -> Option<Bytes> {
         self.last_revision = ev.kv.mod_revision;
         let shared = self.lines.get(ev);
         let kind = self.line_type(&shared)?;
-        self.enc.event_line(kind, &shared)
+        self.enc.event_line(kind, &shared).await
     }
 
     /// ADDED/MODIFIED/DELETED as seen through the selectors: an object that

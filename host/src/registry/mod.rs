@@ -185,15 +185,13 @@ pub fn encode(obj: &Value) -> ApiResult<bytes::Bytes> {
 }
 
 /// A stored object as `res`'s version shows it.
-pub fn decode_as(res: &ResourceInfo, kv: &KeyValue) -> ApiResult<Value> {
-    let mut obj = decode(kv)?;
-    crate::crd::versions::view(res, &mut obj);
-    Ok(obj)
+pub async fn decode_as(res: &ResourceInfo, kv: &KeyValue) -> ApiResult<Value> {
+    crate::crd::versions::view(res, decode(kv)?).await
 }
 
 /// An object encoded in the version `res` stores (a CRD's storage version).
-pub fn encode_as(res: &ResourceInfo, obj: &Value) -> ApiResult<bytes::Bytes> {
-    match crate::crd::versions::stored(res, obj) {
+pub async fn encode_as(res: &ResourceInfo, obj: &Value) -> ApiResult<bytes::Bytes> {
+    match crate::crd::versions::to_storage(res, obj).await? {
         Some(stored) => encode(&stored),
         None => encode(obj),
     }
@@ -284,7 +282,7 @@ impl Registry {
             .await
             .map_err(|e| storage_error(res, name, e))?;
         let kv = kv.ok_or_else(|| ApiError::not_found(&res.group, &res.plural, name))?;
-        let obj = decode_as(res, &kv)?;
+        let obj = decode_as(res, &kv).await?;
         Ok((kv, obj))
     }
 
@@ -312,7 +310,7 @@ impl Registry {
             .await
             .map_err(|e| storage_error(res, name, e))?
         {
-            Some(kv) => decode_as(res, &kv),
+            Some(kv) => decode_as(res, &kv).await,
             None => Err(ApiError::not_found(&res.group, &res.plural, name)),
         }
     }
@@ -349,15 +347,14 @@ impl Registry {
                 .map_err(|e| list_error(res, e, q.continue_token.is_some()))?;
             revision = Some(page.revision);
             let last_key = page.kvs.last().map(|kv| kv.key.clone());
-            crate::cpu::heavy(|| {
-                for kv in &page.kvs {
-                    let obj = decode_as(res, kv)?;
-                    if q.filter.is_none_or(|f| f(&obj)) {
-                        items.push(obj);
-                    }
-                }
-                Ok::<_, ApiError>(())
-            })?;
+            let decoded =
+                crate::cpu::heavy(|| page.kvs.iter().map(decode).collect::<ApiResult<Vec<_>>>())?;
+            let viewed = crate::crd::versions::view_all(res, decoded).await?;
+            items.extend(
+                viewed
+                    .into_iter()
+                    .filter(|obj| q.filter.is_none_or(|f| f(obj))),
+            );
             let full = limit.is_some_and(|l| items.len() >= l);
             if !page.more || last_key.is_none() {
                 return Ok(ListPage {
@@ -481,8 +478,8 @@ impl Registry {
             if opts.dry_run {
                 return self.dry_run_create(res, &key, &name, obj).await;
             }
-            match self.storage.create(&key, encode_as(res, &obj)?).await {
-                Ok(kv) => return decode_as(res, &kv),
+            match self.storage.create(&key, encode_as(res, &obj).await?).await {
+                Ok(kv) => return decode_as(res, &kv).await,
                 Err(StorageError::AlreadyExists { .. }) if generate => continue,
                 Err(e) => return Err(storage_error(res, &name, e)),
             }

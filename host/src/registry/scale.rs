@@ -229,7 +229,9 @@ mod tests {
                             "statusReplicasPath": ".status.count", "labelSelectorPath": ".status.selector"}}}]},
             "status": {"conditions": [{"type": "Established", "status": "True"}]}
         });
-        let res = crate::crd::resource::entries(&crd).remove(0).info;
+        let res = crate::crd::resource::entries(&crd, &Default::default())
+            .remove(0)
+            .info;
         let w = json!({"metadata": {"name": "w"}, "spec": {"size": 4}, "status": {"count": 1, "selector": "app=w"}});
         let s = to_scale(&res, &w);
         assert_eq!(s["spec"]["replicas"], 4);

@@ -118,7 +118,7 @@ impl Registry {
                     Err(e) => return Err(storage_error(res, name, e)),
                 }
             }
-            let bytes = encode_as(res, &desired)?;
+            let bytes = encode_as(res, &desired).await?;
             if bytes == kv.value {
                 return Ok(UpdateOutcome::Unchanged(current));
             }
@@ -126,7 +126,7 @@ impl Registry {
                 return Ok(UpdateOutcome::Updated(desired));
             }
             match self.storage.update(&key, bytes, kv.mod_revision).await {
-                Ok(stored) => return Ok(UpdateOutcome::Updated(decode_as(res, &stored)?)),
+                Ok(stored) => return Ok(UpdateOutcome::Updated(decode_as(res, &stored).await?)),
                 Err(StorageError::Conflict { .. }) if precondition.is_none() => continue,
                 Err(e) => return Err(storage_error(res, name, e)),
             }

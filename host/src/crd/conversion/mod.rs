@@ -41,6 +41,12 @@ use review::{Endpoint, ReviewVersion};
 use serde_json::Value;
 use std::collections::HashSet;
 
+impl std::fmt::Debug for Converter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Converter").finish_non_exhaustive()
+    }
+}
+
 /// The converter of one CRD: its valid group/versions and its strategy.
 pub struct Converter {
     /// `<group>/<version>` of every version in `spec.versions`.

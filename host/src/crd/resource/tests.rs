@@ -29,8 +29,8 @@ fn crd(established: bool) -> Value {
 
 #[test]
 fn a_crd_is_served_once_established_in_each_served_version() {
-    assert!(entries(&crd(false)).is_empty());
-    let served = entries(&crd(true));
+    assert!(entries(&crd(false), &Default::default()).is_empty());
+    let served = entries(&crd(true), &Default::default());
     let versions: Vec<&str> = served.iter().map(|e| e.info.version.as_str()).collect();
     assert_eq!(versions, ["v1", "v1beta1"]);
     let v1 = &served[0].info;
@@ -53,7 +53,7 @@ fn a_crd_is_served_once_established_in_each_served_version() {
 
 #[test]
 fn a_version_without_columns_prints_age_and_a_deprecated_one_warns() {
-    let served = entries(&crd(true));
+    let served = entries(&crd(true), &Default::default());
     let beta = served[1].info.custom.as_ref().unwrap();
     assert_eq!(beta.printer_columns[0].name, "Age");
     assert_eq!(
@@ -64,7 +64,7 @@ fn a_version_without_columns_prints_age_and_a_deprecated_one_warns() {
 
 #[test]
 fn the_published_schema_has_kube_metadata_and_gvk() {
-    let served = entries(&crd(true));
+    let served = entries(&crd(true), &Default::default());
     let schema = &served[0].schema;
     assert_eq!(schema["properties"]["spec"]["description"], "the spec");
     assert!(schema["properties"]["metadata"]["allOf"][0]["$ref"]
