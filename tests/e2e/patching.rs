@@ -119,3 +119,24 @@ fn edit_with_an_editor_updates_the_object() {
     assert!(out.status.success(), "{}", crate::support::stderr(&out));
     assert_eq!(s.json(&["get", "cm", "editme"])["data"]["color"], "green");
 }
+
+/// A server-side apply configuration without `metadata.name` applies to the
+/// object the URL names (kube-rs sends such partial configurations).
+#[test]
+fn an_apply_configuration_without_a_name_applies_to_the_url_object() {
+    let s = Server::start();
+    s.ok(&["create", "configmap", "named", "--from-literal=a=1"]);
+    let path = "/api/v1/namespaces/default/configmaps/named?fieldManager=partial";
+    let body = r#"{"apiVersion": "v1", "kind": "ConfigMap", "data": {"b": "2"}}"#;
+    let (code, cm, _) = s.request("PATCH", path, "application/apply-patch+yaml", Some(body));
+    assert_eq!(code, 200, "{cm}");
+    assert_eq!(cm["metadata"]["name"], "named");
+    assert_eq!(cm["data"]["b"], "2");
+    let other = r#"{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "other"}}"#;
+    let (code, status, _) = s.request("PATCH", path, "application/apply-patch+yaml", Some(other));
+    assert_eq!(code, 400);
+    assert_eq!(
+        status["message"],
+        "the name of the object (other) does not match the name on the URL (named)"
+    );
+}

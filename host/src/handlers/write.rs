@@ -348,6 +348,11 @@ async fn apply(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     let mut applied =
         cpu::heavy(|| body::decode(&bytes, Some("application/yaml"), call.cat.schemas()))?;
     body::check_object(call.res, &mut applied, call.namespace())?;
+    // A configuration without a name applies to the object the URL names
+    // (kube merges it onto the live object before checking the name).
+    if meta::name(&applied).is_none_or(str::is_empty) {
+        meta::metadata_mut(&mut applied).insert("name".into(), json!(call.name()));
+    }
     if meta::name(&applied) != Some(call.name()) {
         return Err(ApiError::bad_request(format!(
             "the name of the object ({}) does not match the name on the URL ({})",
