@@ -14,7 +14,7 @@ mod field_rules;
 mod field_values;
 pub mod label;
 mod label_parse;
-mod validation;
+pub(crate) mod validation;
 
 pub use field::{check_custom_fields_supported, check_fields_supported, parse_field_selector};
 pub use field::{FieldOp, FieldSelector, FieldTerm};
