@@ -39,7 +39,7 @@ pub struct CompiledSchema {
 impl CompiledSchema {
     /// Compiles `openAPIV3Schema` (already checked structural by the CRD's
     /// own validation). Err only for what cannot be compiled: a pattern the
-    /// regex engine rejects, or nesting deeper than 256 levels.
+    /// regex engine rejects, or nesting deeper than 128 levels.
     pub fn new(open_api_v3_schema: &Value) -> Result<CompiledSchema, String> {
         let mut root = node::compile(open_api_v3_schema)?;
         prune_defaults(&mut root);

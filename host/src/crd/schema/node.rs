@@ -8,8 +8,9 @@ use regex::Regex;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
-/// Deeper schemas are refused: every walk recurses once per level.
-const MAX_DEPTH: usize = 256;
+/// Deeper schemas are refused: every walk recurses once per level (a
+/// schema decoded from JSON, 128 levels deep at most, nests about half).
+const MAX_DEPTH: usize = 128;
 
 /// A `pattern`, kept as written for kube's message.
 pub(super) struct Pattern {

@@ -1,23 +1,7 @@
-//! kube's own messages, verbatim, for each construct of a CRD schema.
+//! Value validations: kube-openapi's checks as kube 1.33 reports them.
 
-use super::CompiledSchema;
-use serde_json::{json, Value};
-
-fn compile(schema: Value) -> CompiledSchema {
-    match CompiledSchema::new(&schema) {
-        Ok(s) => s,
-        Err(e) => panic!("schema did not compile: {e}"),
-    }
-}
-
-/// `field: message` of each cause, as kube's Status message lists them.
-fn errors(schema: Value, obj: Value) -> Vec<String> {
-    compile(schema)
-        .validate(&obj)
-        .into_iter()
-        .map(|c| format!("{}: {}", c.field, c.message))
-        .collect()
-}
+use super::{compile, errors, field_schema, spec_errors};
+use serde_json::json;
 
 #[test]
 fn integer_field_given_a_string() {
@@ -29,19 +13,6 @@ fn integer_field_given_a_string() {
             r#"spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string""#
         ]
     );
-}
-
-/// `{"properties": {"field": <field>}}`: the shape of kube's own tests.
-fn field_schema(field: Value) -> Value {
-    json!({"type": "object", "properties": {"field": field}})
-}
-
-fn spec_schema(properties: Value) -> Value {
-    json!({"type": "object", "properties": {"spec": {"type": "object", "properties": properties}}})
-}
-
-fn spec_errors(properties: Value, spec: Value) -> Vec<String> {
-    errors(spec_schema(properties), json!({"spec": spec}))
 }
 
 #[test]
@@ -82,11 +53,15 @@ fn int_or_string_takes_integers_and_strings_only() {
     assert!(errors(schema.clone(), json!({"field": "foo"})).is_empty());
     assert_eq!(
         errors(schema.clone(), json!({"field": null})),
-        vec![r#"field: Invalid value: "null": field in body must be of type integer,string: "null""#]
+        vec![
+            r#"field: Invalid value: "null": field in body must be of type integer,string: "null""#
+        ]
     );
     assert_eq!(
         errors(schema, json!({"field": 1.2})),
-        vec![r#"field: Invalid value: "number": field in body must be of type integer,string: "number""#]
+        vec![
+            r#"field: Invalid value: "number": field in body must be of type integer,string: "number""#
+        ]
     );
 }
 
@@ -126,7 +101,9 @@ fn one_of_needs_exactly_one_branch() {
         "oneOf": [{"minimum": 0}, {"maximum": 10}]}});
     assert_eq!(
         spec_errors(props.clone(), json!({"x": 5})),
-        vec![r#": Invalid value: "": "spec.x" must validate one and only one schema (oneOf). Found 2 valid alternatives"#]
+        vec![
+            r#": Invalid value: "": "spec.x" must validate one and only one schema (oneOf). Found 2 valid alternatives"#
+        ]
     );
     assert!(spec_errors(props, json!({"x": 20})).is_empty());
     let none = json!({"x": {"type": "string", "oneOf": [{"minLength": 5}, {"pattern": "^a"}]}});
@@ -165,16 +142,24 @@ fn required_fields_at_the_root_and_nested() {
 
 #[test]
 fn enum_failures_list_the_supported_values_quoted() {
-    let schema = field_schema(json!({"type": "object", "required": ["nestedint", "nestedstring"],
+    let schema = field_schema(
+        json!({"type": "object", "required": ["nestedint", "nestedstring"],
         "properties": {
             "nestedint": {"type": "integer", "enum": [1, 2]},
-            "nestedstring": {"type": "string", "enum": ["a", "b"]}}}));
-    assert_eq!(
-        errors(schema.clone(), json!({"field": {}})),
-        vec!["field.nestedint: Required value", "field.nestedstring: Required value"]
+            "nestedstring": {"type": "string", "enum": ["a", "b"]}}}),
     );
     assert_eq!(
-        errors(schema, json!({"field": {"nestedint": "x", "nestedstring": true}})),
+        errors(schema.clone(), json!({"field": {}})),
+        vec![
+            "field.nestedint: Required value",
+            "field.nestedstring: Required value"
+        ]
+    );
+    assert_eq!(
+        errors(
+            schema,
+            json!({"field": {"nestedint": "x", "nestedstring": true}})
+        ),
         vec![
             r#"field.nestedint: Invalid value: "string": field.nestedint in body must be of type integer: "string""#,
             r#"field.nestedint: Unsupported value: "x": supported values: "1", "2""#,
@@ -253,7 +238,9 @@ fn integer_accepts_integral_floats_and_number_accepts_integers() {
     assert!(spec_errors(props.clone(), json!({"i": 3.0, "n": 3})).is_empty());
     assert_eq!(
         spec_errors(props, json!({"i": 3.5})),
-        vec![r#"spec.i: Invalid value: "number": spec.i in body must be of type integer: "number""#]
+        vec![
+            r#"spec.i: Invalid value: "number": spec.i in body must be of type integer: "number""#
+        ]
     );
 }
 
@@ -299,7 +286,9 @@ fn item_counts_and_unique_items() {
     );
     assert_eq!(
         spec_errors(props, json!({"l": [1, "x"]})),
-        vec![r#"spec.l[1]: Invalid value: "string": spec.l[1] in body must be of type integer: "string""#]
+        vec![
+            r#"spec.l[1]: Invalid value: "string": spec.l[1] in body must be of type integer: "string""#
+        ]
     );
 }
 
@@ -312,7 +301,10 @@ fn property_counts_stop_the_object_checks() {
         vec!["spec.m: Invalid value: 1: spec.m in body should have at least 2 properties"]
     );
     assert_eq!(
-        spec_errors(props.clone(), json!({"m": {"a": "1", "b": "2", "c": "3", "d": "4"}})),
+        spec_errors(
+            props.clone(),
+            json!({"m": {"a": "1", "b": "2", "c": "3", "d": "4"}})
+        ),
         vec!["spec.m: Too many: 4: must have at most 3 items"]
     );
     assert_eq!(
@@ -368,11 +360,46 @@ fn metadata_constraints_in_the_schema_apply() {
     let schema = json!({"type": "object", "properties": {"metadata": {"type": "object",
         "properties": {"name": {"type": "string", "maxLength": 10, "pattern": "^[a-z-]+$"}}}}});
     assert_eq!(
-        errors(schema.clone(), json!({"metadata": {"name": "much-too-long-name"}})),
+        errors(
+            schema.clone(),
+            json!({"metadata": {"name": "much-too-long-name"}})
+        ),
         vec!["metadata.name: Too long: may not be more than 10 bytes"]
     );
     assert_eq!(
         errors(schema, json!({"metadata": {"name": "abc1"}})),
-        vec![r#"metadata.name: Invalid value: "abc1": metadata.name in body should match '^[a-z-]+$'"#]
+        vec![
+            r#"metadata.name: Invalid value: "abc1": metadata.name in body should match '^[a-z-]+$'"#
+        ]
     );
+}
+
+#[test]
+fn schemas_that_cannot_compile_are_refused() {
+    let bad_pattern =
+        json!({"type": "object", "properties": {"s": {"type": "string", "pattern": "+"}}});
+    assert!(super::CompiledSchema::new(&bad_pattern).is_err());
+    assert!(super::CompiledSchema::new(&nested_schema(130)).is_err());
+}
+
+fn nested_schema(levels: usize) -> serde_json::Value {
+    let mut schema = json!({"type": "integer", "maximum": 1});
+    for _ in 0..levels {
+        schema = json!({"type": "object", "properties": {"a": schema}});
+    }
+    schema
+}
+
+#[test]
+fn deep_schemas_within_the_limit_validate_deep_objects() {
+    let levels = 120;
+    let mut obj = json!(2);
+    for _ in 0..levels {
+        obj = json!({ "a": obj });
+    }
+    let causes = compile(nested_schema(levels)).validate(&obj);
+    assert_eq!(causes.len(), 1);
+    assert!(causes[0]
+        .message
+        .ends_with("in body should be less than or equal to 1"));
 }
