@@ -15,7 +15,7 @@ pub(super) fn go_float(f: f64) -> String {
     }
     let (negative, digits, exp) = shortest(f);
     let sign = if negative { "-" } else { "" };
-    if exp < -4 || exp >= 6 {
+    if !(-4..6).contains(&exp) {
         let (first, rest) = digits.split_at(1);
         let dot = if rest.is_empty() {
             String::new()

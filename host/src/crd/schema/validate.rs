@@ -137,19 +137,18 @@ fn type_check(node: &Node, kind: Kind, path: &str) -> Outcome {
     let int_float = matches!(kind, Kind::Int(_)) && has("number");
     let stringish = matches!(kind, Kind::Str | Kind::Array);
     let format = node.format.as_ref().map_or("", |f| f.name.as_str());
-    if !stringish
-        && !format.is_empty()
-        && !(has(sch_type) || data_format == format || float_int || int_float)
-    {
+    let type_matches = has(sch_type) || float_int || int_float;
+    if !stringish && !format.is_empty() && !type_matches && data_format != format {
         return Outcome::failed(Problem::invalid_type(path, format, data_format));
     }
-    if !(has("number") || has("integer")) && !format.is_empty() && stringish {
+    let numeric = has("number") || has("integer");
+    if !numeric && !format.is_empty() && stringish {
         return Outcome {
             problems: Vec::new(),
             count: 1,
         };
     }
-    if !(has(sch_type) || float_int || int_float) {
+    if !type_matches {
         let expected = node.types.join(",");
         return Outcome::failed(Problem::invalid_type(path, &expected, sch_type));
     }
