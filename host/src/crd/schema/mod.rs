@@ -46,22 +46,66 @@ impl CompiledSchema {
         Ok(CompiledSchema { root })
     }
 
-    /// Every problem of `obj` against the schema, as kube reports them in
-    /// one 422: the openapi validation's field errors, then embedded
-    /// resources' apiVersion/kind/metadata, then list-type set and map
-    /// uniqueness. Paths and messages are kube's; where kube walks a Go
+    /// Every problem of `obj` against the schema on create, as kube reports
+    /// them in one 422: the openapi validation's field errors, then
+    /// embedded resources' apiVersion/kind/metadata, then list-type set and
+    /// map uniqueness. Paths and messages are kube's; where kube walks a Go
     /// map (properties), the order here is the properties' names sorted.
+    /// (kube puts the scale subresource's replica checks between the first
+    /// part and the rest: see `validate_schema` and `validate_structure`.)
     pub fn validate(&self, obj: &Value) -> Vec<Cause> {
-        let outcome = validate::validate(&self.root, obj, "");
-        let mut causes: Vec<Cause> = outcome
-            .problems
-            .into_iter()
-            .map(problems::Problem::into_cause)
-            .collect();
+        let mut causes = self.validate_schema(obj, None);
+        causes.extend(self.validate_structure(obj, None));
+        causes
+    }
+
+    /// The same on update: kube ratchets, so a value equal to its old value
+    /// (same field, list-type map items by their keys) reports nothing, and
+    /// list-type uniqueness is checked only when `old` passed it.
+    pub fn validate_update(&self, obj: &Value, old: &Value) -> Vec<Cause> {
+        let mut causes = self.validate_schema(obj, Some(old));
+        causes.extend(self.validate_structure(obj, Some(old)));
+        causes
+    }
+
+    /// The openapi validation alone (kube's ValidateCustomResource, or
+    /// ValidateCustomResourceUpdate with `old`).
+    pub fn validate_schema(&self, obj: &Value, old: Option<&Value>) -> Vec<Cause> {
+        to_causes(validate::validate(&self.root, obj, "", old), "")
+    }
+
+    /// Embedded resources and list types (kube's strategy checks after the
+    /// openapi validation); with `old`, list types only when `old` passed.
+    pub fn validate_structure(&self, obj: &Value, old: Option<&Value>) -> Vec<Cause> {
+        let mut causes = Vec::new();
         embedded::validate(obj, &self.root, "", &mut causes);
-        if let Value::Object(map) = obj {
+        let old_passed = || {
+            let mut old_causes = Vec::new();
+            if let Some(Value::Object(map)) = old {
+                list_types::validate(&self.root, map, "", &mut old_causes);
+            }
+            old_causes.is_empty()
+        };
+        if let (Value::Object(map), true) = (obj, old_passed()) {
             list_types::validate(&self.root, map, "", &mut causes);
         }
+        causes
+    }
+
+    /// A write to the status subresource: `status` against the schema's
+    /// `status` property (its paths relative to it in the messages, under
+    /// `status` in the fields, as kube's status validator has them),
+    /// ratcheted against `old`'s status, then the structure checks of the
+    /// whole object.
+    pub fn validate_status_update(&self, obj: &Value, old: &Value) -> Vec<Cause> {
+        let mut causes = Vec::new();
+        if let (Some(schema), Some(status)) =
+            (self.root.properties.get("status"), obj.get("status"))
+        {
+            let outcome = validate::validate(schema, status, "", old.get("status"));
+            causes = to_causes(outcome, "status");
+        }
+        causes.extend(self.validate_structure(obj, Some(old)));
         causes
     }
 
@@ -82,6 +126,14 @@ impl CompiledSchema {
     pub fn apply_defaults(&self, obj: &mut Value) {
         defaults::apply(obj, &self.root);
     }
+}
+
+fn to_causes(outcome: validate::Outcome, prefix: &str) -> Vec<Cause> {
+    outcome
+        .problems
+        .into_iter()
+        .map(|p| p.into_cause(prefix))
+        .collect()
 }
 
 /// Defaults are pruned by the schema they sit at, as kube does when it

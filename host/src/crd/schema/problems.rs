@@ -59,16 +59,18 @@ impl Problem {
         Problem::new(Code::InvalidType, name, Some(Value::from(got)), message)
     }
 
-    /// The field error kube reports for this problem.
-    pub fn into_cause(self) -> Cause {
+    /// The field error kube reports for this problem, its path under
+    /// `prefix` (`""` for the object, `status` for the status subresource).
+    pub fn into_cause(self, prefix: &str) -> Cause {
         if self.composite {
-            return invalid("", &Value::from(""), &self.message);
+            return invalid(prefix, &Value::from(""), &self.message);
         }
-        let field = self
-            .name
-            .strip_prefix('.')
-            .unwrap_or(&self.name)
-            .to_string();
+        let name = self.name.strip_prefix('.').unwrap_or(&self.name);
+        let field = match (prefix, self.name.as_str()) {
+            (_, "" | ".") => prefix.to_string(),
+            ("", _) => name.to_string(),
+            _ => format!("{prefix}.{name}"),
+        };
         let value = self.value.unwrap_or_else(|| Value::from(""));
         match self.code {
             Code::Required => Cause::required(&field, ""),

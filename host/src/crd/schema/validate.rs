@@ -2,12 +2,18 @@
 //! in the same order (type, allOf/anyOf/oneOf/not, string, format, number,
 //! array, enum, object), the same messages, and the same match counts that
 //! pick which failing anyOf/oneOf branch is reported.
+//!
+//! On update, kube ratchets (CRDValidationRatcheting): `old` is the value
+//! correlated with the one validated (same key; list-type map items by
+//! their keys), and the problems of a value equal to its old value are
+//! dropped.
 
 use super::go_values::go_float;
-use super::node::{Additional, Node};
+use super::node::{Additional, ListType, Node};
 use super::problems::{Code, Problem};
 use crate::selectors::validation::go_quote;
 use serde_json::{Map, Value};
+use std::collections::HashMap;
 
 /// The problems found and kube-openapi's MatchCount of the checks run.
 #[derive(Default)]
@@ -65,8 +71,22 @@ fn kind_of(v: &Value) -> Option<Kind> {
     })
 }
 
-/// Validates `data` at `path` (`""` for the root) against `node`.
-pub(super) fn validate(node: &Node, data: &Value, path: &str) -> Outcome {
+/// Validates `data` at `path` (`""` for the root) against `node`; `old`,
+/// on update, is the correlated old value.
+pub(super) fn validate(node: &Node, data: &Value, path: &str, old: Option<&Value>) -> Outcome {
+    let out = validate_value(node, data, path, old);
+    if !out.is_valid() && old == Some(data) {
+        return Outcome {
+            problems: Vec::new(),
+            count: out.count,
+        };
+    }
+    out
+}
+
+/// One value against one schema, without ratcheting at this level (as a
+/// junctor's branch is validated).
+fn validate_value(node: &Node, data: &Value, path: &str, old: Option<&Value>) -> Outcome {
     let mut out = Outcome::default();
     let Some(kind) = kind_of(data) else {
         out.merge(null_type(node, path));
@@ -76,7 +96,7 @@ pub(super) fn validate(node: &Node, data: &Value, path: &str) -> Outcome {
     if !node.types.is_empty() || node.format.is_some() {
         step(&mut out, type_check(node, kind, path));
     }
-    step(&mut out, junctors(node, data, path));
+    step(&mut out, junctors(node, data, path, old));
     if let Value::String(s) = data {
         step(&mut out, string_checks(node, s, data, path));
         if let Some(format) = &node.format {
@@ -92,11 +112,11 @@ pub(super) fn validate(node: &Node, data: &Value, path: &str) -> Outcome {
         step(&mut out, number_checks(node, kind, data, path));
     }
     if let Value::Array(items) = data {
-        step(&mut out, array_checks(node, items, path));
+        step(&mut out, array_checks(node, items, path, old));
     }
     step(&mut out, enumeration(node, data, path));
     if let Value::Object(map) = data {
-        step(&mut out, object_checks(node, map, path));
+        step(&mut out, object_checks(node, map, path, old));
     }
     out.count += 1;
     out
@@ -178,19 +198,34 @@ fn is_json_integer(f: f64) -> bool {
     (f - g).abs() / (f + g) < 1e-9
 }
 
-fn junctors(node: &Node, data: &Value, path: &str) -> Outcome {
+/// The value and its correlated old value, as the junctors pass them on.
+#[derive(Clone, Copy)]
+struct Subject<'a> {
+    data: &'a Value,
+    path: &'a str,
+    old: Option<&'a Value>,
+}
+
+impl Subject<'_> {
+    fn against(&self, branch: &Node) -> Outcome {
+        validate_value(branch, self.data, self.path, self.old)
+    }
+}
+
+fn junctors(node: &Node, data: &Value, path: &str, old: Option<&Value>) -> Outcome {
     let mut main = Outcome::default();
+    let subject = Subject { data, path, old };
     if !node.any_of.is_empty() {
-        any_of(&node.any_of, data, path, &mut main);
+        any_of(&node.any_of, subject, &mut main);
     }
     if !node.one_of.is_empty() {
-        one_of(&node.one_of, data, path, &mut main);
+        one_of(&node.one_of, subject, &mut main);
     }
     if !node.all_of.is_empty() {
-        all_of(&node.all_of, data, path, &mut main);
+        all_of(&node.all_of, subject, &mut main);
     }
     if let Some(not) = &node.not {
-        if validate(not, data, path).is_valid() {
+        if subject.against(not).is_valid() {
             main.push(Problem::composite(format!(
                 "{} must not validate the schema (not)",
                 go_quote(path)
@@ -201,10 +236,11 @@ fn junctors(node: &Node, data: &Value, path: &str) -> Outcome {
     main
 }
 
-fn any_of(branches: &[Node], data: &Value, path: &str, main: &mut Outcome) {
+fn any_of(branches: &[Node], subject: Subject, main: &mut Outcome) {
+    let path = subject.path;
     let mut best: Option<Outcome> = None;
     for branch in branches {
-        let result = validate(branch, data, path);
+        let result = subject.against(branch);
         if result.is_valid() {
             main.merge(result);
             return;
@@ -222,12 +258,13 @@ fn any_of(branches: &[Node], data: &Value, path: &str, main: &mut Outcome) {
     }
 }
 
-fn one_of(branches: &[Node], data: &Value, path: &str, main: &mut Outcome) {
+fn one_of(branches: &[Node], subject: Subject, main: &mut Outcome) {
+    let path = subject.path;
     let mut best: Option<Outcome> = None;
     let mut first_success: Option<Outcome> = None;
     let mut validated = 0;
     for branch in branches {
-        let result = validate(branch, data, path);
+        let result = subject.against(branch);
         if result.is_valid() {
             validated += 1;
             best = None;
@@ -258,10 +295,11 @@ fn one_of(branches: &[Node], data: &Value, path: &str, main: &mut Outcome) {
     }
 }
 
-fn all_of(branches: &[Node], data: &Value, path: &str, main: &mut Outcome) {
+fn all_of(branches: &[Node], subject: Subject, main: &mut Outcome) {
+    let path = subject.path;
     let mut validated = 0;
     for branch in branches {
-        let result = validate(branch, data, path);
+        let result = subject.against(branch);
         if result.is_valid() {
             validated += 1;
         }
@@ -408,11 +446,18 @@ fn bound(kind: Kind, limit: f64, exclusive: bool, path: &str, upper: bool) -> Op
     fails.then(|| format!("{path} in body should be {relation} {shown}"))
 }
 
-fn array_checks(node: &Node, items: &[Value], path: &str) -> Outcome {
+fn array_checks(node: &Node, items: &[Value], path: &str, old: Option<&Value>) -> Outcome {
     let mut out = Outcome::default();
     if let Some(item_schema) = &node.items {
+        let old_items = correlate_items(node, old);
         for (i, item) in items.iter().enumerate() {
-            out.merge(validate(item_schema, item, &format!("{path}[{i}]")));
+            let old_item = old_items.as_ref().and_then(|o| o.find(node, item));
+            out.merge(validate(
+                item_schema,
+                item,
+                &format!("{path}[{i}]"),
+                old_item,
+            ));
         }
     }
     let size = items.len() as i64;
@@ -477,7 +522,12 @@ fn enum_match(data: &Value, entry: &Value) -> bool {
     }
 }
 
-fn object_checks(node: &Node, map: &Map<String, Value>, path: &str) -> Outcome {
+fn object_checks(
+    node: &Node,
+    map: &Map<String, Value>,
+    path: &str,
+    old: Option<&Value>,
+) -> Outcome {
     let keys = map.len() as i64;
     if let Some(min) = node.min_properties.filter(|m| keys < *m) {
         let message = format!("{path} in body should have at least {min} properties");
@@ -489,7 +539,13 @@ fn object_checks(node: &Node, map: &Map<String, Value>, path: &str) -> Outcome {
         return Outcome::failed(Problem::new(code, path, Some(keys.into()), message));
     }
     let mut out = Outcome::default();
-    unknown_keys(node, map, path, &mut out);
+    let old_of = |key: &str| {
+        let type_meta = path.is_empty() && (key == "kind" || key == "apiVersion");
+        old.and_then(Value::as_object)
+            .and_then(|o| o.get(key))
+            .filter(|_| !type_meta)
+    };
+    unknown_keys(node, map, path, &old_of, &mut out);
     for (name, prop) in &node.properties {
         if let Some(v) = map.get(name) {
             let child = if path.is_empty() {
@@ -497,7 +553,7 @@ fn object_checks(node: &Node, map: &Map<String, Value>, path: &str) -> Outcome {
             } else {
                 format!("{path}.{name}")
             };
-            out.merge(validate(prop, v, &child));
+            out.merge(validate(prop, v, &child, old_of(name)));
         }
     }
     for key in &node.required {
@@ -512,7 +568,13 @@ fn object_checks(node: &Node, map: &Map<String, Value>, path: &str) -> Outcome {
 
 /// Keys outside `properties`: forbidden by `additionalProperties: false`,
 /// validated by an additionalProperties schema, otherwise allowed.
-fn unknown_keys(node: &Node, map: &Map<String, Value>, path: &str, out: &mut Outcome) {
+fn unknown_keys<'a>(
+    node: &Node,
+    map: &Map<String, Value>,
+    path: &str,
+    old_of: &dyn Fn(&str) -> Option<&'a Value>,
+    out: &mut Outcome,
+) {
     let unknown = map
         .iter()
         .filter(|(k, _)| !node.properties.contains_key(*k));
@@ -530,9 +592,48 @@ fn unknown_keys(node: &Node, map: &Map<String, Value>, path: &str, out: &mut Out
         }
         Some(Additional::Schema(schema)) => {
             for (key, value) in unknown {
-                out.merge(validate(schema, value, &format!("{path}.{key}")));
+                out.merge(validate(
+                    schema,
+                    value,
+                    &format!("{path}.{key}"),
+                    old_of(key),
+                ));
             }
         }
         _ => {}
     }
+}
+
+/// The old items of a list-type map, by their keys; other lists do not
+/// correlate their items.
+struct OldItems<'a> {
+    by_key: HashMap<String, &'a Value>,
+}
+
+impl<'a> OldItems<'a> {
+    fn find(&self, node: &Node, item: &Value) -> Option<&'a Value> {
+        self.by_key.get(&list_map_key(node, item)).copied()
+    }
+}
+
+fn correlate_items<'a>(node: &Node, old: Option<&'a Value>) -> Option<OldItems<'a>> {
+    if node.list_type != Some(ListType::Map) {
+        return None;
+    }
+    let old_items = old?.as_array()?;
+    let by_key = old_items
+        .iter()
+        .map(|item| (list_map_key(node, item), item))
+        .collect();
+    Some(OldItems { by_key })
+}
+
+/// An item's key fields, compared as JSON.
+fn list_map_key(node: &Node, item: &Value) -> String {
+    let keys: Vec<Value> = node
+        .list_map_keys
+        .iter()
+        .map(|k| item.get(k).cloned().unwrap_or(Value::Null))
+        .collect();
+    Value::Array(keys).to_string()
 }

@@ -5,6 +5,7 @@ mod embedded;
 mod formats;
 mod list_types;
 mod prune;
+mod updates;
 mod validation;
 
 use super::CompiledSchema;
