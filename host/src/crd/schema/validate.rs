@@ -144,7 +144,7 @@ fn type_info(kind: Kind) -> (&'static str, &'static str) {
         Kind::Bool => ("boolean", ""),
         Kind::Str => ("string", ""),
         Kind::Int(_) => ("integer", "int64"),
-        Kind::Float(_) => ("number", "double"),
+        Kind::Float(_) => ("number", "float64"),
         Kind::Array => ("array", ""),
         Kind::Object => ("object", ""),
     }
@@ -478,11 +478,43 @@ fn array_checks(node: &Node, items: &[Value], path: &str, old: Option<&Value>) -
     out
 }
 
+/// reflect.DeepEqual between any two items, in one pass: each item's
+/// canonical form (sorted keys, integers and floats apart) hashed.
 fn has_duplicates(items: &[Value]) -> bool {
-    items
-        .iter()
-        .enumerate()
-        .any(|(i, v)| items[..i].iter().any(|u| u == v))
+    let mut seen = std::collections::HashSet::with_capacity(items.len());
+    items.iter().any(|item| {
+        let mut key = String::new();
+        deep_key(item, &mut key);
+        !seen.insert(key)
+    })
+}
+
+fn deep_key(v: &Value, out: &mut String) {
+    match v {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for k in keys {
+                out.push_str(&Value::from(k.as_str()).to_string());
+                out.push(':');
+                deep_key(&map[k], out);
+                out.push(',');
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for item in items {
+                deep_key(item, out);
+                out.push(',');
+            }
+            out.push(']');
+        }
+        Value::Number(n) if n.as_i64().is_some() => out.push_str(&format!("i{n}")),
+        Value::Number(n) => out.push_str(&format!("f{n}")),
+        other => out.push_str(&other.to_string()),
+    }
 }
 
 /// The enum check: a value matches an entry equal to it after Go's

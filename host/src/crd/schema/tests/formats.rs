@@ -118,3 +118,14 @@ fn a_format_on_a_non_string_names_the_go_format_it_got() {
         vec![r#"spec.d: Invalid value: "int64": spec.d in body must be of type date: "int64""#]
     );
 }
+
+#[test]
+fn a_float_against_a_string_format_is_named_float64() {
+    assert_eq!(
+        spec_errors(
+            json!({"d": {"type": "string", "format": "date"}}),
+            json!({"d": 1.5})
+        ),
+        vec![r#"spec.d: Invalid value: "float64": spec.d in body must be of type date: "float64""#]
+    );
+}

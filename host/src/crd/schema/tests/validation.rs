@@ -403,3 +403,17 @@ fn deep_schemas_within_the_limit_validate_deep_objects() {
         .message
         .ends_with("in body should be less than or equal to 1"));
 }
+
+#[test]
+fn unique_items_compares_deeply_keeping_integers_and_floats_apart() {
+    let props = json!({"l": {"type": "array", "uniqueItems": true,
+        "items": {"x-kubernetes-preserve-unknown-fields": true}}});
+    assert!(spec_errors(props.clone(), json!({"l": [1, 1.0]})).is_empty());
+    assert_eq!(
+        spec_errors(
+            props,
+            json!({"l": [{"a": 1, "b": [2]}, {"b": [2], "a": 1}]})
+        ),
+        vec![r#"spec.l: Invalid value: "": spec.l in body shouldn't contain duplicates"#]
+    );
+}
