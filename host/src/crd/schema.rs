@@ -1,1 +1,0 @@
-//! Structural-schema validation, pruning and defaulting of custom resources (in progress).
