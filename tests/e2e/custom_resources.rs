@@ -326,3 +326,110 @@ fn a_wasm_converter_moves_objects_between_versions_and_its_failures_are_kubes() 
         200
     );
 }
+
+/// A schema with kube's value validations, a default and a list-map.
+const CHECKED: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: checks.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: checks, singular: check, kind: Check}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [size]
+            properties:
+              size: {type: integer, minimum: 1, maximum: 10}
+              mode: {type: string, enum: [fast, slow], default: fast}
+              name: {type: string, pattern: '^[a-z]+$'}
+              ports:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [port]
+                items:
+                  type: object
+                  required: [port]
+                  properties:
+                    port: {type: integer}
+";
+
+#[test]
+fn the_schema_validates_prunes_and_defaults_as_kube() {
+    let s = Server::start();
+    s.ok_stdin(&["apply", "-f", "-"], CHECKED);
+    s.ok(&[
+        "wait",
+        "--for=condition=established",
+        "--timeout=30s",
+        "crd/checks.example.com",
+    ]);
+    let path = "/apis/example.com/v1/namespaces/default/checks";
+    let bad = json!({"apiVersion": "example.com/v1", "kind": "Check", "metadata": {"name": "bad"},
+        "spec": {"size": "big", "mode": "medium", "name": "A1", "ports": [{"port": 80}, {"port": 80}]}});
+    let (code, status, _) = s.request("POST", path, "application/json", Some(&bad.to_string()));
+    assert_eq!(code, 422, "{status}");
+    let message = status["message"].as_str().unwrap_or_default();
+    for expected in [
+        r#"spec.size: Invalid value: "string": spec.size in body must be of type integer: "string""#,
+        r#"spec.mode: Unsupported value: "medium": supported values: "fast", "slow""#,
+        r#"spec.name: Invalid value: "A1": spec.name in body should match '^[a-z]+$'"#,
+        r#"spec.ports[1]: Duplicate value: map[string]interface {}{"port":80}"#,
+    ] {
+        assert!(message.contains(expected), "{expected}\nnot in\n{message}");
+    }
+    let too_big = json!({"apiVersion": "example.com/v1", "kind": "Check", "metadata": {"name": "big"},
+        "spec": {"size": 11}});
+    let (code, status, _) = s.request("POST", path, "application/json", Some(&too_big.to_string()));
+    assert_eq!(code, 422);
+    assert!(
+        status["message"].as_str().unwrap_or_default().contains(
+            "spec.size: Invalid value: 11: spec.size in body should be less than or equal to 10"
+        ),
+        "{status}"
+    );
+    let missing = json!({"apiVersion": "example.com/v1", "kind": "Check", "metadata": {"name": "m"}, "spec": {}});
+    let (code, status, _) = s.request("POST", path, "application/json", Some(&missing.to_string()));
+    assert_eq!(code, 422);
+    assert!(
+        status["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("spec.size: Required value"),
+        "{status}"
+    );
+    // Unknown fields: refused under Strict with kube's wording, pruned otherwise; defaults filled.
+    let extra = json!({"apiVersion": "example.com/v1", "kind": "Check", "metadata": {"name": "ok"},
+        "spec": {"size": 2, "colour": "red"}});
+    let strict = format!("{path}?fieldValidation=Strict");
+    let (code, status, _) = s.request(
+        "POST",
+        &strict,
+        "application/json",
+        Some(&extra.to_string()),
+    );
+    assert_eq!(code, 400);
+    assert_eq!(
+        status["message"],
+        r#"Check in version "v1" cannot be handled as a Check: strict decoding error: unknown field "spec.colour""#
+    );
+    let (code, created, headers) = s.request(
+        "POST",
+        &format!("{path}?fieldValidation=Warn"),
+        "application/json",
+        Some(&extra.to_string()),
+    );
+    assert_eq!(code, 201, "{created}");
+    assert!(
+        headers.contains(r#"unknown field \"spec.colour\""#),
+        "{headers}"
+    );
+    assert_eq!(created["spec"], json!({"size": 2, "mode": "fast"}));
+}

@@ -29,6 +29,15 @@ impl FieldProblems {
         self.messages.is_empty()
     }
 
+    /// Problems found elsewhere (a custom resource's pruning): unknown
+    /// fields, then duplicates.
+    pub fn from_paths(unknown: Vec<String>, duplicate: Vec<String>) -> FieldProblems {
+        let mut problems = FieldProblems::default();
+        unknown.into_iter().for_each(|p| problems.record(false, p));
+        duplicate.into_iter().for_each(|p| problems.record(true, p));
+        problems
+    }
+
     fn record(&mut self, duplicate: bool, path: String) {
         let message = if duplicate {
             format!("duplicate field {}", quote(&path))

@@ -51,6 +51,12 @@ pub struct CustomResource {
     pub storage_version: String,
     /// The version's `schema.openAPIV3Schema` (`{}` when it has none).
     pub schema: Value,
+    /// The schema compiled for validation, pruning and defaulting (`None`
+    /// if it cannot be: then objects are stored as written, and a warning
+    /// is logged).
+    pub compiled: Option<super::schema::CompiledSchema>,
+    /// Whether the schema has defaults (applied on read from storage too).
+    pub has_defaults: bool,
     /// Its `x-kubernetes-validations`, compiled (`None` when it has none).
     pub rules: Option<kube_cel::ValidationRules>,
     pub printer_columns: Vec<PrinterColumn>,
@@ -198,6 +204,8 @@ fn custom(shared: &Shared<'_>, version: &Value) -> CustomResource {
         crd_name: text(shared.crd, "/metadata/name"),
         storage_version: shared.storage.to_string(),
         rules: super::rules::compile(&schema),
+        compiled: compile(shared, &schema),
+        has_defaults: has_key(&schema, "default"),
         schema,
         printer_columns: printer_columns(version),
         selectable_fields: version
@@ -225,6 +233,26 @@ fn custom(shared: &Shared<'_>, version: &Value) -> CustomResource {
         served_versions: shared.served.to_vec(),
         converter: converter(shared),
     }
+}
+
+fn compile(shared: &Shared<'_>, schema: &Value) -> Option<super::schema::CompiledSchema> {
+    super::schema::CompiledSchema::new(schema)
+        .map_err(|e| tracing::warn!(crd = %text(shared.crd, "/metadata/name"), error = %e, "schema not compiled"))
+        .ok()
+}
+
+/// Does any schema node have `key` (e.g. `default`)? Iterative: schemas nest deep.
+fn has_key(schema: &Value, key: &str) -> bool {
+    let mut stack = vec![schema];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(m) if m.contains_key(key) => return true,
+            Value::Object(m) => stack.extend(m.values()),
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    false
 }
 
 fn converter(shared: &Shared<'_>) -> Option<super::conversion::Converter> {

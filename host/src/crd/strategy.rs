@@ -106,7 +106,11 @@ fn with_schema_causes(
 /// The problems of `obj` by the CRD version's schema (validation, then
 /// its CEL rules).
 pub fn validate(custom: &CustomResource, obj: &Value, old: Option<&Value>) -> Vec<Cause> {
-    let mut causes = Vec::new();
+    let mut causes = match (&custom.compiled, old) {
+        (Some(schema), Some(old)) => schema.validate_update(obj, old),
+        (Some(schema), None) => schema.validate(obj),
+        (None, _) => Vec::new(),
+    };
     if let Some(rules) = &custom.rules {
         causes.extend(super::rules::causes(rules, obj, old));
     }

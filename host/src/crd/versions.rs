@@ -15,19 +15,26 @@ fn api_version(obj: &Value) -> &str {
         .unwrap_or_default()
 }
 
-/// Objects (as stored) in `res`'s version.
+/// Objects (as stored) in `res`'s version, defaulted by its schema as kube
+/// defaults what it reads from storage.
 pub async fn view_all(res: &ResourceInfo, objects: Vec<Value>) -> ApiResult<Vec<Value>> {
     let desired = res.api_version();
-    match &res.custom {
-        Some(_) if objects.iter().all(|o| api_version(o) == desired) => Ok(objects),
-        Some(custom) => convert(custom, objects, &desired).await,
-        None => Ok(objects),
+    let Some(custom) = &res.custom else {
+        return Ok(objects);
+    };
+    let mut objects = match objects.iter().all(|o| api_version(o) == desired) {
+        true => objects,
+        false => convert(custom, objects, &desired).await?,
+    };
+    if let (true, Some(schema)) = (custom.has_defaults, &custom.compiled) {
+        objects.iter_mut().for_each(|o| schema.apply_defaults(o));
     }
+    Ok(objects)
 }
 
 /// One stored object in `res`'s version.
 pub async fn view(res: &ResourceInfo, obj: Value) -> ApiResult<Value> {
-    if res.custom.is_none() || api_version(&obj) == res.api_version() {
+    if res.custom.is_none() {
         return Ok(obj);
     }
     let mut converted = view_all(res, vec![obj]).await?;

@@ -79,19 +79,38 @@ fn check_scale(call: &Call<'_>, scale: &mut Value) -> ApiResult<()> {
 /// Server-side field validation: Strict fails, Warn warns, all drop unknown fields.
 fn validate_fields(call: &Call<'_>, json_bytes: &[u8], obj: &mut Value) -> ApiResult<Vec<String>> {
     let mode = call.query.field_validation()?;
-    let problems = field_validation::check(call.cat, call.res, json_bytes);
+    let problems = match call.res.custom.as_ref().and_then(|c| c.compiled.as_ref()) {
+        Some(schema) => custom_fields(call, schema, json_bytes, obj),
+        None => field_validation::check(call.cat, call.res, json_bytes),
+    };
     let found = !problems.unknown.is_empty() || !problems.duplicate.is_empty();
     if found && mode == FieldValidation::Strict {
         return Err(ApiError::bad_request(
             field_validation::bad_request_message(call.res, &problems),
         ));
     }
-    field_validation::prune_unknown(call.cat, call.res, obj);
+    if call.res.custom.is_none() {
+        field_validation::prune_unknown(call.cat, call.res, obj);
+    }
     Ok(if mode == FieldValidation::Warn {
         field_validation::warnings(&problems)
     } else {
         Vec::new()
     })
+}
+
+/// A custom resource as kube's decoder leaves it: pruned by its CRD
+/// version's schema (the dropped fields are the unknown ones), defaulted.
+fn custom_fields(
+    call: &Call<'_>,
+    schema: &crate::crd::schema::CompiledSchema,
+    json_bytes: &[u8],
+    obj: &mut Value,
+) -> field_validation::FieldProblems {
+    let duplicate = field_validation::check(call.cat, call.res, json_bytes).duplicate;
+    let unknown = schema.prune(obj);
+    schema.apply_defaults(obj);
+    field_validation::FieldProblems::from_paths(unknown, duplicate)
 }
 
 pub async fn create(call: &Call<'_>, raw: Body) -> ApiResult<Response> {

@@ -30,6 +30,12 @@ use crate::status::Cause;
 use node::Node;
 use serde_json::Value;
 
+impl std::fmt::Debug for CompiledSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompiledSchema").finish_non_exhaustive()
+    }
+}
+
 /// One CRD version's schema, compiled once (regexes, formats, defaults
 /// parsed) and then used by every request.
 pub struct CompiledSchema {
