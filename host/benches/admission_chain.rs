@@ -68,7 +68,7 @@ fn chain_of(state: &AppState, runtime: &PluginRuntime, yaml: Option<&str>) -> Ch
     Chain::new(
         loaded,
         state.registry.clone(),
-        &state.catalogue,
+        &state.catalogue.get(),
         Default::default(),
     )
 }
@@ -143,6 +143,7 @@ async fn register_webhook(state: &AppState, url: &str, ca_pem: &str) {
     use base64::Engine;
     let res = state
         .catalogue
+        .builtin()
         .lookup(
             "admissionregistration.k8s.io",
             "v1",
@@ -180,7 +181,7 @@ fn main() {
     rt.block_on(async {
         let dir = tempfile::tempdir().expect("temp dir");
         let storage = Arc::new(SqliteStorage::open(&dir.path().join("db")).expect("store"));
-        let state = AppState::new(Arc::new(Catalogue::builtin()), storage, "127.0.0.1:0".into());
+        let state = AppState::new(Catalogue::builtin(), storage, "127.0.0.1:0".into());
         capstan::controllers::bootstrap::bootstrap(&state).await.expect("system namespaces");
         let runtime = PluginRuntime::new(Some(dir.path().join("cache"))).expect("runtime");
         let none = chain_of(&state, &runtime, Some("admission: []"));
