@@ -405,6 +405,18 @@ fn the_schema_validates_prunes_and_defaults_as_kube() {
             .contains("spec.size: Required value"),
         "{status}"
     );
+    let wrong_kind = json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "k"}, "spec": {"size": 1}});
+    let (code, status, _) = s.request(
+        "POST",
+        path,
+        "application/json",
+        Some(&wrong_kind.to_string()),
+    );
+    assert_eq!(code, 422);
+    assert_eq!(
+        status["message"],
+        r#"Check.example.com "k" is invalid: kind: Invalid value: "Gadget": must be Check"#
+    );
     // Unknown fields: refused under Strict with kube's wording, pruned otherwise; defaults filled.
     let extra = json!({"apiVersion": "example.com/v1", "kind": "Check", "metadata": {"name": "ok"},
         "spec": {"size": 2, "colour": "red"}});

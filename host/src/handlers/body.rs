@@ -152,7 +152,11 @@ pub fn check_object(res: &ResourceInfo, obj: &mut Value, namespace: Option<&str>
         .filter(|s| !s.is_empty())
     {
         if kind != res.kind {
-            return Err(kind_mismatch(res, kind));
+            let name = map
+                .get("metadata")
+                .and_then(|m| m.get("name"))
+                .and_then(Value::as_str);
+            return Err(kind_mismatch(res, kind, name.unwrap_or_default()));
         }
     }
     map.insert("apiVersion".into(), json!(expected));
@@ -166,8 +170,14 @@ pub fn check_object(res: &ResourceInfo, obj: &mut Value, namespace: Option<&str>
 }
 
 /// kube's decoder answer when a body's kind is not the URL's: the decoded
-/// object cannot be converted into the resource's type.
-fn kind_mismatch(res: &ResourceInfo, kind: &str) -> ApiError {
+/// object cannot be converted into the resource's type. A custom resource
+/// decodes into plain JSON, so its validation names the kind instead (422).
+fn kind_mismatch(res: &ResourceInfo, kind: &str, name: &str) -> ApiError {
+    if res.custom.is_some() {
+        let why = format!("must be {}", res.kind);
+        let cause = crate::status::Cause::invalid("kind", kind, &why);
+        return ApiError::invalid(&res.group, &res.kind, name, vec![cause]);
+    }
     let internal = match res.group.split('.').next() {
         Some("") | None => "core",
         Some(first) => first,
