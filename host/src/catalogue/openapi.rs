@@ -116,12 +116,6 @@ fn index_entry(path: &str, hash: &str) -> Value {
     json!({ "serverRelativeURL": format!("/openapi/v3/{path}?hash={hash}") })
 }
 
-/// The `/openapi/v3` index. Builds every document to hash it: prefer
-/// [`OpenApiCache`] when serving requests.
-pub fn v3_index(cat: &Catalogue) -> Value {
-    OpenApiCache::new(cat).index().clone()
-}
-
 /// One prepared document.
 #[derive(Clone, Debug)]
 struct Prepared {
@@ -133,7 +127,7 @@ struct Prepared {
 /// The OpenAPI v2 document of a catalogue, built when first asked for.
 #[derive(Debug)]
 struct LazyV2 {
-    catalogue: Catalogue,
+    catalogue: Arc<Catalogue>,
     built: OnceLock<V2Prepared>,
 }
 
@@ -155,7 +149,7 @@ fn prepare(cat: &Catalogue, path: &str) -> Option<Prepared> {
 }
 
 impl OpenApiCache {
-    pub fn new(cat: &Catalogue) -> OpenApiCache {
+    pub fn new(cat: &Arc<Catalogue>) -> OpenApiCache {
         let mut docs = BTreeMap::new();
         for (group, versions) in cat.groups() {
             for version in versions {
@@ -170,7 +164,7 @@ impl OpenApiCache {
 
     /// The documents of `cat`, reusing this cache's for every group-version
     /// not in `changed` (`group/version`, or `version` for the core group).
-    pub fn rebuilt(&self, cat: &Catalogue, changed: &BTreeSet<String>) -> OpenApiCache {
+    pub fn rebuilt(&self, cat: &Arc<Catalogue>, changed: &BTreeSet<String>) -> OpenApiCache {
         let mut docs = BTreeMap::new();
         for (group, versions) in cat.groups() {
             for version in versions {
@@ -187,14 +181,14 @@ impl OpenApiCache {
         OpenApiCache::from_docs(cat, docs)
     }
 
-    fn from_docs(cat: &Catalogue, docs: BTreeMap<String, Arc<Prepared>>) -> OpenApiCache {
+    fn from_docs(cat: &Arc<Catalogue>, docs: BTreeMap<String, Arc<Prepared>>) -> OpenApiCache {
         let paths: Map<String, Value> = docs
             .iter()
             .map(|(path, p)| (path.clone(), index_entry(path, &p.hash)))
             .collect();
         let index = json!({ "paths": paths });
         let v2 = Arc::new(LazyV2 {
-            catalogue: cat.clone(),
+            catalogue: Arc::clone(cat),
             built: OnceLock::new(),
         });
         OpenApiCache { index, docs, v2 }
@@ -252,7 +246,7 @@ mod tests {
     #[test]
     fn index_lists_every_group_version_with_hash() {
         let cat = Catalogue::builtin();
-        let cache = OpenApiCache::new(&cat);
+        let cache = OpenApiCache::new(&Arc::new(cat));
         let index = cache.index();
         let core = index["paths"]["api/v1"]["serverRelativeURL"]
             .as_str()

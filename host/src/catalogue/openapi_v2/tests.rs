@@ -337,7 +337,7 @@ fn additional_properties_false_is_encoded() {
 
 #[test]
 fn cache_builds_v2_once() {
-    let cache = OpenApiCache::new(&Catalogue::builtin());
+    let cache = OpenApiCache::new(&std::sync::Arc::new(Catalogue::builtin()));
     let first = cache.v2() as *const V2Prepared;
     let clone = cache.clone();
     assert_eq!(clone.v2() as *const V2Prepared, first);
