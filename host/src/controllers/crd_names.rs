@@ -310,7 +310,8 @@ pub fn spawn(state: Arc<AppState>) -> JoinHandle<()> {
     })
 }
 
-fn resource(state: &AppState) -> ApiResult<&ResourceInfo> {
+/// The built-in CustomResourceDefinition resource.
+pub(crate) fn resource(state: &AppState) -> ApiResult<&ResourceInfo> {
     state
         .catalogue
         .builtin()

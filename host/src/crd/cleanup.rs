@@ -69,18 +69,10 @@ pub fn spawn(state: Arc<AppState>) -> JoinHandle<()> {
     })
 }
 
-fn crd_resource(state: &AppState) -> ApiResult<&ResourceInfo> {
-    state
-        .catalogue
-        .builtin()
-        .lookup(GROUP, "v1", PLURAL)
-        .ok_or_else(|| ApiError::internal("customresourcedefinitions are not served"))
-}
-
 /// Finalizes every terminating CRD now, then on each change (and every few
 /// seconds while objects with finalizers of their own hold one back).
 async fn run(state: &AppState) -> ApiResult<()> {
-    let prefix = keys::prefix(crd_resource(state)?, None);
+    let prefix = keys::prefix(crate::controllers::crd_names::resource(state)?, None);
     let (kvs, mut events) = crate::controllers::list_and_watch(state, &prefix).await?;
     for kv in &kvs {
         finalize(state, &decode(kv)?).await?;
@@ -97,7 +89,7 @@ async fn run(state: &AppState) -> ApiResult<()> {
                 Some(Ok(_)) => {}
             },
             _ = retry.tick() => {
-                for kv in state.registry.read_all(crd_resource(state)?, &prefix).await? {
+                for kv in state.registry.read_all(crate::controllers::crd_names::resource(state)?, &prefix).await? {
                     finalize(state, &decode(&kv)?).await?;
                 }
             }
@@ -196,7 +188,7 @@ async fn update_crd(
     let written = state
         .registry
         .guaranteed_update(
-            crd_resource(state)?,
+            crate::controllers::crd_names::resource(state)?,
             None,
             name,
             WriteOptions::default(),
