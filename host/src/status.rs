@@ -228,6 +228,18 @@ impl ApiError {
         Self::new(415, "UnsupportedMediaType", format!("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf (got {content_type:?})"))
     }
 
+    /// A PATCH whose content type is not one of the resource's patch types.
+    pub fn unsupported_patch_type(allowed: &[&str]) -> Self {
+        Self::new(
+            415,
+            "UnsupportedMediaType",
+            format!(
+                "the body of the request was in an unknown format - accepted media types include: {}",
+                allowed.join(", ")
+            ),
+        )
+    }
+
     pub fn not_acceptable(accepted: &str) -> Self {
         Self::new(
             406,

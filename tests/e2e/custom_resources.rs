@@ -140,6 +140,19 @@ fn generation_follows_spec_and_status_and_scale_are_subresources() {
         read("{.status.replicas} {.spec.color} {.metadata.generation}"),
         "3 green 3"
     );
+    // Custom resources have no strategic merge patch (kube's 415).
+    let (code, status, _) = s.request(
+        "PATCH",
+        "/apis/example.com/v1/namespaces/default/widgets/w",
+        "application/strategic-merge-patch+json",
+        Some(r#"{"spec":{"color":"blue"}}"#),
+    );
+    assert_eq!(code, 415);
+    assert_eq!(
+        status["message"],
+        "the body of the request was in an unknown format - accepted media types include: \
+         application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
+    );
     let (code, scale) = s.get_json("/apis/example.com/v1/namespaces/default/widgets/w/scale");
     assert_eq!(code, 200);
     assert_eq!(scale["kind"], "Scale");

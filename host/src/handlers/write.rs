@@ -233,14 +233,26 @@ async fn write_scale(
     ))
 }
 
+/// kube's patch types: custom resources have no strategic merge patch.
+fn patch_types(call: &Call<'_>) -> &'static [&'static str] {
+    const JSON: &str = "application/json-patch+json";
+    const MERGE: &str = "application/merge-patch+json";
+    const STRATEGIC: &str = "application/strategic-merge-patch+json";
+    match call.res.custom {
+        Some(_) => &[JSON, MERGE, APPLY_PATCH],
+        None => &[JSON, MERGE, STRATEGIC, APPLY_PATCH],
+    }
+}
+
 pub async fn patch(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     call.query.check_field_manager()?;
     let ct = body::media_type(call.header(http::header::CONTENT_TYPE));
     if ct == APPLY_PATCH && call.req.subresource.is_none() {
         return apply(call, raw).await;
     }
-    let kind =
-        PatchType::from_content_type(&ct).ok_or_else(|| ApiError::unsupported_media_type(&ct))?;
+    let kind = PatchType::from_content_type(&ct)
+        .filter(|k| call.res.custom.is_none() || *k != PatchType::Strategic)
+        .ok_or_else(|| ApiError::unsupported_patch_type(patch_types(call)))?;
     let patch_body = body::read(raw).await?;
     patch_with(call, kind, patch_body).await
 }
