@@ -20,6 +20,7 @@ mod objects;
 mod patching;
 mod pod_subresources;
 mod python_client;
+mod real_crds;
 mod replicas;
 mod type_safety;
 mod watching;
