@@ -6,7 +6,7 @@
 
 use serde_json::json;
 
-use crate::support::Server;
+use crate::support::{stderr, Server};
 
 /// The path of a fixture CRD file.
 pub(crate) fn fixture(file: &str) -> String {
@@ -178,6 +178,26 @@ fn cert_manager_certificate_is_served_with_its_columns_names_and_status() {
     assert!(
         gone.contains(r#"certificates.cert-manager.io "example-com" not found"#),
         "{gone}"
+    );
+}
+
+#[test]
+fn certificate_unknown_field_is_a_strict_decoding_error() {
+    let s = with_crd(CERTIFICATES);
+    let typo = CERTIFICATE.replace(
+        "  isCA: false\n",
+        "  isCA: false\n  commonname: example.com\n",
+    );
+    let out = s.kubectl_stdin(&["create", "-f", "-"], Some(&typo));
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains(concat!(
+            r#"Error from server (BadRequest): error when creating "STDIN": "#,
+            r#"Certificate in version "v1" cannot be handled as a Certificate: "#,
+            r#"strict decoding error: unknown field "spec.commonname""#
+        )),
+        "{err}"
     );
 }
 
