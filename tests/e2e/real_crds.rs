@@ -6,7 +6,7 @@
 
 use serde_json::json;
 
-use crate::support::{stderr, Server};
+use crate::support::{stderr, stdout as stdout_of, Server};
 
 /// The path of a fixture CRD file.
 pub(crate) fn fixture(file: &str) -> String {
@@ -28,6 +28,7 @@ pub(crate) const PROMETHEUS_RULES: (&str, &str) = (
     "monitoring.coreos.com_prometheusrules.yaml",
     "prometheusrules.monitoring.coreos.com",
 );
+pub(crate) const APPLICATIONS: (&str, &str) = ("application-crd.yaml", "applications.argoproj.io");
 pub(crate) const HTTP_ROUTES: (&str, &str) = (
     "gateway.networking.k8s.io_httproutes.yaml",
     "httproutes.gateway.networking.k8s.io",
@@ -444,6 +445,88 @@ fn gateway_api_http_route_is_served_at_its_served_version_only() {
     let gone = s.fails(&["get", "httproute", "foo-route"]);
     assert!(
         gone.contains(r#"httproutes.gateway.networking.k8s.io "foo-route" not found"#),
+        "{gone}"
+    );
+}
+
+/// An Application as Argo CD's "Declarative Setup" page shows one.
+pub(crate) const APPLICATION: &str = r#"apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: guestbook
+  namespace: argocd
+spec:
+  project: default
+  source:
+    repoURL: https://github.com/argoproj/argocd-example-apps.git
+    targetRevision: HEAD
+    path: guestbook
+  destination:
+    server: https://kubernetes.default.svc
+    namespace: guestbook
+"#;
+
+#[test]
+fn argo_cd_application_status_lives_in_the_main_resource() {
+    let s = with_crd(APPLICATIONS);
+    s.ok(&["create", "namespace", "argocd"]);
+    let out = s.ok_stdin(&["create", "-f", "-"], APPLICATION);
+    assert_eq!(out.trim(), "application.argoproj.io/guestbook created");
+    let app = s.json(&["get", "application", "guestbook", "-n", "argocd"]);
+    assert_eq!(app["spec"]["source"]["path"], "guestbook");
+    assert_eq!(app["metadata"]["generation"], 1);
+
+    let table = s.ok(&["get", "apps", "-n", "argocd"]);
+    let first = table.lines().next().unwrap_or_default();
+    assert_eq!(
+        header(&table),
+        ["NAME", "SYNC", "STATUS", "HEALTH", "STATUS"],
+        "{table}"
+    );
+    assert!(
+        first.contains("SYNC STATUS") && first.contains("HEALTH STATUS"),
+        "{table}"
+    );
+
+    // (The CRD's columns do not include Age, so kube shows none.)
+    // No status subresource: status is written with the object, and the
+    // change counts as a new generation.
+    let status = r#"{"status":{"sync":{"status":"Synced","revision":"4f3b2c1"},"health":{"status":"Healthy"}}}"#;
+    s.ok(&[
+        "patch",
+        "app",
+        "guestbook",
+        "-n",
+        "argocd",
+        "--type=merge",
+        "-p",
+        status,
+    ]);
+    let wide = s.ok(&["get", "app", "-n", "argocd", "-o", "wide"]);
+    let line = row(&wide, "guestbook");
+    for cell in ["Synced", "Healthy", "4f3b2c1", "default"] {
+        assert!(line.contains(cell), "{cell}: {wide}");
+    }
+    assert!(header(&wide).contains(&"REVISION".to_string()), "{wide}");
+    let app = s.json(&["get", "app", "guestbook", "-n", "argocd"]);
+    assert_eq!(app["metadata"]["generation"], 2);
+    let refused = s.kubectl(&[
+        "patch",
+        "app",
+        "guestbook",
+        "-n",
+        "argocd",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        status,
+    ]);
+    assert!(!refused.status.success(), "{}", stdout_of(&refused));
+
+    s.ok(&["delete", "app", "guestbook", "-n", "argocd"]);
+    let gone = s.fails(&["get", "app", "guestbook", "-n", "argocd"]);
+    assert!(
+        gone.contains(r#"applications.argoproj.io "guestbook" not found"#),
         "{gone}"
     );
 }

@@ -20,7 +20,8 @@
 use serde_json::{json, Value};
 
 use crate::real_crds::{
-    with_crd, CERTIFICATE, CERTIFICATES, HTTP_ROUTES, PROMETHEUS_RULES, SERVICE_MONITORS,
+    with_crd, APPLICATIONS, CERTIFICATE, CERTIFICATES, HTTP_ROUTES, PROMETHEUS_RULES,
+    SERVICE_MONITORS,
 };
 use crate::support::Server;
 
@@ -618,5 +619,86 @@ fn http_route_defaults_are_filled_in_as_the_crd_declares() {
     assert_eq!(
         created["spec"]["rules"][0]["matches"],
         json!([{"path": {"type": "PathPrefix", "value": "/"}}])
+    );
+}
+
+// ------------------------------------------------------------ Argo CD Application
+
+const APPS: &str = "/apis/argoproj.io/v1alpha1/namespaces/argocd/applications";
+
+fn application(spec: Value) -> Value {
+    json!({
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "Application",
+        "metadata": {"name": "guestbook", "namespace": "argocd"},
+        "spec": spec
+    })
+}
+
+#[test]
+fn application_required_type_and_pattern_violations_are_rejected_as_kube_does() {
+    let s = with_crd(APPLICATIONS);
+    s.ok(&["create", "namespace", "argocd"]);
+    let prefix = r#"Application.argoproj.io "guestbook" is invalid: "#;
+    let destination = json!({"server": "https://kubernetes.default.svc", "namespace": "guestbook"});
+    let source = json!({"repoURL": "https://github.com/argoproj/argocd-example-apps.git",
+                        "targetRevision": "HEAD", "path": "guestbook"});
+
+    let no_project = application(json!({"source": source, "destination": destination}));
+    rejected(
+        &s,
+        APPS,
+        &no_project,
+        &format!("{prefix}spec.project: Required value"),
+        &[("FieldValueRequired", "Required value", "spec.project")],
+    );
+
+    let no_repo = application(json!({"project": "default", "destination": destination,
+                                     "source": {"path": "guestbook"}}));
+    rejected(
+        &s,
+        APPS,
+        &no_repo,
+        &format!("{prefix}spec.source.repoURL: Required value"),
+        &[(
+            "FieldValueRequired",
+            "Required value",
+            "spec.source.repoURL",
+        )],
+    );
+
+    let wordy = application(json!({"project": "default", "source": source,
+                                   "destination": destination, "revisionHistoryLimit": "ten"}));
+    let typed = concat!(
+        r#"Invalid value: "string": spec.revisionHistoryLimit in body must be of type "#,
+        r#"integer: "string""#
+    );
+    rejected(
+        &s,
+        APPS,
+        &wordy,
+        &format!("{prefix}spec.revisionHistoryLimit: {typed}"),
+        &[("FieldValueTypeInvalid", typed, "spec.revisionHistoryLimit")],
+    );
+
+    let root = application(json!({"project": "default", "destination": destination,
+        "sourceHydrator": {
+            "drySource": {"repoURL": "https://github.com/argoproj/argocd-example-apps.git",
+                          "targetRevision": "HEAD", "path": "guestbook"},
+            "syncSource": {"targetBranch": "environments/dev", "path": "."}}}));
+    let pattern = concat!(
+        r#"Invalid value: ".": spec.sourceHydrator.syncSource.path in body should "#,
+        r#"match '^.{2,}|[^./]$'"#
+    );
+    rejected(
+        &s,
+        APPS,
+        &root,
+        &format!("{prefix}spec.sourceHydrator.syncSource.path: {pattern}"),
+        &[(
+            "FieldValueInvalid",
+            pattern,
+            "spec.sourceHydrator.syncSource.path",
+        )],
     );
 }
