@@ -34,10 +34,16 @@ pub(crate) const HTTP_ROUTES: (&str, &str) = (
     "httproutes.gateway.networking.k8s.io",
 );
 
-/// A fresh server with the fixture's CRD applied client-side, then again
-/// server-side (taking the fields over), and Established.
-pub(crate) fn with_crd((file, crd): (&str, &str)) -> Server {
+/// A fresh server with the fixture's CRD installed.
+pub(crate) fn with_crd(fixture_crd: (&str, &str)) -> Server {
     let s = Server::start();
+    install(&s, fixture_crd);
+    s
+}
+
+/// Applies the fixture's CRD client-side, then again server-side (taking
+/// the fields over), and waits until it is Established.
+pub(crate) fn install(s: &Server, (file, crd): (&str, &str)) {
     let path = fixture(file);
     let created = s.ok(&["apply", "-f", &path]);
     assert_eq!(
@@ -55,7 +61,6 @@ pub(crate) fn with_crd((file, crd): (&str, &str)) -> Server {
         "--timeout=30s",
         &format!("crd/{crd}"),
     ]);
-    s
 }
 
 /// The column names of a `kubectl get` table.
@@ -529,4 +534,27 @@ fn argo_cd_application_status_lives_in_the_main_resource() {
         gone.contains(r#"applications.argoproj.io "guestbook" not found"#),
         "{gone}"
     );
+}
+
+#[test]
+fn python_client_reads_the_large_crds_and_serves_their_objects() {
+    let s = with_crd(CERTIFICATES);
+    install(&s, HTTP_ROUTES);
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/e2e/python/real_crds.py"
+    );
+    let out = std::process::Command::new("python3")
+        .arg(script)
+        .arg(s.kubeconfig())
+        .env("PYTHONPATH", crate::python_client::python_path())
+        .output()
+        .expect("python3");
+    assert!(
+        out.status.success(),
+        "python client failed:\n{}\n{}",
+        stdout_of(&out),
+        stderr(&out)
+    );
+    assert_eq!(stdout_of(&out).trim(), "ok");
 }
