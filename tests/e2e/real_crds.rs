@@ -179,6 +179,13 @@ fn cert_manager_certificate_is_served_with_its_columns_names_and_status() {
     assert_eq!(cert["metadata"]["generation"], 2);
     assert_eq!(cert["status"]["conditions"][0]["status"], "True");
 
+    // With a status subresource, a create's status is dropped.
+    let with_status = CERTIFICATE.replace("example-com\n", "other-com\n")
+        + "status:\n  conditions:\n  - {type: Ready, status: \"True\"}\n";
+    s.ok_stdin(&["create", "-f", "-"], &with_status);
+    let other = s.json(&["get", "certificate", "other-com"]);
+    assert!(other.get("status").is_none(), "{other}");
+
     s.ok(&["delete", "certificate", "example-com"]);
     let gone = s.fails(&["get", "certificate", "example-com"]);
     assert!(
@@ -432,6 +439,34 @@ fn gateway_api_http_route_is_served_at_its_served_version_only() {
     let route = s.json(&["get", "httproute", "foo-route"]);
     assert_eq!(route["metadata"]["generation"], 2);
 
+    // The manifest's own `status` (empty names, null storedVersions) is
+    // not taken: the server fills it in.
+    let crd_status = s.ok(&[
+        "get",
+        "crd",
+        "httproutes.gateway.networking.k8s.io",
+        "-o",
+        "jsonpath={.status.storedVersions} {.status.acceptedNames.kind}",
+    ]);
+    assert_eq!(crd_status, r#"["v1beta1"] HTTPRoute"#);
+    let explained = s.ok(&["explain", "httproutes.spec.rules"]);
+    assert!(
+        explained.contains("Rules are a list of HTTP matchers, filters and actions."),
+        "{explained}"
+    );
+    let dry = s.ok_stdin(
+        &["create", "--dry-run=server", "-f", "-"],
+        &HTTP_ROUTE.replace("foo-route", "bar-route"),
+    );
+    assert_eq!(
+        dry.trim(),
+        "httproute.gateway.networking.k8s.io/bar-route created (server dry run)"
+    );
+    let (code, _) = s.get_json(
+        "/apis/gateway.networking.k8s.io/v1beta1/namespaces/default/httproutes/bar-route",
+    );
+    assert_eq!(code, 404);
+
     // v1alpha2 is in the CRD but not served.
     let (code, _) =
         s.get_json("/apis/gateway.networking.k8s.io/v1alpha2/namespaces/default/httproutes");
@@ -475,11 +510,25 @@ spec:
 fn argo_cd_application_status_lives_in_the_main_resource() {
     let s = with_crd(APPLICATIONS);
     s.ok(&["create", "namespace", "argocd"]);
-    let out = s.ok_stdin(&["create", "-f", "-"], APPLICATION);
+    let out = s.ok_stdin(&["apply", "-f", "-"], APPLICATION);
     assert_eq!(out.trim(), "application.argoproj.io/guestbook created");
+    // Re-applied without targetRevision and with a sync policy: the
+    // client-side three-way merge drops the one and adds the other.
+    let changed = APPLICATION.replace("    targetRevision: HEAD\n", "")
+        + "  syncPolicy:\n    automated:\n      prune: true\n      selfHeal: true\n";
+    let out = s.ok_stdin(&["apply", "-f", "-"], &changed);
+    assert_eq!(out.trim(), "application.argoproj.io/guestbook configured");
     let app = s.json(&["get", "application", "guestbook", "-n", "argocd"]);
-    assert_eq!(app["spec"]["source"]["path"], "guestbook");
-    assert_eq!(app["metadata"]["generation"], 1);
+    assert!(
+        app["spec"]["source"].get("targetRevision").is_none(),
+        "{app}"
+    );
+    assert_eq!(app["spec"]["syncPolicy"]["automated"]["selfHeal"], true);
+    s.ok_stdin(&["apply", "-f", "-"], APPLICATION);
+    let app = s.json(&["get", "application", "guestbook", "-n", "argocd"]);
+    assert_eq!(app["spec"]["source"]["targetRevision"], "HEAD");
+    assert!(app["spec"].get("syncPolicy").is_none(), "{app}");
+    assert_eq!(app["metadata"]["generation"], 3);
 
     let table = s.ok(&["get", "apps", "-n", "argocd"]);
     let first = table.lines().next().unwrap_or_default();
@@ -514,7 +563,7 @@ fn argo_cd_application_status_lives_in_the_main_resource() {
     }
     assert!(header(&wide).contains(&"REVISION".to_string()), "{wide}");
     let app = s.json(&["get", "app", "guestbook", "-n", "argocd"]);
-    assert_eq!(app["metadata"]["generation"], 2);
+    assert_eq!(app["metadata"]["generation"], 4);
     let refused = s.kubectl(&[
         "patch",
         "app",
