@@ -21,6 +21,7 @@ mod openapi_v2;
 mod patching;
 mod pod_subresources;
 mod python_client;
+mod real_crds;
 mod replicas;
 mod type_safety;
 mod watching;

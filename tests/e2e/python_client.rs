@@ -5,7 +5,7 @@ use std::process::Command;
 
 /// A PYTHONPATH where `import kubernetes` works: the system's, or a private
 /// install under the target directory made on first use.
-fn python_path() -> String {
+pub(crate) fn python_path() -> String {
     let private = concat!(env!("CARGO_TARGET_TMPDIR"), "/pydeps");
     let has = |path: &str| {
         Command::new("python3")
