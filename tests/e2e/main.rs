@@ -22,6 +22,7 @@ mod patching;
 mod pod_subresources;
 mod python_client;
 mod real_crds;
+mod real_crds_invalid;
 mod replicas;
 mod type_safety;
 mod watching;

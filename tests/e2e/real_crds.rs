@@ -411,9 +411,10 @@ fn gateway_api_http_route_is_served_at_its_served_version_only() {
     );
     let route = s.json(&["get", "httproute", "foo-route"]);
     assert_eq!(route["apiVersion"], "gateway.networking.k8s.io/v1beta1");
+    // The CRD's defaults fill in what the manifest leaves out.
     assert_eq!(
         route["spec"]["rules"][0]["backendRefs"][0],
-        json!({"name": "foo-svc", "port": 8080})
+        json!({"group": "", "kind": "Service", "name": "foo-svc", "port": 8080, "weight": 1})
     );
 
     let table = s.ok(&["get", "httproutes"]);

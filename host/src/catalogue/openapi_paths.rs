@@ -89,6 +89,8 @@ struct Target<'a> {
     namespaced: bool,
     /// "" for the resource itself, "Status" or "Scale" for subresources.
     sub: String,
+    /// A custom resource (no strategic merge patch).
+    custom: bool,
 }
 
 fn capitalize(s: &str) -> String {
@@ -132,6 +134,7 @@ fn target<'a>(r: &'a ResourceInfo, sub: Option<&str>) -> Target<'a> {
         kind: &r.kind,
         namespaced: r.namespaced,
         sub: sub.map(capitalize).unwrap_or_default(),
+        custom: r.custom.is_some(),
     }
 }
 
@@ -201,6 +204,13 @@ const PATCH_TYPES: &[&str] = &[
     "application/merge-patch+json",
     "application/strategic-merge-patch+json",
 ];
+/// Custom resources have no strategic merge patch (kubectl's client-side
+/// apply reads this to choose a JSON merge patch for them).
+const CUSTOM_PATCH_TYPES: &[&str] = &[
+    "application/apply-patch+yaml",
+    "application/json-patch+json",
+    "application/merge-patch+json",
+];
 
 fn responses(codes: &[&'static str], schema: &str) -> Vec<Response> {
     let mut out: Vec<Response> = codes
@@ -264,10 +274,14 @@ fn body(schema: &str) -> Option<Body> {
     })
 }
 
-fn patch_body() -> Option<Body> {
+fn patch_body(custom: bool) -> Option<Body> {
     Some(Body {
         schema: PATCH.to_string(),
-        types: PATCH_TYPES,
+        types: if custom {
+            CUSTOM_PATCH_TYPES
+        } else {
+            PATCH_TYPES
+        },
         required: true,
     })
 }
@@ -395,7 +409,7 @@ fn item_ops(verbs: &[String], t: &Target) -> Vec<Operation> {
             id: op_id("patch", t, false, ""),
             description: format!("partially update {what}the specified {}", t.kind),
             params: params(PATCH_PARAMS),
-            body: patch_body(),
+            body: patch_body(t.custom),
             responses: responses(&["200", "201"], &t.schema),
             produces: BODY_TYPES,
         };

@@ -54,4 +54,31 @@ mod tests {
          maxReplicas"
     );
     }
+
+    /// The rules of real operators' CRDs (the e2e fixtures) stay within kube's
+    /// estimated cost limits, as kube-apiserver accepts them.
+    #[test]
+    fn real_crds_rules_are_within_the_cost_limits() {
+        let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/e2e/fixtures/crds");
+        for file in [
+            "gateway.networking.k8s.io_httproutes.yaml",
+            "cert-manager.io_certificates.yaml",
+            "application-crd.yaml",
+            "monitoring.coreos.com_prometheusrules.yaml",
+            "monitoring.coreos.com_servicemonitors.yaml",
+        ] {
+            let text = std::fs::read_to_string(format!("{fixtures}/{file}")).unwrap();
+            let crd: Value = crate::yaml::from_slice(text.as_bytes()).unwrap();
+            for version in crd["spec"]["versions"].as_array().unwrap() {
+                let schema = &version["schema"]["openAPIV3Schema"];
+                let problems = ValidationRules::problems(schema, "openAPIV3Schema");
+                let messages: Vec<String> = problems.iter().map(|p| p.message()).collect();
+                assert!(
+                    messages.is_empty(),
+                    "{file} {}: {messages:#?}",
+                    version["name"]
+                );
+            }
+        }
+    }
 }

@@ -77,6 +77,7 @@ pub(crate) fn estimate(expression: &IdedExpr, sizes: &dyn Sizes) -> u64 {
     let mut walker = Walker {
         sizes,
         scope: HashMap::new(),
+        accumulators: HashMap::new(),
     };
     walker.scope.insert("self".to_string(), Some(Vec::new()));
     walker.scope.insert("oldSelf".to_string(), Some(Vec::new()));
@@ -86,6 +87,8 @@ pub(crate) fn estimate(expression: &IdedExpr, sizes: &dyn Sizes) -> u64 {
 struct Walker<'a> {
     sizes: &'a dyn Sizes,
     scope: HashMap<String, Option<Vec<Step>>>,
+    /// Comprehension accumulators: at most as large as their range.
+    accumulators: HashMap<String, u64>,
 }
 
 /// `ceil(size * factor)` for factors in tenths/quarters.
@@ -110,7 +113,7 @@ impl Walker<'_> {
             Expr::Ident(name) => Estimate {
                 cost: 1,
                 path: self.scope.get(name).cloned().flatten(),
-                size: None,
+                size: self.accumulators.get(name).copied(),
             },
             Expr::Select(select) => {
                 let operand = self.walk(&select.operand);
@@ -175,6 +178,7 @@ impl Walker<'_> {
             });
             p
         });
+        let outer_accu = self.accumulators.insert(c.accu_var.clone(), count);
         let saved: Vec<(String, Option<Option<Vec<Step>>>)> = std::iter::once(&c.iter_var)
             .chain(c.iter_var2.as_ref())
             .map(|v| (v.clone(), self.scope.insert(v.clone(), element.clone())))
@@ -193,6 +197,10 @@ impl Walker<'_> {
             .cost
             .saturating_add(self.walk(&c.accu_init).cost)
             .saturating_add(self.walk(&c.result).cost);
+        match outer_accu {
+            Some(n) => self.accumulators.insert(c.accu_var.clone(), n),
+            None => self.accumulators.remove(&c.accu_var),
+        };
         Estimate {
             cost: fixed.saturating_add(count.saturating_mul(per_element)),
             size: Some(count),
@@ -213,6 +221,16 @@ impl Walker<'_> {
             size,
             path,
         }
+    }
+
+    /// An operand's size when it is known (a literal, a computed string or
+    /// list, a value the schema bounds); 0 for values without one.
+    fn known_size(&self, e: Option<&Estimate>) -> u64 {
+        e.and_then(|e| {
+            e.size
+                .or_else(|| e.path.as_ref().and_then(|p| self.sizes.size(p)))
+        })
+        .unwrap_or(0)
     }
 
     /// The call's own cost, and its result's size or path.
@@ -253,11 +271,16 @@ impl Walker<'_> {
             | operators::LESS_EQUALS
             | operators::GREATER
             | operators::GREATER_EQUALS => {
-                let smaller = size(first).min(size(second));
+                // Only sized operands (strings, lists, maps) are traversed:
+                // booleans and numbers compare at a cost of 1, as in cel-go.
+                let smaller = self.known_size(first).min(self.known_size(second));
                 (1u64.saturating_add(traversal(smaller, 100)), None, None)
             }
             operators::ADD => {
-                let total = size(first).saturating_add(size(second));
+                // Numbers add at a cost of 1; strings and lists are copied.
+                let total = self
+                    .known_size(first)
+                    .saturating_add(self.known_size(second));
                 (
                     1u64.saturating_add(traversal(total, 100)),
                     Some(total),

@@ -236,6 +236,18 @@ fn min_json_size(schema: &Value) -> u64 {
 
 /// The most elements (characters, items, entries) a value of `schema` may
 /// have: its bound, or kube's worst case within a request.
+/// The longest string of an `enum`, which bounds the value as kube's
+/// estimator takes it (`estimateMaxStringEnumLength`).
+fn longest_enum_value(schema: &Value) -> Option<u64> {
+    let values = schema.get("enum")?.as_array()?;
+    values
+        .iter()
+        .map(|v| v.as_str().map(|s| s.chars().count() as u64))
+        .collect::<Option<Vec<u64>>>()?
+        .into_iter()
+        .max()
+}
+
 fn max_elements(schema: &Value) -> u64 {
     let child = |key: &str| {
         schema
@@ -244,9 +256,9 @@ fn max_elements(schema: &Value) -> u64 {
             .map_or(1, min_json_size)
     };
     match kind_of(schema) {
-        Kind::String | Kind::IntOrString | Kind::Dynamic => {
-            bound(schema, "maxLength").unwrap_or(MAX_REQUEST_SIZE - 2)
-        }
+        Kind::String | Kind::IntOrString | Kind::Dynamic => bound(schema, "maxLength")
+            .or_else(|| longest_enum_value(schema))
+            .unwrap_or(MAX_REQUEST_SIZE - 2),
         Kind::List => bound(schema, "maxItems")
             .unwrap_or_else(|| (MAX_REQUEST_SIZE - 2) / (child("items") + 1)),
         Kind::Map => bound(schema, "maxProperties")

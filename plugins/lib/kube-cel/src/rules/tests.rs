@@ -398,3 +398,24 @@ fn compiled_rules_can_be_shared_between_request_threads() {
     let found = std::thread::spawn(move || worker.validate(&json!({"spec": {"a": 0}}), None).len());
     assert_eq!(found.join().ok(), Some(1));
 }
+
+/// Booleans and numbers compare and add at a cost of 1 (no traversal),
+/// comprehension accumulators are as large as their range, and an enum
+/// bounds a string by its longest value: bounded quadratic rules such as
+/// Gateway API's pass, as kube's estimator lets them.
+#[test]
+fn bounded_rules_over_booleans_counters_and_enums_are_cheap() {
+    let refs = json!({"type": "array", "maxItems": 32, "items": {"type": "object", "properties": {
+        "name": {"type": "string", "maxLength": 253},
+        "kind": {"type": "string", "enum": ["Service", "Gateway"]},
+        "sectionName": {"type": "string", "maxLength": 253}}}});
+    for rule in [
+        "self.refs.all(p1, self.refs.exists_one(p2, p1.name == p2.name))",
+        "self.refs.all(p1, self.refs.all(p2, (!has(p1.sectionName) || p1.sectionName == '') == (!has(p2.sectionName) || p2.sectionName == '')))",
+        "self.refs.filter(r, r.kind == 'Service').size() <= 1",
+        "self.refs.all(r, r.kind.startsWith('G') || r.kind == 'Service')",
+    ] {
+        let schema = spec(json!({"refs": refs}), json!([{"rule": rule}]));
+        assert!(problems(schema).is_empty(), "{rule}");
+    }
+}
