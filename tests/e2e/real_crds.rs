@@ -345,7 +345,6 @@ fn prometheus_operator_prometheus_rule_is_served_and_patched() {
 }
 
 #[test]
-#[ignore = "server-side apply treats custom resources' lists as atomic: the CRD's x-kubernetes-list-type=map is not used yet (409 conflict on .spec.groups)"]
 fn prometheus_rule_groups_merge_by_name_under_server_side_apply() {
     let s = with_crd(PROMETHEUS_RULES);
     s.ok_stdin(&["apply", "--server-side", "-f", "-"], PROMETHEUS_RULE);

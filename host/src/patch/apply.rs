@@ -12,8 +12,9 @@
 use serde_json::{json, Value};
 
 use super::field_set::{self, FieldSet};
+use super::strategic::apply_merge;
 use super::strategic::schema::Schema;
-use super::{strategic_merge, PatchError, SchemaLookup};
+use super::{PatchError, SchemaLookup};
 
 /// Who applies, and how.
 pub struct Applier<'a> {
@@ -45,7 +46,7 @@ pub fn server_side_apply(
     if let Some(meta) = applied.get_mut("metadata").and_then(Value::as_object_mut) {
         meta.remove("managedFields");
     }
-    let schema = Schema::root(root_schema, schemas);
+    let schema = Schema::root_for_apply(root_schema, schemas);
     let mine = field_set::of_object(&applied, schema, who.skip_status);
     let entries = current.map(managed_entries).unwrap_or_default();
     let (previous, mut others): (Vec<Value>, Vec<Value>) = entries
@@ -73,7 +74,7 @@ pub fn server_side_apply(
     let mut base = current.cloned().unwrap_or_else(|| json!({}));
     field_set::remove_from(&mut base, &dropped);
     let mut merged =
-        strategic_merge(&base, &applied, root_schema, schemas).map_err(ApplyError::Patch)?;
+        apply_merge(&base, &applied, root_schema, schemas).map_err(ApplyError::Patch)?;
     others.push(entry(who, mine));
     set_managed_fields(&mut merged, others)?;
     Ok(merged)

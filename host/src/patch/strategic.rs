@@ -25,6 +25,26 @@ pub fn strategic_merge(
     root_schema: Option<&str>,
     schemas: &dyn SchemaLookup,
 ) -> Result<Value, PatchError> {
+    merge_at(original, patch, Schema::root(root_schema, schemas))
+}
+
+/// Merges a server-side apply configuration onto the live object: as a
+/// strategic merge, with lists that declare no patch strategy merged by
+/// their `x-kubernetes-list-type` (custom resources' lists).
+pub(super) fn apply_merge(
+    original: &Value,
+    patch: &Value,
+    root_schema: Option<&str>,
+    schemas: &dyn SchemaLookup,
+) -> Result<Value, PatchError> {
+    merge_at(
+        original,
+        patch,
+        Schema::root_for_apply(root_schema, schemas),
+    )
+}
+
+fn merge_at(original: &Value, patch: &Value, schema: Schema) -> Result<Value, PatchError> {
     let patch = match patch {
         Value::Object(map) => map.clone(),
         Value::Null => return Ok(original.clone()),
@@ -39,7 +59,6 @@ pub fn strategic_merge(
         Value::Object(map) => map.clone(),
         _ => Map::new(),
     };
-    let schema = Schema::root(root_schema, schemas);
     merge_map(original, patch, schema).map(Value::Object)
 }
 

@@ -70,7 +70,7 @@ pub(super) fn merge_list(
     };
     let merge_key = meta.merge_key.as_deref().unwrap_or_default();
     if kind != Kind::Object {
-        return merge_scalars(original, patch, is_delete_list);
+        return merge_scalars(original, patch, is_delete_list, items.for_apply());
     }
     if merge_key.is_empty() {
         return Err(PatchError::Internal(format!(
@@ -86,6 +86,7 @@ fn merge_scalars(
     original: Vec<Value>,
     patch: Vec<Value>,
     is_delete_list: bool,
+    for_apply: bool,
 ) -> Result<Vec<Value>, PatchError> {
     if is_delete_list {
         return Ok(original
@@ -98,6 +99,10 @@ fn merge_scalars(
         if !merged.contains(v) {
             merged.push(v.clone());
         }
+    }
+    if for_apply {
+        // Server-side apply keeps the live order and appends new values.
+        return Ok(merged);
     }
     let id = Identity {
         is_map: false,
@@ -128,6 +133,10 @@ fn merge_objects(
             }
             None => merged.extend(clean_new_value(item.clone())),
         }
+    }
+    if items.for_apply() {
+        // Server-side apply keeps the live order and appends new items.
+        return Ok(merged);
     }
     let id = Identity {
         is_map: true,

@@ -34,6 +34,10 @@ pub(in crate::patch) struct PatchMeta {
 pub(in crate::patch) struct Schema<'a> {
     node: Option<&'a Value>,
     lookup: &'a dyn SchemaLookup,
+    /// Server-side apply: a list without a patch strategy merges as its
+    /// `x-kubernetes-list-type` says (`map` by its key, `set`), as kube's
+    /// structured merge does; strategic merge patch ignores list types.
+    list_types: bool,
 }
 
 impl<'a> Schema<'a> {
@@ -42,13 +46,31 @@ impl<'a> Schema<'a> {
         let node = name
             .and_then(|n| lookup.schema(n))
             .map(|v| resolve(v, lookup));
-        Schema { node, lookup }
+        Schema {
+            node,
+            lookup,
+            list_types: false,
+        }
+    }
+
+    /// The root for server-side apply (list types count, see `list_types`).
+    pub fn root_for_apply(name: Option<&str>, lookup: &'a dyn SchemaLookup) -> Self {
+        Schema {
+            list_types: true,
+            ..Schema::root(name, lookup)
+        }
+    }
+
+    /// Whether this is a server-side apply merge.
+    pub fn for_apply(&self) -> bool {
+        self.list_types
     }
 
     fn at(&self, node: Option<&'a Value>) -> Self {
         Schema {
             node: node.map(|v| resolve(v, self.lookup)),
             lookup: self.lookup,
+            list_types: self.list_types,
         }
     }
 
@@ -59,7 +81,7 @@ impl<'a> Schema<'a> {
             return (*self, PatchMeta::default());
         };
         if let Some(prop) = node.get("properties").and_then(|p| p.get(key)) {
-            return (self.at(Some(prop)), patch_meta(prop));
+            return (self.at(Some(prop)), patch_meta(prop, self.list_types));
         }
         let values = node.get("additionalProperties").filter(|v| v.is_object());
         (self.at(values), PatchMeta::default())
@@ -80,12 +102,18 @@ impl<'a> Schema<'a> {
     }
 }
 
-/// Reads the patch extensions of a property schema.
-fn patch_meta(prop: &Value) -> PatchMeta {
-    let strategies = prop
+/// Reads the patch extensions of a property schema (and, for server-side
+/// apply, its list type when it declares no patch strategy).
+fn patch_meta(prop: &Value, list_types: bool) -> PatchMeta {
+    let declared = prop
         .get("x-kubernetes-patch-strategy")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+        .and_then(Value::as_str);
+    if let (None, true) = (declared, list_types) {
+        if let Some(meta) = list_type_meta(prop) {
+            return meta;
+        }
+    }
+    let strategies = declared.unwrap_or_default();
     // `retainKeys` only matters to patch generation; the `$retainKeys`
     // directive is honoured whenever a patch carries it.
     let strategy = strategies
@@ -104,6 +132,28 @@ fn patch_meta(prop: &Value) -> PatchMeta {
     PatchMeta {
         strategy,
         merge_key,
+    }
+}
+
+/// `x-kubernetes-list-type: map` with one key merges by it; `set` merges
+/// values; anything else (atomic, several keys) is replaced whole.
+fn list_type_meta(prop: &Value) -> Option<PatchMeta> {
+    let keys = prop
+        .get("x-kubernetes-list-map-keys")
+        .and_then(Value::as_array);
+    match prop.get("x-kubernetes-list-type").and_then(Value::as_str)? {
+        "set" => Some(PatchMeta {
+            strategy: Strategy::Merge,
+            merge_key: None,
+        }),
+        "map" => match keys.map(Vec::as_slice) {
+            Some([key]) => Some(PatchMeta {
+                strategy: Strategy::Merge,
+                merge_key: key.as_str().map(str::to_string),
+            }),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
