@@ -140,6 +140,17 @@ fn generation_follows_spec_and_status_and_scale_are_subresources() {
         read("{.status.replicas} {.spec.color} {.metadata.generation}"),
         "3 green 3"
     );
+    // Status sent with a create is dropped before validation (a subresource).
+    let with_status = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "s"},
+                             "spec": {"replicas": 1}, "status": {"replicas": "many"}});
+    let (code, created, _) = s.request(
+        "POST",
+        "/apis/example.com/v1/namespaces/default/widgets",
+        "application/json",
+        Some(&with_status.to_string()),
+    );
+    assert_eq!(code, 201, "{created}");
+    assert!(created.get("status").is_none(), "{created}");
     // Custom resources have no strategic merge patch (kube's 415).
     let (code, status, _) = s.request(
         "PATCH",

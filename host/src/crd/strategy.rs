@@ -49,13 +49,8 @@ impl CustomAware {
         custom: &CustomResource,
         obj: Value,
     ) -> ApiResult<Value> {
-        let schema_causes = crate::cpu::heavy(|| validate(custom, &obj, None));
-        let mut prepared = with_schema_causes(
-            res,
-            &obj,
-            self.inner.create(res, obj.clone()).await,
-            schema_causes,
-        )?;
+        let answer = self.inner.create(res, obj.clone()).await;
+        let mut prepared = checked(res, custom, &obj, answer, None)?;
         set_generation(&mut prepared, 1);
         Ok(prepared)
     }
@@ -67,9 +62,8 @@ impl CustomAware {
         obj: Value,
         old: &Value,
     ) -> ApiResult<Value> {
-        let schema_causes = crate::cpu::heavy(|| validate(custom, &obj, Some(old)));
-        let updated = self.inner.update(res, obj.clone(), old).await;
-        let mut prepared = with_schema_causes(res, &obj, updated, schema_causes)?;
+        let answer = self.inner.update(res, obj.clone(), old).await;
+        let mut prepared = checked(res, custom, &obj, answer, Some(old))?;
         let generation = old.pointer("/metadata/generation").and_then(Value::as_i64);
         let generation = generation.unwrap_or(0);
         let status_apart = res.has_subresource("status");
@@ -80,6 +74,21 @@ impl CustomAware {
         }
         Ok(prepared)
     }
+}
+
+/// The schema checks what will be stored (the strategy's prepared object:
+/// status dropped or kept as the subresource rules say), or what was sent
+/// when the strategy refused it, so both sets of problems are reported.
+fn checked(
+    res: &ResourceInfo,
+    custom: &CustomResource,
+    obj: &Value,
+    answer: ApiResult<Value>,
+    old: Option<&Value>,
+) -> ApiResult<Value> {
+    let subject = answer.as_ref().unwrap_or(obj);
+    let causes = crate::cpu::heavy(|| validate(custom, subject, old));
+    with_schema_causes(res, obj, answer, causes)
 }
 
 /// The built-in strategy's answer with the schema's causes added: both
