@@ -5,7 +5,9 @@
 
 use serde_json::json;
 
-use crate::support::{stderr, Server};
+use std::time::Duration;
+
+use crate::support::{eventually, stderr, Server};
 
 /// A namespaced CRD with status and scale subresources, printer columns
 /// (one only in `-o wide`), a short name, category `all`, a selectable
@@ -197,7 +199,15 @@ fn each_served_version_shows_objects_in_its_own_api_version() {
 fn deleting_the_crd_deletes_its_objects_and_stops_serving_them() {
     let s = with_widgets();
     s.ok_stdin(&["apply", "-f", "-"], &widget("w", "red", 1));
+    // Each served group-version has its local APIService, as kube registers it.
+    let registered =
+        || s.get_json("/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.example.com");
+    assert!(eventually(Duration::from_secs(10), || registered().0 == 200));
+    let (_, service) = registered();
+    assert_eq!(service["spec"]["groupPriorityMinimum"], 1000);
+    assert_eq!(service["status"]["conditions"][0]["reason"], "Local");
     s.ok(&["delete", "crd", "widgets.example.com", "--timeout=30s"]);
+    assert!(eventually(Duration::from_secs(10), || registered().0 == 404));
     let out = s.kubectl(&["get", "widgets"]);
     assert!(!out.status.success());
     let why = stderr(&out);

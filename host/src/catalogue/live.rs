@@ -113,6 +113,16 @@ impl LiveCatalogue {
         cat
     }
 
+    /// Notified after every change of the custom resources served.
+    pub fn subscribe(&self) -> watch::Receiver<i64> {
+        self.applied.subscribe()
+    }
+
+    /// The resources CRDs serve now.
+    pub fn custom(&self) -> Vec<ResourceInfo> {
+        self.read(|s| s.custom.iter().map(|e| e.info.clone()).collect())
+    }
+
     /// Marks the CRDs of store `revision` as applied, with no change.
     pub fn mark_applied(&self, revision: i64) {
         self.applied.send_if_modified(|r| {

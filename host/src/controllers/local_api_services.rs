@@ -53,7 +53,8 @@ fn available() -> Value {
                             "lastTransitionTime": crate::registry::meta::now()}]})
 }
 
-async fn ensure(state: &AppState, res: &ResourceInfo, obj: Value) -> ApiResult<()> {
+/// Creates the APIService `obj` if missing, Available as a local one.
+pub(crate) async fn ensure(state: &AppState, res: &ResourceInfo, obj: Value) -> ApiResult<()> {
     let name = crate::registry::meta::name(&obj)
         .unwrap_or_default()
         .to_string();
@@ -80,13 +81,18 @@ async fn ensure(state: &AppState, res: &ResourceInfo, obj: Value) -> ApiResult<(
         .map(|_| ())
 }
 
-/// Registers the local APIServices that are missing.
-pub async fn register(state: &AppState) -> ApiResult<()> {
-    let res = state
+/// The built-in APIService resource.
+pub(crate) fn resource(state: &AppState) -> ApiResult<&ResourceInfo> {
+    state
         .catalogue
         .builtin()
         .lookup("apiregistration.k8s.io", "v1", "apiservices")
-        .ok_or_else(|| ApiError::internal("apiservices are not served"))?;
+        .ok_or_else(|| ApiError::internal("apiservices are not served"))
+}
+
+/// Registers the local APIServices that are missing.
+pub async fn register(state: &AppState) -> ApiResult<()> {
+    let res = resource(state)?;
     for (group, versions) in state.catalogue.builtin().groups() {
         for version in versions {
             if let Some(obj) = local_api_service(&group, &version) {

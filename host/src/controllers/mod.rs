@@ -30,6 +30,7 @@ pub fn spawn_all(state: Arc<AppState>) -> Vec<JoinHandle<()>> {
         csr_signer::spawn(state.clone()),
         crd_names::spawn(state.clone()),
         crate::crd::cleanup::spawn(state.clone()),
+        crate::crd::api_services::spawn(state.clone()),
         rbac::spawn_aggregation(state.clone()),
         resource_quota::spawn(state.clone()),
         garbage_collector::spawn(state),

@@ -6,6 +6,7 @@
 //! `conversion` move objects between a CRD's versions, `table` prints them,
 //! `cleanup` removes them with their CRD.
 
+pub mod api_services;
 pub mod cleanup;
 pub mod conversion;
 pub mod json_path;
