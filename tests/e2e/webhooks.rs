@@ -127,6 +127,9 @@ async fn serve(
 
 /// /mutate labels every object `mutated=yes`; /validate denies objects labelled `blocked=true`.
 fn respond(path: &str, review: &Value) -> Value {
+    if path == "/convert" {
+        return convert(review);
+    }
     let req = &review["request"];
     let mut resp = json!({"uid": req["uid"], "allowed": true});
     if path == "/mutate" {
@@ -143,6 +146,93 @@ fn respond(path: &str, review: &Value) -> Value {
         resp["status"] = json!({"code": 403, "message": "blocked by test webhook"});
     }
     json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": resp})
+}
+
+/// A conversion webhook for Widgets: v1 `spec.size` is v2 `spec.replicas`.
+fn convert(review: &Value) -> Value {
+    let req = &review["request"];
+    let desired = req["desiredAPIVersion"].as_str().unwrap_or_default();
+    let converted: Vec<Value> = req["objects"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|o| {
+            let mut o = o.clone();
+            let spec = o["spec"].as_object_mut().cloned().unwrap_or_default();
+            let (from, to) = if desired.ends_with("/v2") {
+                ("size", "replicas")
+            } else {
+                ("replicas", "size")
+            };
+            let mut spec = spec;
+            if let Some(v) = spec.remove(from) {
+                spec.insert(to.into(), v);
+            }
+            o["spec"] = Value::Object(spec);
+            o["apiVersion"] = json!(desired);
+            o
+        })
+        .collect();
+    json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
+           "response": {"uid": req["uid"], "convertedObjects": converted, "result": {"status": "Success"}}})
+}
+
+/// Two versions of Widgets converted by the webhook at `url`.
+fn converted_crd(url: &str, ca: &str) -> String {
+    let ca = base64::engine::general_purpose::STANDARD.encode(ca);
+    format!(
+        r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {{name: widgets.example.com}}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {{plural: widgets, singular: widget, kind: Widget}}
+  conversion:
+    strategy: Webhook
+    webhook:
+      conversionReviewVersions: [v1]
+      clientConfig: {{url: "{url}", caBundle: "{ca}"}}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {{openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}}}
+  - name: v2
+    served: true
+    storage: false
+    schema: {{openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}}}
+"#
+    )
+}
+
+#[test]
+fn a_conversion_webhook_converts_custom_resources_between_versions() {
+    let s = Server::start();
+    let (port, ca, calls) = start_webhook();
+    let url = format!("https://127.0.0.1:{port}/convert");
+    s.ok_stdin(&["apply", "-f", "-"], &converted_crd(&url, &ca));
+    s.ok(&[
+        "wait",
+        "--for=condition=established",
+        "--timeout=30s",
+        "crd/widgets.example.com",
+    ]);
+    let v2 = "/apis/example.com/v2/namespaces/default/widgets";
+    let body = json!({"apiVersion": "example.com/v2", "kind": "Widget",
+                      "metadata": {"name": "w"}, "spec": {"replicas": 3}});
+    let (code, created, _) = s.request("POST", v2, "application/json", Some(&body.to_string()));
+    assert_eq!(code, 201, "{created}");
+    assert_eq!(created["spec"], json!({"replicas": 3}));
+    let (_, v1) = s.get_json("/apis/example.com/v1/namespaces/default/widgets/w");
+    assert_eq!(
+        v1["spec"],
+        json!({"size": 3}),
+        "stored in v1 through the webhook"
+    );
+    let (_, list) = s.get_json(v2);
+    assert_eq!(list["items"][0]["spec"], json!({"replicas": 3}));
+    assert!(calls.load(Ordering::SeqCst) >= 2);
 }
 
 fn configuration(kind: &str, name: &str, url: &str, ca: &str, policy: &str) -> String {
