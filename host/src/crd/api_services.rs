@@ -64,11 +64,9 @@ async fn sync(state: &AppState) -> ApiResult<()> {
             .registry
             .delete(res, None, name, &json!({}), WriteOptions::default())
             .await;
-        if let Err(e) = gone
-            .map(|_| ())
-            .or_else(|e| if e.code == 404 { Ok(()) } else { Err(e) })
-        {
-            return Err(e);
+        match gone {
+            Err(e) if e.code != 404 => return Err(e),
+            _ => {}
         }
     }
     Ok(())
