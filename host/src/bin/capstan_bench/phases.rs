@@ -2,7 +2,6 @@
 //! and the namespace the run works in.
 
 use super::client::Client;
-pub use super::kinds::configmap_body;
 use super::kinds::Kind;
 use super::runner::run_phase;
 use super::stats::PhaseResult;
@@ -208,6 +207,7 @@ pub async fn delete_namespace(client: &Client, name: &str) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::kinds::configmap_body;
     use super::*;
 
     #[test]
