@@ -25,8 +25,8 @@ pub fn crd() -> Value {
         "maxProperties": 64,
         "additionalProperties": {"type": "string", "maxLength": 4096},
         "x-kubernetes-validations": [
-            {"rule": "self.all(k, k.matches('^[a-z][a-z0-9.-]*$'))",
-             "message": "keys must be lowercase names"},
+            {"rule": "!('generation' in self) || self['generation'].matches('^[0-9]+$')",
+             "message": "generation must be a decimal number"},
             {"rule": "!('color' in self) || self['color'] in ['blue', 'green', 'red']",
              "message": "color must be blue, green or red"},
         ],
