@@ -41,6 +41,11 @@ struct Args {
     /// Concurrency levels, comma-separated; every phase runs at each.
     #[arg(long, value_delimiter = ',', default_value = "1,32", value_parser = clap::value_parser!(u64).range(1..=10_000))]
     concurrency: Vec<u64>,
+    /// Kinds of object to run the phases on, side by side at every level: `configmap`,
+    /// `custom` (a custom resource of the same body size, under a CRD the run installs
+    /// and removes). With both, the table adds the custom/ConfigMap ratio per phase.
+    #[arg(long, value_delimiter = ',', default_value = "configmap", value_enum)]
+    kinds: Vec<bench::kinds::Kind>,
     /// Offer only HTTP/1.1 (default: HTTP/2 when the server supports it).
     #[arg(long)]
     http1: bool,
@@ -74,6 +79,7 @@ impl Args {
             list_ops: self.list_ops.map(size),
             watch_ops: self.watch_ops.map(size),
             concurrency: self.concurrency.iter().copied().map(size).collect(),
+            kinds: self.kinds.clone(),
             http1: self.http1,
             startup_binary: self.startup_binary.clone(),
             startup_runs: size(self.startup_runs),
@@ -128,6 +134,22 @@ mod tests {
             (2000, vec![1, 32], 5)
         );
         assert!(!args.json && !o.http1 && o.namespace.is_none());
+        assert_eq!(o.kinds, [bench::kinds::Kind::ConfigMap]);
+    }
+
+    #[test]
+    fn parses_kinds_in_order_and_rejects_unknown_ones() {
+        use bench::kinds::Kind;
+        let parse = |kinds: &str| {
+            Args::try_parse_from(["capstan-bench", "--kubeconfig", "k", "--kinds", kinds])
+                .map(|a| a.options().kinds)
+        };
+        assert_eq!(
+            parse("configmap,custom").unwrap(),
+            [Kind::ConfigMap, Kind::Custom]
+        );
+        assert_eq!(parse("custom").unwrap(), [Kind::Custom]);
+        assert!(parse("secret").is_err());
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Test support: an in-memory imitation of the kube-apiserver endpoints the benchmark
-//! uses (namespaces; ConfigMap create/get/list/update/delete and watch), over TLS.
+//! uses (namespaces; the bench CRD; ConfigMap and custom-resource
+//! create/get/list/update/delete and watch), over TLS.
 
 use super::testing::{full, serve_tls, Handler, TestBody, TestPki};
 use bytes::Bytes;
@@ -18,10 +19,25 @@ pub struct State {
     pub namespaces: HashSet<String>,
     pub deleted_namespaces: Vec<String>,
     pub configmaps: HashMap<(String, String), Value>,
+    /// Custom resources (benchobjects).
+    pub custom: HashMap<(String, String), Value>,
+    pub crds: HashSet<String>,
+    pub deleted_crds: Vec<String>,
 }
+
+const CRDS: [&str; 4] = [
+    "apis",
+    "apiextensions.k8s.io",
+    "v1",
+    "customresourcedefinitions",
+];
+
+/// A collection: resource and namespace.
+type Res<'a> = (&'a str, &'a str);
 
 pub struct FakeApi {
     pub state: Mutex<State>,
+    /// Events by "<resource>/<namespace>".
     events: broadcast::Sender<(String, Bytes)>,
 }
 
@@ -51,30 +67,78 @@ impl FakeApi {
 
     fn route(&self, method: &Method, path: &str, query: &str, body: &[u8]) -> Response<TestBody> {
         let segs: Vec<&str> = path.trim_start_matches('/').split('/').collect();
-        match (method.as_str(), segs.as_slice()) {
-            ("POST", ["api", "v1", "namespaces"]) => self.create_namespace(body),
-            ("GET", ["api", "v1", "namespaces", ns]) => self.get_namespace(ns),
-            ("DELETE", ["api", "v1", "namespaces", ns]) => self.delete_namespace(ns),
-            ("GET", ["api", "v1", "namespaces", ns, "configmaps"])
-                if query.contains("watch=true") =>
+        if segs.starts_with(&CRDS) {
+            return self.route_crd(method, &segs[CRDS.len()..], body);
+        }
+        let (res, rest) = match segs.as_slice() {
+            ["api", "v1", "namespaces", ns, "configmaps", rest @ ..] => (("configmaps", *ns), rest),
+            ["apis", "bench.capstan.dev", "v1", "namespaces", ns, "benchobjects", rest @ ..]
+                if self.lock().crds.contains("benchobjects.bench.capstan.dev") =>
             {
-                self.watch(ns)
+                (("benchobjects", *ns), rest)
             }
-            ("GET", ["api", "v1", "namespaces", ns, "configmaps"]) => self.list(ns),
-            ("POST", ["api", "v1", "namespaces", ns, "configmaps"]) => self.create(ns, body),
-            ("GET", ["api", "v1", "namespaces", ns, "configmaps", name]) => self.get(ns, name),
-            ("PUT", ["api", "v1", "namespaces", ns, "configmaps", name]) => {
-                self.update(ns, name, body)
+            ["api", "v1", "namespaces", rest @ ..] => {
+                return self.route_namespace(method, rest, body)
             }
-            ("DELETE", ["api", "v1", "namespaces", ns, "configmaps", name]) => {
-                self.delete(ns, name)
-            }
+            _ => return status(StatusCode::NOT_FOUND, "no such route"),
+        };
+        match (method.as_str(), rest) {
+            ("GET", []) if query.contains("watch=true") => self.watch(res),
+            ("GET", []) => self.list(res),
+            ("POST", []) => self.create(res, body),
+            ("GET", [name]) => self.get(res, name),
+            ("PUT", [name]) => self.update(res, name, body),
+            ("DELETE", [name]) => self.delete(res, name),
             _ => status(StatusCode::NOT_FOUND, "no such route"),
+        }
+    }
+
+    fn route_namespace(&self, method: &Method, rest: &[&str], body: &[u8]) -> Response<TestBody> {
+        match (method.as_str(), rest) {
+            ("POST", []) => self.create_namespace(body),
+            ("GET", [ns]) => self.get_namespace(ns),
+            ("DELETE", [ns]) => self.delete_namespace(ns),
+            _ => status(StatusCode::NOT_FOUND, "no such route"),
+        }
+    }
+
+    /// CRDs: created Established at once.
+    fn route_crd(&self, method: &Method, rest: &[&str], body: &[u8]) -> Response<TestBody> {
+        let mut state = self.lock();
+        match (method.as_str(), rest) {
+            ("POST", []) => {
+                let v: Value = serde_json::from_slice(body).unwrap();
+                let name = v["metadata"]["name"].as_str().unwrap().to_string();
+                state.crds.insert(name);
+                reply(StatusCode::CREATED, &v)
+            }
+            ("GET", [name]) if state.crds.contains(*name) => {
+                let established = json!({"type": "Established", "status": "True"});
+                let crd =
+                    json!({"metadata": {"name": name}, "status": {"conditions": [established]}});
+                reply(StatusCode::OK, &crd)
+            }
+            ("DELETE", [name]) if state.crds.remove(*name) => {
+                state.deleted_crds.push(name.to_string());
+                reply(StatusCode::OK, &json!({"metadata": {"name": name}}))
+            }
+            _ => status(StatusCode::NOT_FOUND, "no such CRD"),
         }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap()
+    }
+
+    /// The objects of a resource.
+    fn objects<'a>(
+        state: &'a mut State,
+        resource: &str,
+    ) -> &'a mut HashMap<(String, String), Value> {
+        match resource {
+            "configmaps" => &mut state.configmaps,
+            _ => &mut state.custom,
+        }
     }
 
     fn create_namespace(&self, body: &[u8]) -> Response<TestBody> {
@@ -101,7 +165,7 @@ impl FakeApi {
         reply(StatusCode::OK, &json!({"metadata": {"name": ns}}))
     }
 
-    fn create(&self, ns: &str, body: &[u8]) -> Response<TestBody> {
+    fn create(&self, (resource, ns): Res, body: &[u8]) -> Response<TestBody> {
         let mut obj: Value = serde_json::from_slice(body).unwrap();
         let name = obj["metadata"]["name"].as_str().unwrap().to_string();
         let mut state = self.lock();
@@ -111,57 +175,53 @@ impl FakeApi {
                 &format!("namespaces \"{ns}\" not found"),
             );
         }
-        if state
-            .configmaps
-            .contains_key(&(ns.to_string(), name.clone()))
-        {
+        if Self::objects(&mut state, resource).contains_key(&(ns.to_string(), name.clone())) {
             return status(
                 StatusCode::CONFLICT,
-                &format!("configmaps \"{name}\" already exists"),
+                &format!("{resource} \"{name}\" already exists"),
             );
         }
         state.rv += 1;
         obj["metadata"]["resourceVersion"] = json!(state.rv.to_string());
-        state.configmaps.insert((ns.to_string(), name), obj.clone());
+        Self::objects(&mut state, resource).insert((ns.to_string(), name), obj.clone());
         let event = json!({"type": "ADDED", "object": obj}).to_string() + "\n";
-        let _ = self.events.send((ns.to_string(), Bytes::from(event)));
+        let _ = self
+            .events
+            .send((format!("{resource}/{ns}"), Bytes::from(event)));
         reply(StatusCode::CREATED, &obj)
     }
 
-    fn get(&self, ns: &str, name: &str) -> Response<TestBody> {
-        match self
-            .lock()
-            .configmaps
-            .get(&(ns.to_string(), name.to_string()))
-        {
+    fn get(&self, (resource, ns): Res, name: &str) -> Response<TestBody> {
+        let mut state = self.lock();
+        match Self::objects(&mut state, resource).get(&(ns.to_string(), name.to_string())) {
             Some(obj) => reply(StatusCode::OK, obj),
             None => status(
                 StatusCode::NOT_FOUND,
-                &format!("configmaps \"{name}\" not found"),
+                &format!("{resource} \"{name}\" not found"),
             ),
         }
     }
 
-    fn list(&self, ns: &str) -> Response<TestBody> {
-        let state = self.lock();
-        let items: Vec<&Value> = state
-            .configmaps
+    fn list(&self, (resource, ns): Res) -> Response<TestBody> {
+        let mut state = self.lock();
+        let rv = state.rv.to_string();
+        let items: Vec<&Value> = Self::objects(&mut state, resource)
             .iter()
             .filter(|(k, _)| k.0 == ns)
             .map(|(_, v)| v)
             .collect();
-        let list = json!({"kind": "ConfigMapList", "metadata": {"resourceVersion": state.rv.to_string()}, "items": items});
+        let list = json!({"kind": "List", "metadata": {"resourceVersion": rv}, "items": items});
         reply(StatusCode::OK, &list)
     }
 
-    fn update(&self, ns: &str, name: &str, body: &[u8]) -> Response<TestBody> {
+    fn update(&self, (resource, ns): Res, name: &str, body: &[u8]) -> Response<TestBody> {
         let mut obj: Value = serde_json::from_slice(body).unwrap();
         let mut state = self.lock();
         let key = (ns.to_string(), name.to_string());
-        let Some(current) = state.configmaps.get(&key) else {
+        let Some(current) = Self::objects(&mut state, resource).get(&key) else {
             return status(
                 StatusCode::NOT_FOUND,
-                &format!("configmaps \"{name}\" not found"),
+                &format!("{resource} \"{name}\" not found"),
             );
         };
         if current["metadata"]["resourceVersion"] != obj["metadata"]["resourceVersion"] {
@@ -169,27 +229,24 @@ impl FakeApi {
         }
         state.rv += 1;
         obj["metadata"]["resourceVersion"] = json!(state.rv.to_string());
-        state.configmaps.insert(key, obj.clone());
+        Self::objects(&mut state, resource).insert(key, obj.clone());
         reply(StatusCode::OK, &obj)
     }
 
-    fn delete(&self, ns: &str, name: &str) -> Response<TestBody> {
-        match self
-            .lock()
-            .configmaps
-            .remove(&(ns.to_string(), name.to_string()))
-        {
+    fn delete(&self, (resource, ns): Res, name: &str) -> Response<TestBody> {
+        let mut state = self.lock();
+        match Self::objects(&mut state, resource).remove(&(ns.to_string(), name.to_string())) {
             Some(obj) => reply(StatusCode::OK, &obj),
             None => status(
                 StatusCode::NOT_FOUND,
-                &format!("configmaps \"{name}\" not found"),
+                &format!("{resource} \"{name}\" not found"),
             ),
         }
     }
 
-    fn watch(&self, ns: &str) -> Response<TestBody> {
+    fn watch(&self, (resource, ns): Res) -> Response<TestBody> {
         let rx = self.events.subscribe();
-        let ns = ns.to_string();
+        let ns = format!("{resource}/{ns}");
         let frames = futures_util::stream::unfold((rx, ns), |(mut rx, ns)| async move {
             loop {
                 match rx.recv().await {

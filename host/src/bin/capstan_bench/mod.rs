@@ -1,11 +1,14 @@
 //! capstan-bench: drives any Kubernetes API server (Capstan or kube-apiserver) through
-//! ConfigMap create/get/list/update/watch/delete phases at several concurrency levels,
+//! create/get/list/update/watch/delete phases at several concurrency levels, on
+//! ConfigMaps and/or a custom resource of the same size (side by side, with ratios),
 //! and optionally measures a server binary's startup time.
 
 pub mod client;
+pub mod custom;
 #[cfg(test)]
 mod fake_api;
 pub mod heavy;
+pub mod kinds;
 pub mod kubeconfig;
 pub mod phases;
 pub mod report;
@@ -19,6 +22,7 @@ pub mod watch;
 
 use anyhow::{Context, Result};
 use client::Client;
+use kinds::Kind;
 use phases::{Scope, Versions};
 use rand::Rng;
 use report::{ApiRun, Report};
@@ -38,6 +42,8 @@ pub struct Options {
     pub list_ops: Option<usize>,
     pub watch_ops: Option<usize>,
     pub concurrency: Vec<usize>,
+    /// The kinds of object every level runs its phases on, in this order.
+    pub kinds: Vec<Kind>,
     pub http1: bool,
     pub startup_binary: Option<PathBuf>,
     pub startup_runs: usize,
@@ -92,16 +98,25 @@ async fn api_run(opts: &Options, path: &std::path::Path) -> Result<ApiRun> {
     let created = phases::ensure_namespace(&client, &namespace)
         .await
         .with_context(|| format!("preparing namespace {namespace}"))?;
+    let crd_created = match opts.kinds.contains(&Kind::Custom) {
+        true => custom::install(&client, &namespace)
+            .await
+            .context("installing the benchmark CRD")?,
+        false => false,
+    };
     tracing::info!(server = %client.server(), protocol = client.protocol(), namespace, "benchmark starting");
     let mut results = Vec::new();
     for &c in &opts.concurrency {
-        let scope = Arc::new(Scope {
-            client: client.clone(),
-            watcher: watcher.clone(),
-            namespace: namespace.clone(),
-            prefix: format!("bench-{run_id}-c{c}"),
-        });
-        results.extend(run_level(&scope, c, opts).await);
+        for &kind in &opts.kinds {
+            let scope = Arc::new(Scope {
+                client: client.clone(),
+                watcher: watcher.clone(),
+                namespace: namespace.clone(),
+                prefix: format!("bench-{run_id}-c{c}{}", prefix_of(kind)),
+                kind,
+            });
+            results.extend(run_level(&scope, c, opts).await);
+        }
     }
     if opts.heavy_clients > 0 {
         let scope = Arc::new(Scope {
@@ -109,15 +124,20 @@ async fn api_run(opts: &Options, path: &std::path::Path) -> Result<ApiRun> {
             watcher: watcher.clone(),
             namespace: namespace.clone(),
             prefix: format!("bench-{run_id}"),
+            kind: Kind::ConfigMap,
         });
         let duration = std::time::Duration::from_secs(opts.heavy_seconds);
         let heavy = heavy::run(&scope, &kc, !opts.http1, opts.heavy_clients, duration).await?;
         results.extend(heavy.into_iter().map(logged));
     }
+    if crd_created {
+        custom::remove(&client).await;
+    }
     if created {
         phases::delete_namespace(&client, &namespace).await;
     }
     Ok(ApiRun {
+        ratios: report::ratios(&results),
         server: client.server(),
         protocol: client.protocol().to_string(),
         namespace,
@@ -127,24 +147,38 @@ async fn api_run(opts: &Options, path: &std::path::Path) -> Result<ApiRun> {
     })
 }
 
-/// All phases at one concurrency level, in order.
+/// Object names of a kind: ConfigMaps keep the historical ones.
+fn prefix_of(kind: Kind) -> &'static str {
+    match kind {
+        Kind::ConfigMap => "",
+        Kind::Custom => "-cr",
+    }
+}
+
+/// All phases at one concurrency level on the scope's kind, in order.
 async fn run_level(scope: &Arc<Scope>, c: usize, opts: &Options) -> Vec<PhaseResult> {
     let n = opts.ops;
     let rvs = Versions::new(n);
+    let kind = scope.kind;
+    let of_kind = |mut result: PhaseResult| {
+        result.kind = kind;
+        logged(result)
+    };
     let mut out = Vec::new();
-    out.push(logged(phases::create(scope, c, n, &rvs).await));
-    out.push(logged(phases::get(scope, c, n, &rvs).await));
-    out.push(logged(phases::list(scope, c, opts.list_ops()).await));
-    out.push(logged(phases::update(scope, c, n, &rvs).await));
-    out.push(logged(watch::delivery(scope, c, opts.watch_ops()).await));
+    out.push(of_kind(phases::create(scope, c, n, &rvs).await));
+    out.push(of_kind(phases::get(scope, c, n, &rvs).await));
+    out.push(of_kind(phases::list(scope, c, opts.list_ops()).await));
+    out.push(of_kind(phases::update(scope, c, n, &rvs).await));
+    out.push(of_kind(watch::delivery(scope, c, opts.watch_ops()).await));
     let name_of = |s: &Scope, i: usize| s.object_name(i);
-    out.push(logged(phases::delete(scope, c, n, name_of).await));
+    out.push(of_kind(phases::delete(scope, c, n, name_of).await));
     out
 }
 
 fn logged(result: PhaseResult) -> PhaseResult {
     tracing::info!(
         phase = %result.phase,
+        kind = result.kind.label(),
         concurrency = result.concurrency,
         ops = result.ops,
         errors = result.errors,
@@ -179,6 +213,7 @@ mod tests {
             list_ops: None,
             watch_ops: None,
             concurrency: vec![1],
+            kinds: vec![Kind::ConfigMap],
             http1: false,
             startup_binary: None,
             startup_runs: 5,
@@ -252,6 +287,38 @@ mod tests {
         assert!(state.configmaps.is_empty(), "objects left behind");
         assert_eq!(state.deleted_namespaces, vec![run.namespace.clone()]);
         assert!(run.namespace.starts_with("bench-"));
+    }
+
+    #[tokio::test]
+    async fn custom_kind_runs_beside_configmaps_under_its_own_crd() {
+        let (api, _dir, path) = fake(b"h2", "127.0.0.1").await;
+        let mut o = opts(8);
+        o.concurrency = vec![1, 2];
+        o.kinds = vec![Kind::ConfigMap, Kind::Custom];
+        o.kubeconfig = Some(path);
+        let run = run(&o).await.unwrap().api.unwrap();
+        let kinds: Vec<(&str, Kind, usize)> = run
+            .phases
+            .iter()
+            .map(|p| (p.phase.as_str(), p.kind, p.concurrency))
+            .collect();
+        assert_eq!(kinds.len(), 24);
+        assert_eq!(kinds[0], ("create", Kind::ConfigMap, 1));
+        assert_eq!(kinds[6], ("create", Kind::Custom, 1));
+        assert_eq!(kinds[11], ("delete", Kind::Custom, 1));
+        assert_eq!(kinds[12], ("create", Kind::ConfigMap, 2));
+        assert!(run.phases.iter().all(|p| p.errors == 0), "{:?}", run.phases);
+        let ratios: Vec<(&str, usize)> = run
+            .ratios
+            .iter()
+            .map(|r| (r.phase.as_str(), r.concurrency))
+            .collect();
+        assert_eq!(ratios.len(), 12);
+        assert_eq!(ratios[..2], [("create", 1), ("get", 1)]);
+        assert!(run.ratios.iter().all(|r| r.p50 > 0.0));
+        let state = api.state.lock().unwrap();
+        assert!(state.custom.is_empty() && state.configmaps.is_empty());
+        assert_eq!(state.deleted_crds, ["benchobjects.bench.capstan.dev"]);
     }
 
     #[tokio::test]

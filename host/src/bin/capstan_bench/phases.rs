@@ -1,7 +1,8 @@
-//! The timed ConfigMap phases (create, get, list, update, delete), the request bodies
-//! they send, and the namespace the run works in.
+//! The timed phases (create, get, list, update, delete) on the scope's kind of object,
+//! and the namespace the run works in.
 
 use super::client::Client;
+use super::kinds::Kind;
 use super::runner::run_phase;
 use super::stats::PhaseResult;
 use anyhow::{anyhow, Result};
@@ -16,8 +17,10 @@ pub struct Scope {
     /// Where the watch-delivery phase watches (the same server, or a replica).
     pub watcher: Client,
     pub namespace: String,
-    /// Object name prefix, unique to the run and the level.
+    /// Object name prefix, unique to the run, the level and the kind.
     pub prefix: String,
+    /// What the phases create, read and update.
+    pub kind: Kind,
 }
 
 /// Last known resourceVersion of each object, by operation index.
@@ -47,7 +50,7 @@ impl Versions {
 
 impl Scope {
     pub fn collection_path(&self) -> String {
-        format!("/api/v1/namespaces/{}/configmaps", self.namespace)
+        self.kind.collection_path(&self.namespace)
     }
 
     pub fn object_path(&self, name: &str) -> String {
@@ -58,32 +61,13 @@ impl Scope {
         format!("{}-{i}", self.prefix)
     }
 
-    /// POSTs a new ConfigMap and returns the reply body.
+    /// POSTs a new object and returns the reply body.
     pub async fn create(&self, name: &str) -> Result<Bytes> {
-        let body = configmap_body(name, None, 0);
+        let body = self.kind.body(name, None, 0);
         let path = self.collection_path();
         let reply = self.client.request(Method::POST, &path, Some(body)).await?;
         Ok(reply.check()?.body)
     }
-}
-
-/// A small ConfigMap; `generation` changes the data so updates really change it.
-pub fn configmap_body(name: &str, resource_version: Option<&str>, generation: u32) -> Bytes {
-    let mut metadata = json!({"name": name, "labels": {"app.kubernetes.io/name": "capstan-bench"}});
-    if let Some(rv) = resource_version {
-        metadata["resourceVersion"] = json!(rv);
-    }
-    let object = json!({
-        "apiVersion": "v1",
-        "kind": "ConfigMap",
-        "metadata": metadata,
-        "data": {
-            "generation": generation.to_string(),
-            "color": "blue",
-            "greeting": "hello from capstan-bench",
-        },
-    });
-    Bytes::from(object.to_string())
 }
 
 /// `metadata.resourceVersion` of a JSON object or list.
@@ -150,7 +134,7 @@ pub async fn update(scope: &Arc<Scope>, c: usize, n: usize, rvs: &Versions) -> P
             let rv = rvs
                 .get(i)
                 .ok_or_else(|| anyhow!("{name}: no resourceVersion known (create failed?)"))?;
-            let body = configmap_body(&name, Some(&rv), 1);
+            let body = scope.kind.body(&name, Some(&rv), 1);
             let path = scope.object_path(&name);
             let reply = scope
                 .client
@@ -223,6 +207,7 @@ pub async fn delete_namespace(client: &Client, name: &str) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::kinds::configmap_body;
     use super::*;
 
     #[test]

@@ -1,5 +1,6 @@
 //! The benchmark report: a readable table for people and a JSON object for scripts.
 
+use super::kinds::Kind;
 use super::startup::StartupResult;
 use super::stats::PhaseResult;
 use serde::Serialize;
@@ -14,6 +15,41 @@ pub struct ApiRun {
     pub ops: usize,
     pub concurrency: Vec<usize>,
     pub phases: Vec<PhaseResult>,
+    /// Custom resource against ConfigMap, per phase and level (when both ran).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ratios: Vec<Ratio>,
+}
+
+/// One phase at one level: the custom resource's figure divided by the ConfigMap's
+/// (above 1: the custom resource is slower for latencies, faster for throughput).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ratio {
+    pub phase: String,
+    pub concurrency: usize,
+    pub throughput: f64,
+    pub p50: f64,
+    pub p99: f64,
+}
+
+/// The ratios of every custom-resource phase that has a ConfigMap counterpart.
+pub fn ratios(phases: &[PhaseResult]) -> Vec<Ratio> {
+    let div = |a: f64, b: f64| if b > 0.0 { a / b } else { 0.0 };
+    phases
+        .iter()
+        .filter(|p| p.kind == Kind::Custom)
+        .filter_map(|cr| {
+            let cm = phases.iter().find(|p| {
+                p.kind == Kind::ConfigMap && p.phase == cr.phase && p.concurrency == cr.concurrency
+            })?;
+            Some(Ratio {
+                phase: cr.phase.clone(),
+                concurrency: cr.concurrency,
+                throughput: div(cr.throughput, cm.throughput),
+                p50: div(cr.latency.p50_ms, cm.latency.p50_ms),
+                p99: div(cr.latency.p99_ms, cm.latency.p99_ms),
+            })
+        })
+        .collect()
 }
 
 /// Everything one invocation measured.
@@ -46,25 +82,70 @@ fn api_table(out: &mut String, api: &ApiRun) {
         "server {} ({}), namespace {}, {} ops per phase",
         api.server, api.protocol, api.namespace, api.ops
     );
+    let with_kind = api.phases.iter().any(|p| p.kind != Kind::ConfigMap);
+    let kind_column = |label: &str| match with_kind {
+        true => format!(" {label:<9}"),
+        false => String::new(),
+    };
     let _ = writeln!(
         out,
-        "{:<8} {:>5} {:>7} {:>7} {:>11} {:>9} {:>9} {:>9}",
-        "phase", "conc", "ops", "errors", "ops/s", "p50 ms", "p99 ms", "max ms"
+        "{:<8}{} {:>5} {:>7} {:>7} {:>11} {:>9} {:>9} {:>9}",
+        "phase",
+        kind_column("kind"),
+        "conc",
+        "ops",
+        "errors",
+        "ops/s",
+        "p50 ms",
+        "p99 ms",
+        "max ms"
     );
     for p in &api.phases {
         let l = &p.latency;
         let _ = writeln!(
             out,
-            "{:<8} {:>5} {:>7} {:>7} {:>11.1} {:>9.3} {:>9.3} {:>9.3}",
-            p.phase, p.concurrency, p.ops, p.errors, p.throughput, l.p50_ms, l.p99_ms, l.max_ms
+            "{:<8}{} {:>5} {:>7} {:>7} {:>11.1} {:>9.3} {:>9.3} {:>9.3}",
+            p.phase,
+            kind_column(p.kind.label()),
+            p.concurrency,
+            p.ops,
+            p.errors,
+            p.throughput,
+            l.p50_ms,
+            l.p99_ms,
+            l.max_ms
         );
     }
+    ratio_table(out, &api.ratios);
     for p in api.phases.iter().filter(|p| p.first_error.is_some()) {
         let error = p.first_error.as_deref().unwrap_or_default();
+        let of = match p.kind {
+            Kind::ConfigMap => String::new(),
+            kind => format!(" of {}", kind.label()),
+        };
         let _ = writeln!(
             out,
-            "first error in {} (concurrency {}): {error}",
+            "first error in {}{of} (concurrency {}): {error}",
             p.phase, p.concurrency
+        );
+    }
+}
+
+fn ratio_table(out: &mut String, ratios: &[Ratio]) {
+    if ratios.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "custom resource / ConfigMap, same body size:");
+    let _ = writeln!(
+        out,
+        "{:<8} {:>5} {:>11} {:>9} {:>9}",
+        "phase", "conc", "ops/s", "p50", "p99"
+    );
+    for r in ratios {
+        let _ = writeln!(
+            out,
+            "{:<8} {:>5} {:>11.2} {:>9.2} {:>9.2}",
+            r.phase, r.concurrency, r.throughput, r.p50, r.p99
         );
     }
 }
@@ -101,6 +182,7 @@ mod tests {
                     PhaseResult::new("create", 1, vec![ms(1), ms(2)], 0, ms(4)),
                     failed,
                 ],
+                ratios: vec![],
             }),
             startup: Some(StartupResult {
                 binary: "capstan".into(),
@@ -124,6 +206,40 @@ mod tests {
         );
         assert!(table.contains("first error in update (concurrency 32): HTTP 409 Conflict"));
         assert!(table.contains("5/5 runs ok, median 30.0 ms, max 50.0 ms"));
+    }
+
+    #[test]
+    fn table_with_a_custom_kind_has_a_kind_column_and_ratios() {
+        let ms = |v: u64| Duration::from_millis(v);
+        let cm = PhaseResult::new("get", 1, vec![ms(1), ms(2)], 0, ms(4));
+        let mut cr = PhaseResult::new("get", 1, vec![ms(3), ms(4)], 0, ms(8));
+        cr.kind = Kind::Custom;
+        let mut report = sample();
+        let api = report.api.as_mut().unwrap();
+        api.phases = vec![cm, cr];
+        api.ratios = ratios(&api.phases);
+        assert_eq!(
+            api.ratios,
+            [Ratio {
+                phase: "get".into(),
+                concurrency: 1,
+                throughput: 0.5,
+                p50: 3.0,
+                p99: 2.0
+            }]
+        );
+        let table = report.to_table();
+        let rows: Vec<Vec<&str>> = table
+            .lines()
+            .filter(|l| l.starts_with("get"))
+            .map(|l| l.split_whitespace().collect())
+            .collect();
+        assert_eq!(rows[0][..3], ["get", "configmap", "1"]);
+        assert_eq!(rows[1][..3], ["get", "custom", "1"]);
+        assert_eq!(rows[2], ["get", "1", "0.50", "3.00", "2.00"]);
+        let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+        assert_eq!(json["api"]["phases"][1]["kind"], "custom");
+        assert_eq!(json["api"]["ratios"][0]["p50"], 3.0);
     }
 
     #[test]

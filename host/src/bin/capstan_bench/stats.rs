@@ -1,5 +1,6 @@
 //! Latency statistics and the per-phase result record (what the table and JSON show).
 
+use super::kinds::Kind;
 use serde::Serialize;
 use std::time::Duration;
 
@@ -16,6 +17,8 @@ pub struct Latency {
 #[derive(Debug, Clone, Serialize)]
 pub struct PhaseResult {
     pub phase: String,
+    /// The kind of object the phase worked on.
+    pub kind: Kind,
     pub concurrency: usize,
     /// Operations attempted.
     pub ops: usize,
@@ -49,6 +52,7 @@ impl PhaseResult {
         };
         PhaseResult {
             phase: phase.to_string(),
+            kind: Kind::ConfigMap,
             concurrency,
             ops: ok + errors,
             errors,
