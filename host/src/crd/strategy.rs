@@ -87,7 +87,7 @@ fn checked(
     old: Option<&Value>,
 ) -> ApiResult<Value> {
     let subject = answer.as_ref().unwrap_or(obj);
-    let causes = crate::cpu::heavy(|| validate(custom, subject, old));
+    let causes = crate::cpu::for_request(|| validate(custom, subject, old));
     with_schema_causes(res, obj, answer, causes)
 }
 
