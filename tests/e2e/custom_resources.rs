@@ -108,6 +108,18 @@ fn custom_resources_are_served_with_the_crds_columns_selectors_and_names() {
     );
     let explained = s.ok(&["explain", "widget.spec.replicas"]);
     assert!(explained.contains("How many widgets."), "{explained}");
+    // kubectl 1.27 explains and applies through OpenAPI v2.
+    let v2 = ["explain", "widget.spec", "--output=plaintext-openapiv2"];
+    let old = s.kubectl_release("1.27", &v2, None);
+    assert!(old.status.success(), "{}", stderr(&old));
+    let text = crate::support::stdout(&old);
+    assert!(text.contains("What the widget should be."), "{text}");
+    let applied = s.kubectl_release(
+        "1.27",
+        &["apply", "-f", "-"],
+        Some(&widget("red-one", "red", 5)),
+    );
+    assert!(applied.status.success(), "{}", stderr(&applied));
     s.ok(&["delete", "widget", "red-one"]);
     let gone = s.fails(&["get", "widget", "red-one"]);
     assert!(

@@ -46,11 +46,7 @@ pub struct ScalePaths {
 /// What one served version of a CRD says about its resource.
 #[derive(Debug)]
 pub struct CustomResource {
-    /// `<plural>.<group>`.
-    pub crd_name: String,
     pub storage_version: String,
-    /// The version's `schema.openAPIV3Schema` (`{}` when it has none).
-    pub schema: Value,
     /// The schema compiled for validation, pruning and defaulting (`None`
     /// if it cannot be: then objects are stored as written, and a warning
     /// is logged).
@@ -66,10 +62,6 @@ pub struct CustomResource {
     /// The CRD is being deleted: no creates.
     pub terminating: bool,
     pub deprecation_warning: Option<String>,
-    /// The CRD's `spec.conversion`.
-    pub conversion: Value,
-    /// Every served version, for converting between them.
-    pub served_versions: Vec<String>,
     /// How objects move between versions (`None` if the CRD's conversion
     /// cannot be set up: then only apiVersion changes, and a warning is logged).
     pub converter: Option<super::conversion::Converter>,
@@ -124,11 +116,6 @@ pub fn entries(crd: &Value, setup: &ConversionSetup) -> Vec<CustomEntry> {
         .find(|v| v["storage"] == true)
         .map(|v| text(v, "/name"))
         .unwrap_or_default();
-    let served: Vec<String> = versions
-        .iter()
-        .filter(|v| v["served"] == true)
-        .map(|v| text(v, "/name"))
-        .collect();
     let source_version = text(crd, "/metadata/resourceVersion");
     versions
         .iter()
@@ -137,7 +124,6 @@ pub fn entries(crd: &Value, setup: &ConversionSetup) -> Vec<CustomEntry> {
             let shared = Shared {
                 crd,
                 storage: &storage,
-                served: &served,
                 setup,
             };
             let info = info(&shared, v);
@@ -154,7 +140,6 @@ pub fn entries(crd: &Value, setup: &ConversionSetup) -> Vec<CustomEntry> {
 struct Shared<'a> {
     crd: &'a Value,
     storage: &'a str,
-    served: &'a [String],
     setup: &'a ConversionSetup,
 }
 
@@ -201,12 +186,10 @@ fn custom(shared: &Shared<'_>, version: &Value) -> CustomResource {
         .cloned()
         .unwrap_or(json!({}));
     CustomResource {
-        crd_name: text(shared.crd, "/metadata/name"),
         storage_version: shared.storage.to_string(),
         rules: super::rules::compile(&schema),
         compiled: compile(shared, &schema),
         has_defaults: has_key(&schema, "default"),
-        schema,
         printer_columns: printer_columns(version),
         selectable_fields: version
             .get("selectableFields")
@@ -225,12 +208,6 @@ fn custom(shared: &Shared<'_>, version: &Value) -> CustomResource {
         }),
         terminating: shared.crd.pointer("/metadata/deletionTimestamp").is_some(),
         deprecation_warning: deprecation_warning(shared.crd, version),
-        conversion: shared
-            .crd
-            .pointer("/spec/conversion")
-            .cloned()
-            .unwrap_or(json!({"strategy": "None"})),
-        served_versions: shared.served.to_vec(),
         converter: converter(shared),
     }
 }
