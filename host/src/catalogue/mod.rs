@@ -1,7 +1,8 @@
-//! The resource catalogue: one entry per served resource (built-in now, CRDs
-//! later), the OpenAPI component schemas that describe them, and lookups by
-//! plural or kind. Discovery documents, OpenAPI documents and server-side
-//! field validation are all derived from it (see the submodules).
+//! The resource catalogue: one entry per served resource (the built-ins,
+//! and each served version of every Established CRD: `live.rs` swaps them in
+//! and out at run time), the OpenAPI component schemas that describe them,
+//! and lookups by plural or kind. Discovery documents, OpenAPI documents and
+//! server-side field validation are all derived from it (see the submodules).
 
 mod builtin;
 pub mod discovery;
