@@ -333,7 +333,7 @@ spec:
 fn a_wasm_converter_moves_objects_between_versions_and_its_failures_are_kubes() {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("capstan.yaml");
-    let text = "conversion:\n- name: widgets\n  module: builtin:sandbox-convert-widget\n  timeoutMs: 200\n";
+    let text = "conversion:\n- name: widgets\n  module: builtin:sandbox-convert-widget\n  timeoutMs: 2000\n";
     std::fs::write(&config, text).unwrap();
     let s = Server::start_with(&["--config", config.to_str().unwrap()]);
     s.ok_stdin(&["apply", "-f", "-"], CONVERTED);

@@ -6,7 +6,7 @@ use super::*;
 use crate::plugins::store_reader::EmptyReader;
 use crate::plugins::PluginRuntime;
 use serde_json::json;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 fn crd(conversion: Value, annotations: Value) -> Value {
     json!({
@@ -297,17 +297,17 @@ async fn an_unreachable_webhook_fails_the_conversion() {
     );
 }
 
-/// The sandbox converter, configured as `widgets` with a short deadline.
-fn plugin_setup() -> &'static ConversionSetup {
-    static SETUP: OnceLock<ConversionSetup> = OnceLock::new();
-    SETUP.get_or_init(|| {
-        let config = crate::admission::config::parse_file(
-            "conversion:\n- name: widgets\n  module: builtin:sandbox-convert-widget\n  timeoutMs: 500\n",
-        )
-        .unwrap();
-        let runtime = PluginRuntime::new(None).unwrap();
-        ConversionSetup::load(&config, &runtime, Arc::new(EmptyReader)).unwrap()
-    })
+/// The sandbox converter, configured as `widgets` with a deadline short
+/// enough for the looping case, long enough for a trap on a loaded machine.
+/// Each test loads its own: a plugin runtime belongs to the test's tokio
+/// runtime (its deadlines tick there).
+fn plugin_setup() -> ConversionSetup {
+    let config = crate::admission::config::parse_file(
+        "conversion:\n- name: widgets\n  module: builtin:sandbox-convert-widget\n  timeoutMs: 2000\n",
+    )
+    .unwrap();
+    let runtime = PluginRuntime::new(None).unwrap();
+    ConversionSetup::load(&config, &runtime, Arc::new(EmptyReader)).unwrap()
 }
 
 fn plugin_converter() -> Converter {
@@ -315,7 +315,7 @@ fn plugin_converter() -> Converter {
         json!({"strategy": "None"}),
         json!({PLUGIN_ANNOTATION: "widgets"}),
     );
-    Converter::from_crd(&annotated, plugin_setup()).unwrap()
+    Converter::from_crd(&annotated, &plugin_setup()).unwrap()
 }
 
 #[tokio::test]
@@ -356,7 +356,7 @@ async fn a_plugin_that_renames_traps_or_loops_fails_that_conversion_only() {
         ),
         (
             "spin",
-            format!("{prefix} failed: plugin timed out after 500ms"),
+            format!("{prefix} failed: plugin timed out after 2000ms"),
         ),
     ];
     for (name, expected) in cases {
@@ -386,7 +386,7 @@ fn crds_that_cannot_be_converted_say_why() {
         json!({"strategy": "None"}),
         json!({PLUGIN_ANNOTATION: "gadgets"}),
     );
-    let err = Converter::from_crd(&unknown, setup).err().unwrap();
+    let err = Converter::from_crd(&unknown, &setup).err().unwrap();
     assert_eq!(
         err,
         "conversion.capstan.dev/plugin: no converter plugin \"gadgets\" is configured (configured: [widgets])"
@@ -395,18 +395,18 @@ fn crds_that_cannot_be_converted_say_why() {
         json!({"strategy": "Webhook", "webhook": {"clientConfig": {"url": "https://x"}, "conversionReviewVersions": ["v1"]}}),
         json!({PLUGIN_ANNOTATION: "widgets"}),
     );
-    assert!(Converter::from_crd(&both, setup)
+    assert!(Converter::from_crd(&both, &setup)
         .err()
         .unwrap()
         .contains("needs spec.conversion.strategy None"));
     let odd = crd(json!({"strategy": "Magic"}), json!({}));
     assert_eq!(
-        Converter::from_crd(&odd, setup).err().unwrap(),
+        Converter::from_crd(&odd, &setup).err().unwrap(),
         "unknown conversion strategy \"Magic\" for CRD widgets.example.com"
     );
     let unsupported = webhook_crd(json!({"url": "https://x"}), json!(["v2"]));
     assert_eq!(
-        Converter::from_crd(&unsupported, setup).err().unwrap(),
+        Converter::from_crd(&unsupported, &setup).err().unwrap(),
         "no supported conversion review versions"
     );
 }
