@@ -313,6 +313,7 @@ fn every_embedded_plugin_loads() {
         PluginKind::Authenticator,
         PluginKind::Authorizer,
         PluginKind::Strategy,
+        PluginKind::Converter,
     ];
     for name in names {
         let wasm = builtin(name).unwrap();
