@@ -347,14 +347,23 @@ impl Registry {
                 .map_err(|e| list_error(res, e, q.continue_token.is_some()))?;
             revision = Some(page.revision);
             let last_key = page.kvs.last().map(|kv| kv.key.clone());
-            let decoded =
-                crate::cpu::heavy(|| page.kvs.iter().map(decode).collect::<ApiResult<Vec<_>>>())?;
+            // Built-ins are filtered as they are decoded (nothing that does
+            // not match is kept); custom resources once they are in the
+            // requested version, which is what their selectors see.
+            let custom = res.custom.is_some();
+            let keep = |obj: &Value| q.filter.is_none_or(|f| f(obj));
+            let decoded = crate::cpu::heavy(|| {
+                let mut kept = Vec::new();
+                for kv in &page.kvs {
+                    let obj = decode(kv)?;
+                    if custom || keep(&obj) {
+                        kept.push(obj);
+                    }
+                }
+                Ok::<_, ApiError>(kept)
+            })?;
             let viewed = crate::crd::versions::view_all(res, decoded).await?;
-            items.extend(
-                viewed
-                    .into_iter()
-                    .filter(|obj| q.filter.is_none_or(|f| f(obj))),
-            );
+            items.extend(viewed.into_iter().filter(|obj| !custom || keep(obj)));
             let full = limit.is_some_and(|l| items.len() >= l);
             if !page.more || last_key.is_none() {
                 return Ok(ListPage {
