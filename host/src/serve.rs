@@ -10,8 +10,8 @@ use crate::connection::Timeouts;
 use crate::controllers::leader::{Election, Timing};
 use crate::crd::conversion::ConversionSetup;
 use crate::inflight::InFlight;
-use crate::plugins::wasm_strategy::WasmStrategy;
-use crate::plugins::{embedded, Limits, PluginKind, PluginRuntime};
+use crate::plugins::wasm_strategy::{WasmStrategy, STRATEGY_PLUGIN};
+use crate::plugins::{embedded, PluginRuntime};
 use crate::state::AppState;
 use crate::storage::sqlite::SqliteStorage;
 use crate::storage::{
@@ -56,33 +56,6 @@ fn admission_chain(
         config.webhook_services.clone(),
     ))
 }
-
-/// The built-in strategy plugin, when the binary embeds it.
-fn strategy_plugin(state: &AppState, runtime: &PluginRuntime) -> Result<Option<WasmStrategy>> {
-    let Some(bytes) = embedded::builtin(STRATEGY_PLUGIN) else {
-        return Ok(None);
-    };
-    let plugin = runtime.load(STRATEGY_PLUGIN, bytes, PluginKind::Strategy)?;
-    Ok(Some(WasmStrategy {
-        plugin,
-        reader: state.reader(),
-        limits: strategy_limits(),
-    }))
-}
-
-/// The strategy plugin parses every written object: a 3 MiB body can be a
-/// million JSON values (tens of MiB once parsed), so it gets the runtime's
-/// largest memory and a deadline that such an object fits in, where a
-/// plugin's default limits would turn a valid write into a 500.
-fn strategy_limits() -> Limits {
-    Limits {
-        memory_bytes: 256 << 20,
-        timeout: std::time::Duration::from_secs(5),
-        ..Limits::default()
-    }
-}
-
-const STRATEGY_PLUGIN: &str = "strategy";
 
 /// The authentication and authorization chains, loaded into the runtime.
 fn auth_chains(state: &AppState, config: &AuthConfig, runtime: &PluginRuntime) -> Result<Auth> {
@@ -194,7 +167,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let runtime = PluginRuntime::new(Some(cache)).context("starting the plugin runtime")?;
     let entries = chain_entries(&config);
     precompile(&runtime, &entries, &config.auth);
-    if let Some(v) = strategy_plugin(&state, &runtime)? {
+    if let Some(v) = WasmStrategy::builtin(&runtime, state.reader())? {
         state.registry.strategy =
             Arc::new(crate::crd::strategy::CustomAware { inner: Arc::new(v) });
     }

@@ -43,7 +43,7 @@ pub use plugin::{
 pub use response::{AdmissionResponse, Status, StatusCause, StatusDetails};
 pub use review::{AdmissionRequest, AdmissionReview, Operation, UserInfo};
 pub use serde_json::{json, Value};
-pub use strategy::{Cause, Phase, StrategyAnswer, StrategyCall};
+pub use strategy::{Cause, Phase, StrategyAnswer, StrategyCall, StrategyResource};
 
 /// Declares the component export of one world for `$plugin`, which must
 /// implement `$trait`; `$dispatch` is the SDK function that speaks JSON.

@@ -25,7 +25,10 @@ pub enum Phase {
     PrepareForUpdate,
     /// Validate (ValidateUpdate when `oldObject` is set): answer `{"causes"}`.
     Validate,
-    /// Left open by the WIT: any JSON (e.g. a Table).
+    /// The rows of a Table (kube's printers) for `objects` at `now`:
+    /// answer `{"columnDefinitions", "rows": [{"cells", "conditions"?}]}`,
+    /// one row per object in order, or `{}` for a kind without a printer
+    /// (the host then prints NAME and CREATED AT).
     Table,
 }
 
@@ -82,6 +85,12 @@ pub struct StrategyCall {
     /// The stored object, on updates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub old_object: Option<Value>,
+    /// The objects to print, for "table".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub objects: Vec<Value>,
+    /// The time ages are counted to (RFC 3339), for "table".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub now: Option<String>,
 }
 
 /// One validation failure (`{"type", "field", "message"}`), e.g. type "FieldValueInvalid".

@@ -24,6 +24,7 @@ mod python_client;
 mod real_crds;
 mod real_crds_invalid;
 mod replicas;
+mod tables;
 mod type_safety;
 mod watching;
 mod webhooks;

@@ -11,7 +11,7 @@ use futures_util::future::BoxFuture;
 use serde_json::{json, Map, Value};
 
 use crate::catalogue::ResourceInfo;
-use crate::registry::strategy::Strategy;
+use crate::registry::strategy::{PrintedRows, Strategy};
 use crate::status::{ApiError, ApiResult, Cause};
 
 use super::CustomResource;
@@ -39,6 +39,15 @@ impl Strategy for CustomAware {
             None => self.inner.update(res, obj, old),
             Some(custom) => Box::pin(self.update_custom(res, custom, obj, old)),
         }
+    }
+
+    fn table<'a>(
+        &'a self,
+        res: &'a ResourceInfo,
+        objects: &'a [Value],
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> BoxFuture<'a, ApiResult<Option<PrintedRows>>> {
+        self.inner.table(res, objects, now)
     }
 }
 

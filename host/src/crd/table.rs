@@ -8,17 +8,12 @@ use serde_json::{json, Value};
 use super::json_path::JsonPath;
 use super::resource::PrinterColumn;
 use super::CustomResource;
-use crate::table::human_duration;
-
-const NAME_DESCRIPTION: &str = "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
-const CREATION_DESCRIPTION: &str = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
+use crate::table::{name_column, CREATION_DESCRIPTION};
+use kube_time::human_duration_of as human_duration;
 
 /// The column definitions of a custom resource's Table.
 pub fn column_definitions(custom: &CustomResource) -> Vec<Value> {
-    let mut defs = vec![json!({
-        "name": "Name", "type": "string", "format": "name",
-        "description": NAME_DESCRIPTION, "priority": 0
-    })];
+    let mut defs = vec![name_column()];
     defs.extend(custom.printer_columns.iter().map(|c| {
         let description = match (c.description.as_str(), c.json_path.as_str()) {
             ("", ".metadata.creationTimestamp") => CREATION_DESCRIPTION,

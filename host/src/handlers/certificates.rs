@@ -77,7 +77,7 @@ pub async fn serve(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
         .registry
         .guaranteed_update(call.res, call.namespace(), call.name(), opts, &change)
         .await?;
-    let body = render(call, output, vec![out.object().clone()], json!({}), true);
+    let body = render(call, output, vec![out.object().clone()], json!({}), true).await?;
     Ok(respond(
         StatusCode::OK,
         &body,

@@ -65,13 +65,13 @@ pub async fn serve(call: &Call<'_>) -> ApiResult<Response> {
     let all = components(call).await;
     let warnings = [DEPRECATED.to_string()];
     if call.req.name.is_none() {
-        let body = render(call, output, all, json!({}), false);
+        let body = render(call, output, all, json!({}), false).await?;
         return Ok(respond(StatusCode::OK, &body, output, &warnings));
     }
     let found = all
         .into_iter()
         .find(|c| c["metadata"]["name"] == call.name())
         .ok_or_else(|| ApiError::not_found("", "componentstatuses", call.name()))?;
-    let body = render(call, output, vec![found], json!({}), true);
+    let body = render(call, output, vec![found], json!({}), true).await?;
     Ok(respond(StatusCode::OK, &body, output, &warnings))
 }

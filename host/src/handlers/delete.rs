@@ -103,9 +103,9 @@ pub async fn delete(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
             .await?
     };
     let body = match outcome {
-        DeleteOutcome::Pending(obj) => render(call, output, vec![obj], json!({}), true),
+        DeleteOutcome::Pending(obj) => render(call, output, vec![obj], json!({}), true).await?,
         DeleteOutcome::Deleted(obj) if call.res.returns_deleted_object => {
-            render(call, output, vec![obj], json!({}), true)
+            render(call, output, vec![obj], json!({}), true).await?
         }
         DeleteOutcome::Deleted(obj) => {
             let uid = obj
@@ -157,6 +157,7 @@ pub async fn delete_collection(call: &Call<'_>, raw: Body) -> ApiResult<Response
         deleted,
         json!({"resourceVersion": page.revision.to_string()}),
         false,
-    );
+    )
+    .await?;
     Ok(respond(StatusCode::OK, &body, output, &[]))
 }

@@ -36,7 +36,8 @@ pub async fn get(call: &Call<'_>) -> ApiResult<Response> {
         vec![obj],
         json!({"resourceVersion": rv}),
         true,
-    );
+    )
+    .await?;
     Ok(respond(StatusCode::OK, &body, output, &[]))
 }
 
@@ -110,8 +111,14 @@ pub async fn list(call: &Call<'_>) -> ApiResult<Response> {
     if let Some(r) = page.remaining.filter(|r| *r > 0) {
         meta["remainingItemCount"] = json!(r);
     }
+    if let Output::Table(include) = output {
+        let body = table_of(call, &page.items, include, meta).await?;
+        return Ok(crate::cpu::heavy(|| {
+            respond(StatusCode::OK, &body, output, &[])
+        }));
+    }
     Ok(crate::cpu::heavy(|| {
-        let body = render(call, output, page.items, meta, false);
+        let body = render_now(call, output, page.items, meta, false);
         respond(StatusCode::OK, &body, output, &[])
     }))
 }
@@ -187,7 +194,32 @@ pub fn parse_rv(rv: Option<&str>) -> ApiResult<i64> {
 }
 
 /// A list (or one object, when `single`) in the negotiated form.
-pub fn render(
+pub async fn render(
+    call: &Call<'_>,
+    output: Output,
+    items: Vec<Value>,
+    meta: Value,
+    single: bool,
+) -> ApiResult<Value> {
+    match output {
+        Output::Table(include) => table_of(call, &items, include, meta).await,
+        _ => Ok(render_now(call, output, items, meta, single)),
+    }
+}
+
+/// The Table of objects of the call's resource (the strategy prints them).
+async fn table_of(
+    call: &Call<'_>,
+    items: &[Value],
+    include: table::IncludeObject,
+    meta: Value,
+) -> ApiResult<Value> {
+    let strategy = call.state.registry.strategy.as_ref();
+    table::build_table(strategy, call.res, items, include, meta, chrono::Utc::now()).await
+}
+
+/// [`render`] for every form but a Table (which [`table_of`] prints).
+fn render_now(
     call: &Call<'_>,
     output: Output,
     items: Vec<Value>,
@@ -195,9 +227,7 @@ pub fn render(
     single: bool,
 ) -> Value {
     match output {
-        Output::Table(include) => {
-            table::build_table(call.res, &items, include, meta, chrono::Utc::now())
-        }
+        Output::Table(_) => Value::Null,
         Output::PartialMetadata if single => {
             items.first().map(partial_metadata).unwrap_or(json!({}))
         }

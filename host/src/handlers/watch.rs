@@ -8,8 +8,10 @@ use super::read::{list_page, Filter};
 use super::Call;
 use crate::catalogue::ResourceInfo;
 use crate::registry::keys;
+use crate::registry::strategy::Strategy;
 use crate::status::{ApiError, ApiResult};
 use crate::storage::{Event, EventKind, StorageError, WatchStream};
+use crate::table::IncludeObject;
 use axum::body::Body;
 use axum::response::Response;
 use bytes::Bytes;
@@ -26,6 +28,8 @@ const BOOKMARK_EVERY: Duration = Duration::from_secs(60);
 struct Encoder {
     output: Output,
     res: ResourceInfo,
+    /// Prints table rows.
+    strategy: Arc<dyn Strategy>,
     kind: String,
     api_version: String,
     sent_columns: bool,
@@ -33,22 +37,31 @@ struct Encoder {
 
 impl Encoder {
     /// The line of an object of the initial list (this watcher's own).
-    fn line(&mut self, kind: &str, obj: Value) -> Bytes {
+    async fn line(&mut self, kind: &str, obj: Value) -> Bytes {
         let object = match self.output {
-            Output::Table(include) => {
-                let meta = json!({"resourceVersion": obj.pointer("/metadata/resourceVersion").cloned().unwrap_or(json!(""))});
-                let mut t =
-                    crate::table::build_table(&self.res, &[obj], include, meta, chrono::Utc::now());
-                if self.sent_columns {
-                    crate::table::strip_column_definitions(&mut t);
-                }
-                self.sent_columns = true;
-                t
-            }
+            Output::Table(include) => match self.table(include, obj).await {
+                Ok(t) => t,
+                Err(e) => return error_line(&e),
+            },
             Output::PartialMetadata => super::negotiate::partial_metadata(&obj),
             _ => obj,
         };
         encode_line(kind, &object).unwrap_or_default()
+    }
+
+    /// One object as a Table; the column definitions only in the first.
+    async fn table(&mut self, include: IncludeObject, obj: Value) -> ApiResult<Value> {
+        let rv = obj.pointer("/metadata/resourceVersion").cloned();
+        let meta = json!({"resourceVersion": rv.unwrap_or(json!(""))});
+        let now = chrono::Utc::now();
+        let strategy = self.strategy.as_ref();
+        let mut t =
+            crate::table::build_table(strategy, &self.res, &[obj], include, meta, now).await?;
+        if self.sent_columns {
+            crate::table::strip_column_definitions(&mut t);
+        }
+        self.sent_columns = true;
+        Ok(t)
     }
 
     /// The line of a store event: the one shared by every watcher, except
@@ -58,12 +71,15 @@ impl Encoder {
             // Stored in the CRD's storage version: each watcher's own view.
             let stored = event.subject(kind)?.clone();
             return Some(match crate::crd::versions::view(&self.res, stored).await {
-                Ok(obj) => self.line(kind.as_str(), obj),
+                Ok(obj) => self.line(kind.as_str(), obj).await,
                 Err(e) => error_line(&e),
             });
         }
         match self.output {
-            Output::Table(_) => Some(self.line(kind.as_str(), event.subject(kind)?.clone())),
+            Output::Table(_) => {
+                let obj = event.subject(kind)?.clone();
+                Some(self.line(kind.as_str(), obj).await)
+            }
             Output::PartialMetadata => event.line(kind, LineFormat::Metadata),
             _ => event.line(kind, LineFormat::Object),
         }
@@ -97,6 +113,7 @@ pub async fn watch(call: &Call<'_>) -> ApiResult<Response> {
     let enc = Encoder {
         output,
         res: call.res.clone(),
+        strategy: call.state.registry.strategy.clone(),
         kind: call.res.kind.clone(),
         api_version: call.res.api_version(),
         sent_columns: false,
@@ -169,7 +186,7 @@ impl Pump {
         timeout: Duration,
     ) {
         for obj in initial {
-            if tx.send(self.enc.line("ADDED", obj)).await.is_err() {
+            if tx.send(self.enc.line("ADDED", obj).await).await.is_err() {
                 return;
             }
         }

@@ -151,7 +151,7 @@ async fn create_decoded(call: &Call<'_>, d: Decoded) -> ApiResult<Response> {
         .registry
         .create(call.res, call.namespace(), d.obj, opts)
         .await?;
-    let body = render(call, output, vec![created], json!({}), true);
+    let body = render(call, output, vec![created], json!({}), true).await?;
     let warnings = [d.warnings, admission.take_warnings()].concat();
     Ok(respond(StatusCode::CREATED, &body, output, &warnings))
 }
@@ -186,18 +186,18 @@ pub async fn update(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
         )
         .await?;
     let warnings = [d.warnings, admission.take_warnings()].concat();
-    Ok(updated_response(call, output, out, &warnings))
+    updated_response(call, output, out, &warnings).await
 }
 
-fn updated_response(
+async fn updated_response(
     call: &Call<'_>,
     output: Output,
     out: UpdateOutcome,
     warnings: &[String],
-) -> Response {
+) -> ApiResult<Response> {
     let obj = out.object().clone();
-    let body = render(call, output, vec![obj], json!({}), true);
-    respond(StatusCode::OK, &body, output, warnings)
+    let body = render(call, output, vec![obj], json!({}), true).await?;
+    Ok(respond(StatusCode::OK, &body, output, warnings))
 }
 
 /// Applies a change to the Scale view and writes the replicas back.
@@ -330,7 +330,7 @@ async fn update_with(
         admission.take_warnings(),
     ]
     .concat();
-    Ok(updated_response(call, output, out, &warnings))
+    updated_response(call, output, out, &warnings).await
 }
 
 /// A patch of the main resource leaves status alone; a status patch changes only status.

@@ -1,10 +1,11 @@
 //! The registry's `Strategy` hook over the Wasm strategy plugin: one call
 //! per write (phase "create" or "update") returns the prepared, defaulted
-//! object and the validation causes, which become kube-apiserver's 422 Invalid.
+//! object and the validation causes, which become kube-apiserver's 422 Invalid;
+//! "table" calls print objects (a long list in calls of about a mebibyte).
 
-use super::{CallContext, Limits, ObjectReader, Plugin};
+use super::{embedded, CallContext, Limits, ObjectReader, Plugin, PluginKind, PluginRuntime};
 use crate::catalogue::ResourceInfo;
-use crate::registry::strategy::Strategy;
+use crate::registry::strategy::{PrintedRows, Strategy};
 use crate::status::{ApiError, ApiResult, Cause};
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
@@ -68,7 +69,114 @@ fn causes(v: &Value) -> Vec<Cause> {
         .collect()
 }
 
+/// The name of the built-in strategy plugin.
+pub const STRATEGY_PLUGIN: &str = "strategy";
+
+/// The strategy plugin parses every written object: a 3 MiB body can be a
+/// million JSON values (tens of MiB once parsed), so it gets the runtime's
+/// largest memory and a deadline that such an object fits in, where a
+/// plugin's default limits would turn a valid write into a 500.
+fn strategy_limits() -> Limits {
+    Limits {
+        memory_bytes: 256 << 20,
+        timeout: std::time::Duration::from_secs(5),
+        ..Limits::default()
+    }
+}
+
+/// The `resource` of a strategy call.
+fn resource_json(res: &ResourceInfo) -> Value {
+    json!({"group": res.group, "version": res.version, "resource": res.plural,
+           "kind": res.kind, "subresource": "", "hasStatus": res.has_subresource("status")})
+}
+
+/// The encoded objects a table call carries at most (one larger object goes
+/// alone): a long list is printed in several calls, so neither the call nor
+/// the plugin's parsed copy of it grows with the list.
+const TABLE_CALL_BYTES: usize = 1 << 20;
+
+/// The encoded objects grouped into calls (at least one, maybe empty, so
+/// the column definitions come even for no objects).
+fn table_batches(objects: &[Value]) -> Vec<Vec<String>> {
+    let mut batches = vec![Vec::new()];
+    let mut size = 0;
+    for obj in objects {
+        let text = obj.to_string();
+        let full = batches.last().is_some_and(|b| !b.is_empty());
+        if full && size + text.len() > TABLE_CALL_BYTES {
+            batches.push(Vec::new());
+            size = 0;
+        }
+        size += text.len() + 1;
+        if let Some(batch) = batches.last_mut() {
+            batch.push(text);
+        }
+    }
+    batches
+}
+
+/// A table answer for `expected` objects: `None` for `{}` (no printer).
+fn read_table_answer(answer: &str, expected: usize) -> Result<Option<PrintedRows>, String> {
+    let v: Value = serde_json::from_str(answer).map_err(|e| format!("answer is not JSON: {e}"))?;
+    let Some(columns) = v.get("columnDefinitions") else {
+        return Ok(None);
+    };
+    let columns = columns
+        .as_array()
+        .ok_or("columnDefinitions is not a list")?;
+    let rows = v
+        .get("rows")
+        .and_then(Value::as_array)
+        .ok_or("the answer has no rows")?;
+    if rows.len() != expected {
+        return Err(format!("{} rows for {expected} objects", rows.len()));
+    }
+    let rows = rows
+        .iter()
+        .map(|r| r.as_object().cloned().ok_or("a row is not an object"));
+    Ok(Some(PrintedRows {
+        columns: columns.clone(),
+        rows: rows.collect::<Result<_, _>>()?,
+    }))
+}
+
 impl WasmStrategy {
+    /// The built-in strategy plugin, when the binary embeds it.
+    pub fn builtin(
+        runtime: &PluginRuntime,
+        reader: Arc<dyn ObjectReader>,
+    ) -> anyhow::Result<Option<Self>> {
+        let Some(bytes) = embedded::builtin(STRATEGY_PLUGIN) else {
+            return Ok(None);
+        };
+        let plugin = runtime.load(STRATEGY_PLUGIN, bytes, PluginKind::Strategy)?;
+        Ok(Some(WasmStrategy {
+            plugin,
+            reader,
+            limits: strategy_limits(),
+        }))
+    }
+
+    /// One plugin call; a plugin that fails is the server's 500.
+    async fn invoke(&self, input: &str) -> ApiResult<String> {
+        let ctx = CallContext {
+            config: "{}".into(),
+            reader: self.reader.clone(),
+            limits: self.limits.clone(),
+        };
+        self.plugin
+            .call(input, ctx)
+            .await
+            .map_err(|f| self.failed(f.to_string()))
+    }
+
+    fn failed(&self, why: String) -> ApiError {
+        ApiError::internal(format!(
+            "strategy plugin \"{}\" failed: {why}",
+            self.plugin.name()
+        ))
+    }
+
     /// One call of `phase` ("create" or "update"): the prepared object, or 422.
     async fn call(
         &self,
@@ -77,35 +185,15 @@ impl WasmStrategy {
         obj: Value,
         old: Option<&Value>,
     ) -> ApiResult<Value> {
-        let mut call = json!({
-            "phase": phase,
-            "resource": {"group": res.group, "version": res.version, "resource": res.plural,
-                         "kind": res.kind, "subresource": "", "hasStatus": res.has_subresource("status")},
-            "object": obj,
-        });
+        let mut call = json!({"phase": phase, "resource": resource_json(res), "object": obj});
         if let Some(o) = old {
             call["oldObject"] = o.clone();
         }
-        let ctx = CallContext {
-            config: "{}".into(),
-            reader: self.reader.clone(),
-            limits: self.limits.clone(),
-        };
-        let failed = |why: String| {
-            ApiError::internal(format!(
-                "strategy plugin \"{}\" failed: {why}",
-                self.plugin.name()
-            ))
-        };
         let input = crate::cpu::for_request(|| call.to_string());
         drop(call);
-        let answer = self
-            .plugin
-            .call(&input, ctx)
-            .await
-            .map_err(|f| failed(f.to_string()))?;
+        let answer = self.invoke(&input).await?;
         let parsed = crate::cpu::for_request(|| read_answer(&answer));
-        let (prepared, causes) = parsed.map_err(failed)?;
+        let (prepared, causes) = parsed.map_err(|why| self.failed(why))?;
         if causes.is_empty() {
             return Ok(prepared);
         }
@@ -114,6 +202,31 @@ impl WasmStrategy {
             .and_then(Value::as_str)
             .unwrap_or_default();
         Err(ApiError::invalid(&res.group, &res.kind, name, causes))
+    }
+
+    /// The plugin's rows for `objects`, printed in batches.
+    async fn table_rows(
+        &self,
+        res: &ResourceInfo,
+        objects: &[Value],
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> ApiResult<Option<PrintedRows>> {
+        let now = now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let head = json!({"phase": "table", "resource": resource_json(res), "now": now});
+        let head = head.to_string();
+        let head = head.strip_suffix('}').unwrap_or(&head);
+        let mut printed = PrintedRows::default();
+        for batch in crate::cpu::for_request(|| table_batches(objects)) {
+            let input = format!("{head},\"objects\":[{}]}}", batch.join(","));
+            let answer = self.invoke(&input).await?;
+            let parsed = crate::cpu::for_request(|| read_table_answer(&answer, batch.len()));
+            let Some(part) = parsed.map_err(|why| self.failed(why))? else {
+                return Ok(None);
+            };
+            printed.columns = part.columns;
+            printed.rows.extend(part.rows);
+        }
+        Ok(Some(printed))
     }
 }
 
@@ -129,5 +242,14 @@ impl Strategy for WasmStrategy {
         old: &'a Value,
     ) -> BoxFuture<'a, ApiResult<Value>> {
         Box::pin(self.call("update", res, obj, Some(old)))
+    }
+
+    fn table<'a>(
+        &'a self,
+        res: &'a ResourceInfo,
+        objects: &'a [Value],
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> BoxFuture<'a, ApiResult<Option<PrintedRows>>> {
+        Box::pin(self.table_rows(res, objects, now))
     }
 }

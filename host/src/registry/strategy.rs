@@ -3,11 +3,21 @@
 //! status), defaulting, and Validate. The registry calls the hook once per
 //! create and once per update attempt, after mutating admission and before
 //! validating admission; the server plugs the Wasm `strategy` plugin in.
+//! The strategy also prints objects for Table output (kube's printers).
 
 use crate::catalogue::ResourceInfo;
 use crate::status::ApiResult;
+use chrono::{DateTime, Utc};
 use futures_util::future::BoxFuture;
-use serde_json::Value;
+use serde_json::{Map, Value};
+
+/// What a strategy prints of objects for a Table: its printer's column
+/// definitions and one row (`cells`, optional `conditions`) per object.
+#[derive(Debug, Default)]
+pub struct PrintedRows {
+    pub columns: Vec<Value>,
+    pub rows: Vec<Map<String, Value>>,
+}
 
 pub trait Strategy: Send + Sync {
     /// The object to store for a create, or a 422 Invalid naming every problem.
@@ -20,6 +30,18 @@ pub trait Strategy: Send + Sync {
         obj: Value,
         old: &'a Value,
     ) -> BoxFuture<'a, ApiResult<Value>>;
+
+    /// The rows of `objects` (served form) with ages counted to `now`;
+    /// `None` when the strategy has no printer for the kind (the default:
+    /// the host then prints NAME and CREATED AT).
+    fn table<'a>(
+        &'a self,
+        _res: &'a ResourceInfo,
+        _objects: &'a [Value],
+        _now: DateTime<Utc>,
+    ) -> BoxFuture<'a, ApiResult<Option<PrintedRows>>> {
+        Box::pin(async { Ok(None) })
+    }
 }
 
 /// Stores objects as given (no per-kind rules), for servers without the plugin.

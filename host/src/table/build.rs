@@ -1,29 +1,15 @@
-//! Assembles a `meta.k8s.io/v1` Table: column definitions, one row per
-//! object (cells, pod row conditions, and the embedded object according to
-//! `includeObject`), and the list metadata.
+//! Assembles a `meta.k8s.io/v1` Table: the printed column definitions and
+//! rows, each row's embedded object according to `includeObject`, and the
+//! list metadata.
 
 use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 
-use super::columns::{columns, printer_for, Printer};
-use super::pods::pod_row_conditions;
-use super::rows::cells;
-use super::{Column, IncludeObject};
+use super::{default, IncludeObject};
 use crate::catalogue::ResourceInfo;
 use crate::crd::CustomResource;
-
-impl Column {
-    /// The `TableColumnDefinition` JSON (all five fields always present).
-    pub fn to_json(&self) -> Value {
-        json!({
-            "name": self.name,
-            "type": self.type_,
-            "format": self.format,
-            "description": self.description,
-            "priority": self.priority,
-        })
-    }
-}
+use crate::registry::strategy::{PrintedRows, Strategy};
+use crate::status::ApiResult;
 
 /// `PartialObjectMetadata` wrapping the object's full metadata.
 fn partial_object_metadata(obj: &Value) -> Value {
@@ -43,45 +29,47 @@ fn embedded_object(obj: &Value, include: IncludeObject) -> Value {
     }
 }
 
-fn builtin_rows(
-    res: &ResourceInfo,
-    objects: &[Value],
-    include: IncludeObject,
-    now: DateTime<Utc>,
-) -> (Vec<Value>, Vec<Value>) {
-    let p = printer_for(&res.group, &res.plural);
-    let column_defs: Vec<Value> = columns(p).iter().map(Column::to_json).collect();
-    let rows = objects.iter().map(|o| row(p, o, include, now)).collect();
-    (column_defs, rows)
-}
-
-/// A custom resource's columns and rows, from its CRD version.
-fn custom_rows(
-    custom: &CustomResource,
-    objects: &[Value],
-    include: IncludeObject,
-    now: DateTime<Utc>,
-) -> (Vec<Value>, Vec<Value>) {
+/// A custom resource's rows, from its CRD version.
+fn custom_rows(custom: &CustomResource, objects: &[Value], now: DateTime<Utc>) -> PrintedRows {
     let rows = objects
         .iter()
-        .map(|o| {
-            let cells = crate::crd::table::cells(custom, o, now);
-            json!({"cells": cells, "object": embedded_object(o, include)})
-        })
+        .map(|o| cells_row(crate::crd::table::cells(custom, o, now)))
         .collect();
-    (crate::crd::table::column_definitions(custom), rows)
+    PrintedRows {
+        columns: crate::crd::table::column_definitions(custom),
+        rows,
+    }
 }
 
-fn row(p: Printer, obj: &Value, include: IncludeObject, now: DateTime<Utc>) -> Value {
-    let mut row = Map::new();
-    row.insert("cells".into(), Value::Array(cells(p, obj, now)));
-    if p == Printer::Pod {
-        if let Some(conditions) = pod_row_conditions(obj) {
-            row.insert("conditions".into(), conditions);
-        }
+/// kube's default rows, for a kind without a printer.
+fn default_rows(objects: &[Value]) -> PrintedRows {
+    PrintedRows {
+        columns: default::columns(),
+        rows: objects
+            .iter()
+            .map(|o| cells_row(default::cells(o)))
+            .collect(),
     }
-    row.insert("object".into(), embedded_object(obj, include));
-    Value::Object(row)
+}
+
+fn cells_row(cells: Vec<Value>) -> Map<String, Value> {
+    Map::from_iter([("cells".to_string(), Value::Array(cells))])
+}
+
+/// The printed rows of a resource's objects, from where its printing rules live.
+async fn printed(
+    strategy: &dyn Strategy,
+    res: &ResourceInfo,
+    objects: &[Value],
+    now: DateTime<Utc>,
+) -> ApiResult<PrintedRows> {
+    if let Some(custom) = &res.custom {
+        return Ok(custom_rows(custom, objects, now));
+    }
+    Ok(match strategy.table(res, objects, now).await? {
+        Some(rows) => rows,
+        None => default_rows(objects),
+    })
 }
 
 /// Keeps the ListMeta fields a Table carries, dropping empty ones.
@@ -101,24 +89,31 @@ fn table_metadata(list_meta: &Value) -> Value {
 }
 
 /// Builds the Table for `objects` (served form) of a resource.
-pub fn build_table(
+pub async fn build_table(
+    strategy: &dyn Strategy,
     res: &ResourceInfo,
     objects: &[Value],
     include_object: IncludeObject,
     list_meta: Value,
     now: DateTime<Utc>,
-) -> Value {
-    let (column_defs, rows) = match &res.custom {
-        Some(custom) => custom_rows(custom, objects, include_object, now),
-        None => builtin_rows(res, objects, include_object, now),
-    };
-    json!({
+) -> ApiResult<Value> {
+    let printed = printed(strategy, res, objects, now).await?;
+    let rows: Vec<Value> = printed
+        .rows
+        .into_iter()
+        .zip(objects)
+        .map(|(mut row, obj)| {
+            row.insert("object".into(), embedded_object(obj, include_object));
+            Value::Object(row)
+        })
+        .collect();
+    Ok(json!({
         "kind": "Table",
         "apiVersion": "meta.k8s.io/v1",
         "metadata": table_metadata(&list_meta),
-        "columnDefinitions": column_defs,
+        "columnDefinitions": printed.columns,
         "rows": rows,
-    })
+    }))
 }
 
 /// Drops the headers, as kube does for every watch event after the first
@@ -132,12 +127,12 @@ pub fn strip_column_definitions(table: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::registry::strategy::NoStrategy;
 
     fn pod() -> Value {
         json!({"apiVersion": "v1", "kind": "Pod",
                "metadata": {"name": "p", "namespace": "d", "resourceVersion": "7"},
-               "spec": {"containers": [{"name": "c"}]},
-               "status": {"phase": "Succeeded"}})
+               "spec": {"containers": [{"name": "c"}]}})
     }
 
     fn served(group: &str, plural: &str) -> ResourceInfo {
@@ -149,58 +144,37 @@ mod tests {
             .unwrap()
     }
 
-    #[test]
-    fn table_shape_with_metadata_objects() {
+    async fn table(objects: &[Value], include: IncludeObject, meta: Value) -> Value {
+        let res = served("", "pods");
+        build_table(&NoStrategy, &res, objects, include, meta, Utc::now())
+            .await
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn table_shape_with_metadata_objects() {
         let meta = json!({"resourceVersion": "42", "continue": "", "remainingItemCount": null});
-        let t = build_table(
-            &served("", "pods"),
-            &[pod()],
-            IncludeObject::Metadata,
-            meta,
-            Utc::now(),
-        );
+        let t = table(&[pod()], IncludeObject::Metadata, meta).await;
         assert_eq!(t["kind"], "Table");
         assert_eq!(t["apiVersion"], "meta.k8s.io/v1");
         assert_eq!(t["metadata"], json!({"resourceVersion": "42"}));
         assert_eq!(t["columnDefinitions"][0]["name"], "Name");
-        assert_eq!(t["columnDefinitions"][5]["priority"], 1);
         let row = &t["rows"][0];
         assert_eq!(row["cells"][0], "p");
-        assert_eq!(row["conditions"][0]["type"], "Completed");
         assert_eq!(row["object"]["kind"], "PartialObjectMetadata");
         assert_eq!(row["object"]["metadata"]["resourceVersion"], "7");
         assert!(row["object"].get("spec").is_none());
     }
 
-    #[test]
-    fn include_object_variants() {
-        let now = Utc::now();
-        let t = build_table(
-            &served("", "pods"),
-            &[pod()],
-            IncludeObject::None,
-            json!({}),
-            now,
-        );
+    #[tokio::test]
+    async fn include_object_variants() {
+        let t = table(&[pod()], IncludeObject::None, json!({})).await;
         assert!(t["rows"][0]["object"].is_null());
-        let t = build_table(
-            &served("", "pods"),
-            &[pod()],
-            IncludeObject::Object,
-            json!({}),
-            now,
-        );
+        let t = table(&[pod()], IncludeObject::Object, json!({})).await;
         assert_eq!(t["rows"][0]["object"]["kind"], "Pod");
-        let t = build_table(
-            &served("rbac.authorization.k8s.io", "roles"),
-            &[],
-            IncludeObject::Metadata,
-            json!({}),
-            now,
-        );
+        let mut t = table(&[], IncludeObject::Metadata, json!({})).await;
         assert_eq!(t["rows"], json!([]));
         assert_eq!(t["columnDefinitions"][1]["name"], "Created At");
-        let mut t = t;
         strip_column_definitions(&mut t);
         assert!(t["columnDefinitions"].is_null());
     }

@@ -30,7 +30,7 @@ pub async fn serve(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
         Method::GET => pod(call).await?,
         _ => write(call, &Desired::read(call, raw).await?).await?,
     };
-    let body = super::super::read::render(call, output, vec![obj], json!({}), true);
+    let body = super::super::read::render(call, output, vec![obj], json!({}), true).await?;
     Ok(super::super::respond(
         http::StatusCode::OK,
         &body,

@@ -11,7 +11,9 @@
 //!   answers `{"object", "causes"}`.
 //! - "prepare-for-create" / "prepare-for-update": the preparation alone,
 //!   `{"object"}`. "validate": the validation alone, `{"causes"}` (an update
-//!   when `oldObject` is set). "table": `{"causes": []}`.
+//!   when `oldObject` is set).
+//! - "table": kube's printers, `{"columnDefinitions", "rows"}` for the
+//!   call's `objects` (see `table`).
 //!
 //! Causes are empty when the object is valid; subresource writes and kinds
 //! without rules get none. Status carried over on updates (a write to the
@@ -34,6 +36,7 @@ mod qos;
 mod rbac;
 mod selector;
 mod services;
+mod table;
 mod validation;
 mod workloads;
 
@@ -60,7 +63,7 @@ impl StrategyPlugin for Strategy {
                 &call.object,
                 call.old_object.as_ref(),
             )),
-            Phase::Table => StrategyAnswer::Causes(Vec::new()),
+            Phase::Table => StrategyAnswer::Raw(table::answer(call)?),
         })
     }
 

@@ -1,6 +1,7 @@
 //! `metav1.LabelSelector`s of workloads: checking their expressions
-//! (`ValidateLabelSelectorRequirement`) and matching them against labels
-//! (`LabelSelectorAsSelector(...).Matches`).
+//! (`ValidateLabelSelectorRequirement`), matching them against labels
+//! (`LabelSelectorAsSelector(...).Matches`) and printing them
+//! (`LabelSelectorAsSelector(...).String()`).
 
 use capstan_plugin_sdk::Cause;
 use serde_json::Value;
@@ -86,6 +87,54 @@ pub fn map_matches(selector: &Value, labels: Option<&Value>) -> bool {
     })
 }
 
+/// `LabelSelectorAsSelector(selector).String()`: requirements sorted by
+/// key, values sorted (`app=web,tier notin (db)`); "" for null (matches
+/// nothing); `None` when the selector cannot be made a selector.
+pub fn to_text(selector: &Value) -> Option<String> {
+    let obj = match selector {
+        Value::Null => return Some(String::new()),
+        Value::Object(o) => o,
+        _ => return None,
+    };
+    let mut parts: Vec<(&str, String)> = Vec::new();
+    for (key, value) in obj
+        .get("matchLabels")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let value = value.as_str().filter(|_| valid_key(key))?;
+        parts.push((key, format!("{key}={value}")));
+    }
+    for req in list(selector, "matchExpressions") {
+        parts.push((text(req, "key"), requirement_text(req)?));
+    }
+    parts.sort_by(|a, b| a.0.cmp(b.0));
+    let texts: Vec<String> = parts.into_iter().map(|(_, t)| t).collect();
+    Some(texts.join(","))
+}
+
+fn valid_key(key: &str) -> bool {
+    crate::metadata::qualified_name(key).is_empty()
+}
+
+/// One `matchExpressions` entry as kube prints its requirement.
+fn requirement_text(req: &Value) -> Option<String> {
+    let key = Some(text(req, "key")).filter(|k| valid_key(k))?;
+    let mut values: Vec<&str> = list(req, "values")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    values.sort_unstable();
+    match (text(req, "operator"), values.is_empty()) {
+        ("In", false) => Some(format!("{key} in ({})", values.join(","))),
+        ("NotIn", false) => Some(format!("{key} notin ({})", values.join(","))),
+        ("Exists", true) => Some(key.to_string()),
+        ("DoesNotExist", true) => Some(format!("!{key}")),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,5 +167,22 @@ mod tests {
             causes[1].message,
             "Invalid value: \"Near\": not a valid selector operator"
         );
+    }
+
+    #[test]
+    fn printed_as_kube_prints_a_selector() {
+        let sel = json!({"matchLabels": {"tier": "web", "app": "x"},
+            "matchExpressions": [{"key": "env", "operator": "NotIn", "values": ["prod", "dev"]},
+                                 {"key": "zone", "operator": "DoesNotExist"}]});
+        assert_eq!(
+            to_text(&sel).as_deref(),
+            Some("app=x,env notin (dev,prod),tier=web,!zone")
+        );
+        assert_eq!(to_text(&Value::Null).as_deref(), Some(""));
+        assert_eq!(to_text(&json!({})).as_deref(), Some(""));
+        let bad = json!({"matchExpressions": [{"key": "a", "operator": "In"}]});
+        assert_eq!(to_text(&bad), None);
+        assert_eq!(to_text(&json!({"matchLabels": {"a": 1}})), None);
+        assert_eq!(to_text(&json!("app=x")), None);
     }
 }

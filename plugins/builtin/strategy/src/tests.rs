@@ -295,7 +295,17 @@ fn validate_with_old_object_checks_the_update() {
 }
 
 #[test]
-fn table_answers_no_causes() {
-    let out = call(json!({"phase": "table", "resource": pods(), "object": {}}));
-    assert_eq!(out, json!({"causes": []}));
+fn table_prints_the_objects_of_the_call() {
+    let pod = json!({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}]}});
+    let out = call(
+        json!({"phase": "table", "resource": pods(), "now": "2024-01-01T00:00:00Z",
+                          "objects": [pod]}),
+    );
+    assert_eq!(out["columnDefinitions"][2]["name"], "Status");
+    assert_eq!(out["rows"][0]["cells"][0], "p");
+    let out = call(
+        json!({"phase": "table", "resource": resource("v1", "widgets", "Widget", false),
+                          "now": "2024-01-01T00:00:00Z", "objects": [{}]}),
+    );
+    assert_eq!(out, json!({}));
 }

@@ -1,7 +1,14 @@
-//! Time for Capstan's authenticator plugins: RFC 3339 timestamps as Go's
+//! Time for Capstan's plugins and host: RFC 3339 timestamps as Go's
 //! `time.Parse(time.RFC3339, ...)` reads them (metav1.Time, bootstrap token
-//! expirations), as Unix seconds, and the clock (`SystemTime`, which is the
+//! expirations), as Unix seconds; ages as kube's `HumanDuration` prints them
+//! (AGE columns); and the clock (`SystemTime`, which is the
 //! WASI wall clock in a `wasm32-wasip2` build).
+
+mod duration;
+
+pub use duration::human_duration;
+#[cfg(feature = "chrono")]
+pub use duration::human_duration_of;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 

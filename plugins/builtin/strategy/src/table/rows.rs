@@ -1,20 +1,10 @@
-//! Dispatch from a printer to its row function, plus the generic
-//! NAME / CREATED AT row used for resources without a printer.
+//! Dispatch from a printer to its row function.
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use super::access::{name, time};
 use super::columns::Printer;
 use super::{cluster, config, network, pods, storage, workloads};
-
-/// The default row: name and creation time as RFC3339 in UTC.
-fn default_row(obj: &Value) -> Vec<Value> {
-    let created = time(obj, "/metadata/creationTimestamp")
-        .map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true))
-        .unwrap_or_else(|| "0001-01-01T00:00:00Z".to_string());
-    vec![name(obj), Value::from(created)]
-}
 
 fn workload_row(p: Printer, obj: &Value, now: DateTime<Utc>) -> Option<Vec<Value>> {
     Some(match p {
@@ -73,16 +63,16 @@ pub(crate) fn cells(p: Printer, obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
     workload_row(p, obj, now)
         .or_else(|| network_row(p, obj, now))
         .or_else(|| config_row(p, obj, now))
-        .unwrap_or_else(|| default_row(obj))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::table::columns::{columns, Printer};
+    use crate::table::columns::columns;
     use serde_json::json;
 
-    const ALL: [Printer; 35] = [
+    const ALL: [Printer; 34] = [
         Printer::Pod,
         Printer::PodTemplate,
         Printer::ReplicationController,
@@ -117,7 +107,6 @@ mod tests {
         Printer::WebhookConfiguration,
         Printer::ComponentStatus,
         Printer::ApiService,
-        Printer::Default,
     ];
 
     #[test]
@@ -127,15 +116,5 @@ mod tests {
             let n = cells(p, &json!({"metadata": {"name": "x"}}), now).len();
             assert_eq!(n, columns(p).len(), "{p:?}");
         }
-    }
-
-    #[test]
-    fn default_row_is_name_and_rfc3339() {
-        let obj = json!({"metadata": {"name": "r",
-                                      "creationTimestamp": "2024-05-06T07:08:09.5+02:00"}});
-        assert_eq!(
-            cells(Printer::Default, &obj, Utc::now()),
-            [json!("r"), json!("2024-05-06T05:08:09Z")]
-        );
     }
 }

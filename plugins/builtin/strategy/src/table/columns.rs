@@ -41,17 +41,15 @@ pub(crate) enum Printer {
     WebhookConfiguration,
     ComponentStatus,
     ApiService,
-    /// Resources without a printer: NAME, CREATED AT.
-    Default,
 }
 
-/// The printer kube-apiserver uses for a group and plural resource.
-pub(crate) fn printer_for(group: &str, resource: &str) -> Printer {
+/// The printer kube-apiserver uses for a group and plural resource; `None`
+/// for a resource without one (the host's default table prints it).
+pub(crate) fn printer_for(group: &str, resource: &str) -> Option<Printer> {
     let group = if group == "core" { "" } else { group };
     core_printer(group, resource)
         .or_else(|| apps_batch_printer(group, resource))
         .or_else(|| other_printer(group, resource))
-        .unwrap_or(Printer::Default)
 }
 
 fn core_printer(group: &str, resource: &str) -> Option<Printer> {
@@ -188,21 +186,8 @@ pub(crate) fn columns(p: Printer) -> Vec<Column> {
         p => workload_columns(p)
             .or_else(|| config_columns(p))
             .or_else(|| network_columns(p))
-            .unwrap_or_else(default_columns),
+            .unwrap_or_default(),
     }
-}
-
-/// The generic table: NAME and CREATED AT.
-pub(crate) fn default_columns() -> Vec<Column> {
-    vec![
-        NAME,
-        col(
-            "Created At",
-            "date",
-            "Time the object was created (RFC3339, UTC).",
-            0,
-        ),
-    ]
 }
 
 fn pod() -> Vec<Column> {
@@ -596,15 +581,13 @@ mod tests {
 
     #[test]
     fn resource_mapping() {
-        assert_eq!(printer_for("apps", "deployments"), Printer::Deployment);
-        assert_eq!(printer_for("core", "pods"), Printer::Pod);
-        assert_eq!(printer_for("events.k8s.io", "events"), Printer::Event);
         assert_eq!(
-            printer_for("rbac.authorization.k8s.io", "roles"),
-            Printer::Default
+            printer_for("apps", "deployments"),
+            Some(Printer::Deployment)
         );
-        assert_eq!(names(Printer::Default), ["Name", "Created At"]);
-        assert_eq!(columns(Printer::Default)[1].type_, "date");
+        assert_eq!(printer_for("core", "pods"), Some(Printer::Pod));
+        assert_eq!(printer_for("events.k8s.io", "events"), Some(Printer::Event));
+        assert_eq!(printer_for("rbac.authorization.k8s.io", "roles"), None);
     }
 
     #[test]

@@ -6,8 +6,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
-use super::access::{age, flag, int, list, map, map_len, name, non_empty, text};
-use super::duration::human_duration;
+use super::access::{age, flag, human_duration, int, list, map, map_len, name, non_empty, text};
 
 pub(crate) fn config_map_row(obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
     let entries = map_len(obj, "/data") + map_len(obj, "/binaryData");

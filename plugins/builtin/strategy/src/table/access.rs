@@ -5,8 +5,7 @@
 use chrono::{DateTime, Datelike, Utc};
 use serde_json::{Map, Value};
 
-use super::duration::human_duration;
-use crate::selectors::{format_labels, from_label_selector_object};
+use crate::selector;
 
 /// The string at a JSON pointer, or "" (Go's zero value).
 pub(crate) fn text<'a>(obj: &'a Value, pointer: &str) -> &'a str {
@@ -69,6 +68,8 @@ pub(crate) fn time(obj: &Value, pointer: &str) -> Option<DateTime<Utc>> {
     Some(parsed).filter(|t| t.year() > 1)
 }
 
+pub(crate) use kube_time::human_duration_of as human_duration;
+
 /// kube's `translateTimestampSince`.
 pub(crate) fn since(t: Option<DateTime<Utc>>, now: DateTime<Utc>) -> String {
     match t {
@@ -97,16 +98,27 @@ pub(crate) fn containers_and_images(obj: &Value, pointer: &str) -> (Value, Value
 
 /// `metav1.FormatLabelSelector`: `<none>` when empty, `<error>` if invalid.
 pub(crate) fn format_label_selector(selector: Option<&Value>) -> String {
-    match from_label_selector_object(selector.unwrap_or(&Value::Null)) {
-        Ok(s) if s.to_string().is_empty() => "<none>".to_string(),
-        Ok(s) => s.to_string(),
-        Err(_) => "<error>".to_string(),
+    match selector::to_text(selector.unwrap_or(&Value::Null)) {
+        Some(s) if s.is_empty() => "<none>".to_string(),
+        Some(s) => s,
+        None => "<error>".to_string(),
     }
 }
 
-/// `labels.FormatLabels` of the string map at a pointer.
+/// `labels.FormatLabels` of the string map at a pointer: `k=v` pairs
+/// sorted by key, or `<none>`.
 pub(crate) fn format_label_map(obj: &Value, pointer: &str) -> String {
-    format_labels(map(obj, pointer))
+    let mut pairs: Vec<(&String, &str)> = map(obj, pointer)
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| (k, v.as_str().unwrap_or("")))
+        .collect();
+    if pairs.is_empty() {
+        return "<none>".to_string();
+    }
+    pairs.sort();
+    let parts: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    parts.join(",")
 }
 
 /// `"<none>"` for an empty string.

@@ -6,11 +6,9 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::access::{
-    age, containers_and_images, format_label_map, format_label_selector, int, list, name, opt_int,
-    since, text, time,
+    age, containers_and_images, format_label_map, format_label_selector, human_duration, int, list,
+    name, opt_int, since, text, time,
 };
-use super::duration::human_duration;
-use crate::selectors::from_label_selector_object;
 
 const TEMPLATE_CONTAINERS: &str = "/spec/template/spec/containers";
 
@@ -27,11 +25,8 @@ fn with_template(mut cells: Vec<Value>, obj: &Value, pointer: &str) -> Vec<Value
 }
 
 pub(crate) fn deployment_row(obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
-    let selector =
-        match from_label_selector_object(obj.pointer("/spec/selector").unwrap_or(&Value::Null)) {
-            Ok(s) => s.to_string(),
-            Err(_) => "<invalid>".to_string(),
-        };
+    let selector = crate::selector::to_text(obj.pointer("/spec/selector").unwrap_or(&Value::Null))
+        .unwrap_or_else(|| "<invalid>".to_string());
     let ready = format!(
         "{}/{}",
         int(obj, "/status/readyReplicas"),

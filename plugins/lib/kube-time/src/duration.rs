@@ -5,13 +5,6 @@ const NANOS_PER_SEC: i64 = 1_000_000_000;
 const MINUTE: i64 = 60 * NANOS_PER_SEC;
 const HOUR: i64 = 60 * MINUTE;
 
-fn nanos(d: chrono::Duration) -> i64 {
-    d.num_nanoseconds().unwrap_or_else(|| {
-        let secs = d.num_seconds();
-        secs.saturating_mul(NANOS_PER_SEC)
-    })
-}
-
 fn with_remainder(big: i64, big_unit: &str, small: i64, small_unit: &str) -> String {
     if small == 0 {
         format!("{big}{big_unit}")
@@ -52,9 +45,9 @@ fn long_span(hours: i64) -> String {
     }
 }
 
-/// Formats a duration exactly like kube's `HumanDuration`.
-pub fn human_duration(d: chrono::Duration) -> String {
-    let n = nanos(d);
+/// Formats a duration given in nanoseconds (negative: in the future)
+/// exactly like kube's `HumanDuration`.
+pub fn human_duration(n: i64) -> String {
     let seconds = n / NANOS_PER_SEC;
     if seconds < -1 {
         return "<invalid>".to_string();
@@ -70,13 +63,42 @@ pub fn human_duration(d: chrono::Duration) -> String {
     }
 }
 
+/// [`human_duration`] of a `chrono` span (saturating beyond ±292 years).
+#[cfg(feature = "chrono")]
+pub fn human_duration_of(d: chrono::Duration) -> String {
+    let nanos = d
+        .num_nanoseconds()
+        .unwrap_or(if d < chrono::Duration::zero() {
+            i64::MIN
+        } else {
+            i64::MAX
+        });
+    human_duration(nanos)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chrono::Duration;
 
-    fn secs(s: i64) -> Duration {
-        Duration::seconds(s)
+    fn secs(s: i64) -> i64 {
+        s * NANOS_PER_SEC
+    }
+
+    /// The units of the upstream test table, in nanoseconds.
+    struct Duration;
+    impl Duration {
+        fn nanoseconds(n: i64) -> i64 {
+            n
+        }
+        fn milliseconds(n: i64) -> i64 {
+            n * 1_000_000
+        }
+        fn minutes(n: i64) -> i64 {
+            n * MINUTE
+        }
+        fn hours(n: i64) -> i64 {
+            n * HOUR
+        }
     }
 
     #[test]
