@@ -193,6 +193,51 @@ fn plugin_run_answers_offline() {
         .as_str()
         .unwrap()
         .contains("may not be deleted"));
+    let declared = stderr(&out);
+    assert!(
+        declared.contains("builtin:namespace-lifecycle declares (capstan-plugin.json)")
+            && declared.contains(r#""resources": ["namespaces"]"#)
+            && declared.contains("Its rules cover this request."),
+        "{declared}"
+    );
+}
+
+/// Entries `builtin:<name>` that leave out phases and rules get the ones
+/// the plugin's manifest declares: a mutating plugin mutates, and a plugin
+/// is called only for the requests its rules cover (here one that always
+/// fails with failurePolicy Ignore, so each call shows as a warning).
+#[test]
+fn builtin_entries_without_rules_or_phases_take_the_plugins_declared_ones() {
+    let s = start_with_config(
+        "admission:
+- name: lifecycle
+  module: builtin:namespace-lifecycle
+- name: starved
+  module: builtin:namespace-lifecycle
+  fuel: 1
+  failurePolicy: Ignore
+- name: tolerations
+  module: builtin:default-toleration-seconds
+",
+    );
+    let err = s.fails(&["create", "configmap", "x", "-n", "nowhere"]);
+    assert!(err.contains(r#"namespaces "nowhere" not found"#), "{err}");
+    let ignored = r#"admission plugin "starved" failed and was ignored"#;
+    let created = s.kubectl(&["create", "configmap", "cm"]);
+    assert!(created.status.success(), "{}", stderr(&created));
+    assert!(stderr(&created).contains(ignored), "{}", stderr(&created));
+    let updated = s.kubectl(&["label", "configmap", "cm", "team=a"]);
+    assert!(updated.status.success(), "{}", stderr(&updated));
+    assert!(!stderr(&updated).contains(ignored), "{}", stderr(&updated));
+    s.ok(&["run", "web", "--image=nginx:1.27"]);
+    let pod = s.json(&["get", "pod", "web"]);
+    let tolerations = pod["spec"]["tolerations"].as_array().unwrap();
+    assert!(
+        tolerations
+            .iter()
+            .any(|t| t["key"] == "node.kubernetes.io/not-ready" && t["tolerationSeconds"] == 300),
+        "{pod}"
+    );
 }
 
 #[test]
