@@ -36,6 +36,7 @@ pub enum FailurePolicy {
 pub struct PluginEntryConfig {
     pub name: String,
     pub module: String,
+    /// Empty: a built-in's declared phases, else validating.
     #[serde(default)]
     pub phases: Vec<Phase>,
     /// Default Fail.
@@ -52,7 +53,7 @@ pub struct PluginEntryConfig {
     pub fuel: Option<u64>,
     #[serde(default)]
     pub config: Option<Value>,
-    /// None: every request.
+    /// None: a built-in's declared rules, else every request.
     #[serde(default)]
     pub rules: Option<Vec<Rule>>,
     #[serde(default)]
