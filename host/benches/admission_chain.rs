@@ -62,7 +62,7 @@ async fn time(chain: &Chain) -> (Duration, Duration) {
 fn chain_of(state: &AppState, runtime: &PluginRuntime, yaml: Option<&str>) -> Chain {
     let entries = match yaml {
         Some(text) => parse(text).expect("config").expect("admission entries"),
-        None => default_chain(&public_builtins()),
+        None => default_chain(&public_builtins()).expect("default chain"),
     };
     let loaded = assemble(&entries, runtime, state.reader()).expect("assemble");
     Chain::new(

@@ -22,8 +22,11 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Command::Plugin(PluginCommand::Run(args)) => {
-            let answer = runtime.block_on(capstan::plugin_run::run(&args))?;
-            println!("{answer}");
+            let out = runtime.block_on(capstan::plugin_run::run(&args))?;
+            if let Some(declared) = out.declared {
+                eprintln!("{declared}");
+            }
+            println!("{}", out.answer);
             Ok(())
         }
     }

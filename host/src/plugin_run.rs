@@ -1,16 +1,29 @@
 //! `capstan plugin run`: calls an admission plugin once with an AdmissionReview
 //! from a file and prints the answer, so a plugin can be tested in CI without a server.
+//! For a built-in, it also says what the plugin's manifest declares and
+//! whether its rules cover the request (in a chain, a request outside them
+//! never reaches the plugin).
 
 use crate::admission::assemble::module_bytes;
+use crate::admission::matcher::RequestAttributes;
 use crate::cli::PluginRunArgs;
 use crate::plugins::store_reader::EmptyReader;
+use crate::plugins::{embedded, manifest};
 use crate::plugins::{CallContext, Limits, PluginKind, PluginRuntime};
 use anyhow::{Context, Result};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Returns the plugin's AdmissionReview answer, pretty-printed.
-pub async fn run(args: &PluginRunArgs) -> Result<String> {
+/// What a run prints.
+pub struct RunOutput {
+    /// The plugin's AdmissionReview answer, pretty-printed (stdout).
+    pub answer: String,
+    /// A built-in's manifest and whether its rules cover the request (stderr).
+    pub declared: Option<String>,
+}
+
+/// Calls the plugin once.
+pub async fn run(args: &PluginRunArgs) -> Result<RunOutput> {
     let request = std::fs::read_to_string(&args.request)
         .with_context(|| format!("reading {}", args.request.display()))?;
     let review: serde_json::Value =
@@ -38,5 +51,53 @@ pub async fn run(args: &PluginRunArgs) -> Result<String> {
         .map_err(|f| anyhow::anyhow!("{f}"))?;
     let parsed: serde_json::Value = serde_json::from_str(&answer)
         .with_context(|| format!("the plugin's answer is not JSON: {answer}"))?;
-    Ok(serde_json::to_string_pretty(&parsed)?)
+    Ok(RunOutput {
+        answer: serde_json::to_string_pretty(&parsed)?,
+        declared: declared(&args.module, &review["request"])?,
+    })
+}
+
+/// A built-in's manifest, and whether its rules cover `request`.
+fn declared(module: &str, request: &serde_json::Value) -> Result<Option<String>> {
+    let Some(name) = module.strip_prefix("builtin:") else {
+        return Ok(None);
+    };
+    let (Some(text), Some(manifest)) = (
+        embedded::manifest_text(name),
+        manifest::builtin(name).map_err(anyhow::Error::msg)?,
+    ) else {
+        return Ok(None);
+    };
+    let reach = match (&manifest.rules, attributes(request)) {
+        (None, _) => "\nIts rules: every request.",
+        (Some(rules), Some(a)) if rules.iter().any(|r| r.matches(&a)) => {
+            "\nIts rules cover this request."
+        }
+        (Some(_), Some(_)) => {
+            "\nIts rules do not cover this request: in a chain, it would not be called."
+        }
+        (Some(_), None) => "",
+    };
+    Ok(Some(format!(
+        "{module} declares (capstan-plugin.json):\n{}{reach}",
+        text.trim_end()
+    )))
+}
+
+/// The request's coordinates, as the chain matches them.
+fn attributes(request: &serde_json::Value) -> Option<RequestAttributes> {
+    let operation = request["operation"].as_str()?;
+    let operation = ["CREATE", "UPDATE", "DELETE", "CONNECT"]
+        .into_iter()
+        .find(|o| *o == operation)?;
+    let field = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+    let resource = &request["resource"];
+    Some(RequestAttributes {
+        operation,
+        group: field(&resource["group"]),
+        version: field(&resource["version"]),
+        resource: field(&resource["resource"]),
+        subresource: field(&request["subResource"]),
+        namespaced: request["namespace"].as_str().is_some_and(|n| !n.is_empty()),
+    })
 }

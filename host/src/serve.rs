@@ -34,11 +34,11 @@ fn client_host(bind: IpAddr) -> String {
 }
 
 /// The configured admission entries, or kube-apiserver's default order of the built-ins.
-fn chain_entries(config: &config::ServerConfig) -> Vec<config::EntryConfig> {
-    config
-        .admission
-        .clone()
-        .unwrap_or_else(|| config::default_chain(&assemble::public_builtins()))
+fn chain_entries(config: &config::ServerConfig) -> Result<Vec<config::EntryConfig>> {
+    match &config.admission {
+        Some(entries) => Ok(entries.clone()),
+        None => config::default_chain(&assemble::public_builtins()).map_err(anyhow::Error::msg),
+    }
 }
 
 /// The admission chain of `entries`, loaded into the runtime.
@@ -165,7 +165,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         .clone()
         .unwrap_or_else(|| args.data_dir.join("plugin-cache"));
     let runtime = PluginRuntime::new(Some(cache)).context("starting the plugin runtime")?;
-    let entries = chain_entries(&config);
+    let entries = chain_entries(&config)?;
     precompile(&runtime, &entries, &config.auth);
     if let Some(v) = WasmStrategy::builtin(&runtime, state.reader())? {
         state.registry.strategy =

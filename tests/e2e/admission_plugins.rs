@@ -71,6 +71,67 @@ fn pod_security_enforces_namespace_levels() {
 }
 
 #[test]
+fn pod_security_checks_ephemeral_containers() {
+    let s = Server::start();
+    s.ok(&["create", "namespace", "guarded"]);
+    s.ok(&[
+        "label",
+        "namespace",
+        "guarded",
+        "pod-security.kubernetes.io/enforce=baseline",
+    ]);
+    assert!(eventually(Duration::from_secs(10), || s
+        .kubectl(&["get", "sa", "default", "-n", "guarded"])
+        .status
+        .success()));
+    s.ok(&["run", "web", "--image=nginx:1.27", "-n", "guarded"]);
+    let debug = |name: &str, profile: &str| {
+        s.kubectl(&[
+            "debug",
+            "web",
+            "-n",
+            "guarded",
+            "--image=busybox:1.36",
+            "-c",
+            name,
+            "--profile",
+            profile,
+        ])
+    };
+    let err = stderr(&debug("root", "sysadmin"));
+    assert!(
+        err.contains(r#"violates PodSecurity "baseline:latest": privileged (container "root" must not set securityContext.privileged=true)"#),
+        "{err}"
+    );
+    let allowed = debug("plain", "legacy");
+    assert!(allowed.status.success(), "{}", stderr(&allowed));
+    let pod = s.json(&["get", "pod", "web", "-n", "guarded"]);
+    let names: Vec<_> = pod["spec"]["ephemeralContainers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].clone())
+        .collect();
+    assert_eq!(names, ["plain"]);
+}
+
+#[test]
+fn limit_ranger_checks_persistent_volume_claims() {
+    let s = Server::start();
+    let range = "apiVersion: v1\nkind: LimitRange\nmetadata: {name: storage}\nspec: {limits: [{type: PersistentVolumeClaim, max: {storage: 10Gi}}]}\n";
+    s.ok_stdin(&["create", "-f", "-"], range);
+    let claim = |name: &str, size: &str| {
+        format!("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {{name: {name}}}\nspec: {{accessModes: [ReadWriteOnce], resources: {{requests: {{storage: {size}}}}}}}\n")
+    };
+    let err = stderr(&s.kubectl_stdin(&["create", "-f", "-"], Some(&claim("big", "20Gi"))));
+    assert!(
+        err.contains(r#"persistentvolumeclaims "big" is forbidden: maximum storage usage per PersistentVolumeClaim is 10Gi, but request is 20Gi"#),
+        "{err}"
+    );
+    s.ok_stdin(&["create", "-f", "-"], &claim("small", "5Gi"));
+}
+
+#[test]
 fn a_bad_configuration_fails_the_start_naming_the_entry() {
     let dir = tempfile::tempdir().unwrap();
     let cases = [
@@ -193,6 +254,51 @@ fn plugin_run_answers_offline() {
         .as_str()
         .unwrap()
         .contains("may not be deleted"));
+    let declared = stderr(&out);
+    assert!(
+        declared.contains("builtin:namespace-lifecycle declares (capstan-plugin.json)")
+            && declared.contains(r#""resources": ["namespaces"]"#)
+            && declared.contains("Its rules cover this request."),
+        "{declared}"
+    );
+}
+
+/// Entries `builtin:<name>` that leave out phases and rules get the ones
+/// the plugin's manifest declares: a mutating plugin mutates, and a plugin
+/// is called only for the requests its rules cover (here one that always
+/// fails with failurePolicy Ignore, so each call shows as a warning).
+#[test]
+fn builtin_entries_without_rules_or_phases_take_the_plugins_declared_ones() {
+    let s = start_with_config(
+        "admission:
+- name: lifecycle
+  module: builtin:namespace-lifecycle
+- name: starved
+  module: builtin:namespace-lifecycle
+  fuel: 1
+  failurePolicy: Ignore
+- name: tolerations
+  module: builtin:default-toleration-seconds
+",
+    );
+    let err = s.fails(&["create", "configmap", "x", "-n", "nowhere"]);
+    assert!(err.contains(r#"namespaces "nowhere" not found"#), "{err}");
+    let ignored = r#"admission plugin "starved" failed and was ignored"#;
+    let created = s.kubectl(&["create", "configmap", "cm"]);
+    assert!(created.status.success(), "{}", stderr(&created));
+    assert!(stderr(&created).contains(ignored), "{}", stderr(&created));
+    let updated = s.kubectl(&["label", "configmap", "cm", "team=a"]);
+    assert!(updated.status.success(), "{}", stderr(&updated));
+    assert!(!stderr(&updated).contains(ignored), "{}", stderr(&updated));
+    s.ok(&["run", "web", "--image=nginx:1.27"]);
+    let pod = s.json(&["get", "pod", "web"]);
+    let tolerations = pod["spec"]["tolerations"].as_array().unwrap();
+    assert!(
+        tolerations
+            .iter()
+            .any(|t| t["key"] == "node.kubernetes.io/not-ready" && t["tolerationSeconds"] == 300),
+        "{pod}"
+    );
 }
 
 #[test]

@@ -3,10 +3,15 @@
 //! phases, failurePolicy, timeout, configuration and match rules, or a marker
 //! `webhooks: mutating|validating` saying where the API's webhooks run.
 //! Errors name the entry, so a bad file fails the start with a clear message.
+//! What a `builtin:<name>` entry leaves out (phases, rules, failurePolicy,
+//! limits) comes from the plugin's manifest (`plugins/manifest.rs`); the
+//! default chain is only kube-apiserver's order of the built-ins.
 
 use super::match_conditions::MatchConditions;
 use super::matcher::{Rule, Selector};
 use crate::auth::config::{AuthConfig, AuthenticationSection, AuthorizationSection};
+use crate::plugins::manifest::{self, PluginManifest};
+use crate::plugins::PluginKind;
 use serde::Deserialize;
 use serde_json::Value;
 use std::time::Duration;
@@ -26,15 +31,17 @@ pub enum FailurePolicy {
 }
 
 /// A plugin entry as written in the file.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PluginEntryConfig {
     pub name: String,
     pub module: String,
+    /// Empty: a built-in's declared phases, else validating.
     #[serde(default)]
     pub phases: Vec<Phase>,
+    /// Default Fail.
     #[serde(default)]
-    pub failure_policy: FailurePolicy,
+    pub failure_policy: Option<FailurePolicy>,
     /// Per-call deadline in milliseconds (default 300).
     #[serde(default)]
     pub timeout_ms: Option<u64>,
@@ -46,7 +53,7 @@ pub struct PluginEntryConfig {
     pub fuel: Option<u64>,
     #[serde(default)]
     pub config: Option<Value>,
-    /// None: every request.
+    /// None: a built-in's declared rules, else every request.
     #[serde(default)]
     pub rules: Option<Vec<Rule>>,
     #[serde(default)]
@@ -199,7 +206,45 @@ fn entry(i: usize, v: &Value) -> Result<EntryConfig, String> {
         .unwrap_or(format!("admission[{i}]"));
     let raw: PluginEntryConfig =
         serde_json::from_value(v.clone()).map_err(|e| format!("{label}: {e}"))?;
-    check(&label, raw).map(|e| EntryConfig::Plugin(Box::new(e)))
+    plugin_entry(&label, raw)
+}
+
+/// A plugin entry, with its built-in's declared defaults filled in.
+fn plugin_entry(label: &str, raw: PluginEntryConfig) -> Result<EntryConfig, String> {
+    let raw = match builtin_manifest(label, &raw.module)? {
+        Some(manifest) => with_manifest_defaults(raw, manifest),
+        None => raw,
+    };
+    check(label, raw).map(|e| EntryConfig::Plugin(Box::new(e)))
+}
+
+/// The manifest of a `builtin:` module (None for a path, or a built-in
+/// without one); an admission entry may not name a plugin of another world.
+fn builtin_manifest(label: &str, module: &str) -> Result<Option<&'static PluginManifest>, String> {
+    let Some(name) = module.strip_prefix("builtin:") else {
+        return Ok(None);
+    };
+    let manifest = manifest::builtin(name).map_err(|e| format!("{label}: {e}"))?;
+    match manifest {
+        Some(m) if m.world != PluginKind::Admission => Err(format!(
+            "{label}: {module:?} is a plugin of the {} world, not an admission plugin",
+            m.world.world()
+        )),
+        _ => Ok(manifest),
+    }
+}
+
+/// What the entry leaves out, the plugin's manifest declares.
+fn with_manifest_defaults(mut raw: PluginEntryConfig, m: &PluginManifest) -> PluginEntryConfig {
+    if raw.phases.is_empty() {
+        raw.phases = m.phases.clone();
+    }
+    raw.rules = raw.rules.or_else(|| m.rules.clone());
+    raw.failure_policy = raw.failure_policy.or(m.failure_policy);
+    raw.timeout_ms = raw.timeout_ms.or(m.timeout_ms);
+    raw.memory_mib = raw.memory_mib.or(m.memory_mib);
+    raw.fuel = raw.fuel.or(m.fuel);
+    raw
 }
 
 fn check(label: &str, raw: PluginEntryConfig) -> Result<PluginEntry, String> {
@@ -226,7 +271,7 @@ fn check(label: &str, raw: PluginEntryConfig) -> Result<PluginEntry, String> {
         name: raw.name,
         module: raw.module,
         phases,
-        failure_policy: raw.failure_policy,
+        failure_policy: raw.failure_policy.unwrap_or_default(),
         timeout: raw
             .timeout_ms
             .map(Duration::from_millis)
@@ -245,123 +290,53 @@ fn check(label: &str, raw: PluginEntryConfig) -> Result<PluginEntry, String> {
     })
 }
 
-/// kube-apiserver's default order of the built-in plugins we ship, with the
-/// webhook markers where kube runs MutatingAdmissionWebhook and
-/// ValidatingAdmissionWebhook, then ResourceQuota (last, as in kube).
-/// Names missing from `available` are skipped.
-/// A built-in entry of the default chain: its name, phases and default rules.
-type DefaultEntry<'a> = (&'a str, &'a [Phase], Option<Vec<Rule>>);
+/// kube-apiserver's order of the built-in plugins we ship that run before
+/// its MutatingAdmissionWebhook and ValidatingAdmissionWebhook.
+const BEFORE_WEBHOOKS: [&str; 7] = [
+    "namespace-lifecycle",
+    "service-account",
+    "default-toleration-seconds",
+    "limit-ranger",
+    "default-storage-class",
+    "pod-security",
+    "rbac-escalation",
+];
 
-pub fn default_chain(available: &[&str]) -> Vec<EntryConfig> {
-    use Phase::{Mutating, Validating};
-    let pods = || rule(&["CREATE", "UPDATE"], &["pods"]);
-    let order: [DefaultEntry; 7] = [
-        (
-            "namespace-lifecycle",
-            &[Validating],
-            Some(vec![
-                rule(&["CREATE"], &["*", "*/*"]),
-                rule(&["DELETE"], &["namespaces"]),
-            ]),
-        ),
-        (
-            "service-account",
-            &[Mutating, Validating],
-            Some(vec![rule(&["CREATE"], &["pods"])]),
-        ),
-        (
-            "default-toleration-seconds",
-            &[Mutating],
-            Some(vec![rule(&["CREATE"], &["pods"])]),
-        ),
-        ("limit-ranger", &[Mutating, Validating], Some(vec![pods()])),
-        (
-            "default-storage-class",
-            &[Mutating],
-            Some(vec![rule(&["CREATE"], &["persistentvolumeclaims"])]),
-        ),
-        (
-            "pod-security",
-            &[Validating],
-            Some(vec![rule(&["CREATE", "UPDATE"], &POD_SECURITY_RESOURCES)]),
-        ),
-        (
-            "rbac-escalation",
-            &[Validating],
-            Some(vec![rule(&["CREATE", "UPDATE"], &RBAC_RESOURCES)]),
-        ),
-    ];
-    let mut out = Vec::new();
-    for (name, phases, rules) in order {
-        if available.contains(&name) {
-            let mut entry = builtin_entry(name, phases);
-            entry.rules = rules;
-            out.push(EntryConfig::Plugin(Box::new(entry)));
-        }
-    }
+/// ... and after them (ResourceQuota is last, as in kube).
+const AFTER_WEBHOOKS: [&str; 1] = ["resource-quota"];
+
+/// The chain without a configuration: the built-ins in kube-apiserver's
+/// order with the webhook markers where kube runs its webhooks; each
+/// built-in's phases and rules are its manifest's. Names missing from
+/// `available` are skipped; a built-in without a (valid) manifest is an error.
+pub fn default_chain(available: &[&str]) -> Result<Vec<EntryConfig>, String> {
+    let builtin = |name: &&str| available.contains(name).then(|| default_entry(name));
+    let mut out = BEFORE_WEBHOOKS
+        .iter()
+        .filter_map(builtin)
+        .collect::<Result<Vec<_>, _>>()?;
     out.push(EntryConfig::Webhooks(Phase::Mutating));
     out.push(EntryConfig::Webhooks(Phase::Validating));
-    if available.contains(&"resource-quota") {
-        let mut quota = builtin_entry("resource-quota", &[Validating]);
-        quota.rules = Some(vec![rule(&["CREATE", "UPDATE"], &["*", "pods/resize"])]);
-        out.push(EntryConfig::Plugin(Box::new(quota)));
+    for entry in AFTER_WEBHOOKS.iter().filter_map(builtin) {
+        out.push(entry?);
     }
-    out
+    Ok(out)
 }
 
-/// Roles and bindings: where RBAC escalation prevention applies.
-const RBAC_RESOURCES: [&str; 4] = [
-    "roles",
-    "clusterroles",
-    "rolebindings",
-    "clusterrolebindings",
-];
-
-/// What PodSecurity admission looks at: pods, namespaces (their labels), and
-/// the kinds that carry pod templates (for warnings).
-const POD_SECURITY_RESOURCES: [&str; 10] = [
-    "pods",
-    "namespaces",
-    "deployments",
-    "replicasets",
-    "statefulsets",
-    "daemonsets",
-    "jobs",
-    "cronjobs",
-    "replicationcontrollers",
-    "podtemplates",
-];
-
-/// A rule over every group and version (what a built-in plugin looks at).
-fn rule(operations: &[&str], resources: &[&str]) -> Rule {
-    let all = || vec!["*".to_string()];
-    Rule {
-        operations: operations.iter().map(|s| s.to_string()).collect(),
-        api_groups: all(),
-        api_versions: all(),
-        resources: resources.iter().map(|s| s.to_string()).collect(),
-        scope: None,
+/// The default chain's entry for a built-in: as a configuration entry that
+/// names only the module.
+fn default_entry(name: &str) -> Result<EntryConfig, String> {
+    let label = format!("default admission chain ({name})");
+    let module = format!("builtin:{name}");
+    if builtin_manifest(&label, &module)?.is_none() {
+        return Err(format!("{label}: the built-in plugin has no manifest"));
     }
-}
-
-fn builtin_entry(name: &str, phases: &[Phase]) -> PluginEntry {
-    PluginEntry {
+    let raw = PluginEntryConfig {
         name: name.to_string(),
-        module: format!("builtin:{name}"),
-        phases: phases.to_vec(),
-        failure_policy: FailurePolicy::Fail,
-        timeout: DEFAULT_TIMEOUT,
-        memory_bytes: (DEFAULT_MEMORY_MIB * 1024 * 1024) as usize,
-        fuel: None,
-        config: "{}".into(),
-        rules: None,
-        namespace_selector: Selector::parse(None)
-            .unwrap_or_else(|_| unreachable!("an absent selector always parses")),
-        object_selector: Selector::parse(None)
-            .unwrap_or_else(|_| unreachable!("an absent selector always parses")),
-        reinvoke_if_needed: false,
-        match_conditions: MatchConditions::default(),
-    }
+        module,
+        ..Default::default()
+    };
+    plugin_entry(&label, raw)
 }
 
 #[cfg(test)]
@@ -422,7 +397,7 @@ admission:
 
     #[test]
     fn default_chain_keeps_kube_order_and_ends_with_webhooks() {
-        let chain = default_chain(&["service-account", "namespace-lifecycle"]);
+        let chain = default_chain(&["service-account", "namespace-lifecycle"]).unwrap();
         let names: Vec<String> = chain
             .iter()
             .map(|e| match e {
@@ -438,6 +413,182 @@ admission:
                 "webhooks:Mutating",
                 "webhooks:Validating"
             ]
+        );
+    }
+
+    /// A rule over every group and version.
+    fn any_group(operations: &[&str], resources: &[&str]) -> Rule {
+        Rule {
+            operations: operations.iter().map(|s| s.to_string()).collect(),
+            api_groups: vec!["*".into()],
+            api_versions: vec!["*".into()],
+            resources: resources.iter().map(|s| s.to_string()).collect(),
+            scope: None,
+        }
+    }
+
+    fn plugin(entry: &EntryConfig) -> &PluginEntry {
+        match entry {
+            EntryConfig::Plugin(p) => p,
+            EntryConfig::Webhooks(phase) => {
+                panic!("webhooks {phase:?} where a plugin was expected")
+            }
+        }
+    }
+
+    /// The chain the host listed itself before the built-ins declared their
+    /// rules in their manifests, plus what the plugins check and those rules
+    /// left out (limit-ranger: claims; pod-security: ephemeral containers).
+    #[test]
+    fn default_chain_takes_phases_and_rules_from_the_manifests() {
+        use Phase::{Mutating, Validating};
+        let create_pods = || vec![any_group(&["CREATE"], &["pods"])];
+        let expected: Vec<(&str, Vec<Phase>, Vec<Rule>)> = vec![
+            (
+                "namespace-lifecycle",
+                vec![Validating],
+                vec![
+                    any_group(&["CREATE"], &["*", "*/*"]),
+                    any_group(&["DELETE"], &["namespaces"]),
+                ],
+            ),
+            ("service-account", vec![Mutating, Validating], create_pods()),
+            ("default-toleration-seconds", vec![Mutating], create_pods()),
+            (
+                "limit-ranger",
+                vec![Mutating, Validating],
+                vec![
+                    any_group(&["CREATE"], &["pods"]),
+                    any_group(&["CREATE", "UPDATE"], &["persistentvolumeclaims"]),
+                ],
+            ),
+            (
+                "default-storage-class",
+                vec![Mutating],
+                vec![any_group(&["CREATE"], &["persistentvolumeclaims"])],
+            ),
+            (
+                "pod-security",
+                vec![Validating],
+                vec![any_group(
+                    &["CREATE", "UPDATE"],
+                    &[
+                        "pods",
+                        "pods/ephemeralcontainers",
+                        "namespaces",
+                        "deployments",
+                        "replicasets",
+                        "statefulsets",
+                        "daemonsets",
+                        "jobs",
+                        "cronjobs",
+                        "replicationcontrollers",
+                        "podtemplates",
+                    ],
+                )],
+            ),
+            (
+                "rbac-escalation",
+                vec![Validating],
+                vec![any_group(
+                    &["CREATE", "UPDATE"],
+                    &[
+                        "roles",
+                        "clusterroles",
+                        "rolebindings",
+                        "clusterrolebindings",
+                    ],
+                )],
+            ),
+            (
+                "resource-quota",
+                vec![Validating],
+                vec![any_group(&["CREATE", "UPDATE"], &["*", "pods/resize"])],
+            ),
+        ];
+        let builtins = crate::admission::assemble::public_builtins();
+        let chain = default_chain(&builtins).unwrap();
+        assert_eq!(chain.len(), expected.len() + 2);
+        assert!(matches!(chain[7], EntryConfig::Webhooks(Phase::Mutating)));
+        assert!(matches!(chain[8], EntryConfig::Webhooks(Phase::Validating)));
+        let plugins = chain.iter().filter(|e| matches!(e, EntryConfig::Plugin(_)));
+        for (entry, (name, phases, rules)) in plugins.zip(expected) {
+            let p = plugin(entry);
+            assert_eq!(p.name, name);
+            assert_eq!(p.module, format!("builtin:{name}"));
+            assert_eq!(p.phases, phases, "{name}");
+            assert_eq!(p.rules.as_ref(), Some(&rules), "{name}");
+            assert_eq!(p.failure_policy, FailurePolicy::Fail, "{name}");
+            assert_eq!((p.timeout, p.fuel), (DEFAULT_TIMEOUT, None), "{name}");
+            assert_eq!(p.config, "{}");
+        }
+    }
+
+    #[test]
+    fn a_builtin_entry_takes_what_it_leaves_out_from_the_manifest() {
+        let text = r#"
+admission:
+- name: plain
+  module: builtin:namespace-lifecycle
+- name: own-rules
+  module: builtin:namespace-lifecycle
+  phases: [mutating]
+  rules: [{operations: [DELETE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}]
+- name: user
+  module: ./mine.wasm
+"#;
+        let chain = parse(text).unwrap().unwrap();
+        let declared = manifest::builtin("namespace-lifecycle").unwrap().unwrap();
+        let plain = plugin(&chain[0]);
+        assert_eq!(plain.rules, declared.rules);
+        assert_eq!(plain.phases, [Phase::Validating]);
+        let own = plugin(&chain[1]);
+        let rules = own.rules.as_ref().unwrap();
+        assert_eq!(
+            (rules.len(), rules[0].resources.as_slice()),
+            (1, &["configmaps".to_string()][..])
+        );
+        assert_eq!(own.phases, [Phase::Mutating]);
+        let user = plugin(&chain[2]);
+        assert_eq!(
+            (user.rules.as_ref(), user.phases.as_slice()),
+            (None, &[Phase::Validating][..])
+        );
+    }
+
+    #[test]
+    fn manifest_defaults_give_way_to_the_entry() {
+        let m = PluginManifest::parse(
+            r#"{"name": "p", "world": "admission", "phases": ["mutating"], "failurePolicy": "Ignore", "timeoutMs": 50, "memoryMib": 8, "fuel": 9}"#,
+        )
+        .unwrap();
+        let raw = |timeout_ms| PluginEntryConfig {
+            name: "p".into(),
+            module: "builtin:p".into(),
+            timeout_ms,
+            ..Default::default()
+        };
+        let e = check("e", with_manifest_defaults(raw(None), &m)).unwrap();
+        assert_eq!(
+            (e.failure_policy, e.timeout, e.memory_bytes, e.fuel, e.rules),
+            (
+                FailurePolicy::Ignore,
+                Duration::from_millis(50),
+                8 << 20,
+                Some(9),
+                None
+            )
+        );
+        let e = check("e", with_manifest_defaults(raw(Some(70)), &m)).unwrap();
+        assert_eq!(e.timeout, Duration::from_millis(70));
+    }
+
+    #[test]
+    fn an_admission_entry_may_not_name_a_plugin_of_another_world() {
+        let e = parse("admission:\n- name: a\n  module: builtin:x509\n").unwrap_err();
+        assert_eq!(
+            e,
+            r#"admission[0] (a): "builtin:x509" is a plugin of the authenticator world, not an admission plugin"#
         );
     }
 }

@@ -19,6 +19,7 @@ mod engine;
 mod failure;
 mod host_imports;
 mod limiter;
+pub mod manifest;
 mod offload;
 mod output;
 mod runtime;

@@ -23,8 +23,9 @@ use super::warm::{Bound, Instance, WarmPool};
 /// waiting for a call stuck in a host import.
 const HOST_GRACE: Duration = Duration::from_millis(100);
 
-/// Which world a plugin implements.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Which world a plugin implements (in a manifest: `"admission"`, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum PluginKind {
     Admission,
     Authenticator,
