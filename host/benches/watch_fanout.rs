@@ -35,6 +35,7 @@ fn event(revision: i64) -> Event {
             value: Bytes::from(serde_json::to_vec(&object).unwrap_or_default()),
             create_revision: revision,
             mod_revision: revision,
+            served: Default::default(),
         },
         prev: None,
     }

@@ -222,14 +222,36 @@ fn serialize_map<S: Serializer>(
 
 /// The response body for `value`: kube's field order and a final newline.
 pub fn to_vec(value: &Value) -> Vec<u8> {
-    let mut out = match serde_json::to_vec(&Ordered::object(value)) {
-        Ok(bytes) => bytes,
-        Err(e) => {
-            tracing::error!(error = %e, "encoding a response failed");
-            Vec::new()
-        }
-    };
+    let mut out = to_item(value);
     out.push(b'\n');
+    out
+}
+
+/// `value` in kube's field order, as it appears inside a list's `items` or
+/// a watch event (no newline).
+pub fn to_item(value: &Value) -> Vec<u8> {
+    serde_json::to_vec(&Ordered::object(value)).unwrap_or_else(|e| {
+        tracing::error!(error = %e, "encoding a response failed");
+        Vec::new()
+    })
+}
+
+/// The response body of a list whose items are already encoded (each by
+/// [`to_item`]): `head`
+/// (kind, apiVersion, metadata) in kube's order, then `items`.
+pub fn list_with_items(head: &Value, items: &[bytes::Bytes]) -> Vec<u8> {
+    let mut out = to_vec(head);
+    out.truncate(out.len().saturating_sub(2));
+    let size: usize = items.iter().map(|i| i.len() + 1).sum();
+    out.reserve(size + 16);
+    out.extend_from_slice(b",\"items\":[");
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(item);
+    }
+    out.extend_from_slice(b"]}\n");
     out
 }
 
@@ -288,5 +310,25 @@ mod tests {
     fn nested_fields_keep_their_order() {
         let pod = json!({"kind": "Pod", "apiVersion": "v1", "spec": {"z": 1, "a": {"kind": "x", "b": 2}}});
         assert!(text(&pod).contains("\"spec\":{\"z\":1,\"a\":{\"kind\":\"x\",\"b\":2}}"));
+    }
+
+    #[test]
+    fn a_list_joined_from_encoded_items_is_the_list_encoded_whole() {
+        let items = vec![
+            json!({"data": {"a": "1"}, "metadata": {"resourceVersion": "5", "name": "x"},
+                   "kind": "ConfigMap", "apiVersion": "v1"}),
+            json!({"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "y"}}),
+        ];
+        let head = json!({"kind": "ConfigMapList", "apiVersion": "v1",
+                          "metadata": {"resourceVersion": "9", "continue": "c"}});
+        let mut whole = head.clone();
+        whole["items"] = json!(items);
+        let encoded: Vec<bytes::Bytes> = items
+            .iter()
+            .map(|i| bytes::Bytes::from(to_item(i)))
+            .collect();
+        assert_eq!(list_with_items(&head, &encoded), to_vec(&whole));
+        whole["items"] = json!([]);
+        assert_eq!(list_with_items(&head, &[]), to_vec(&whole));
     }
 }

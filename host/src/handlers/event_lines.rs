@@ -97,7 +97,7 @@ impl SharedEvent {
     /// previous object with the update's resourceVersion, as kube-apiserver
     /// sends it; otherwise [`Self::object`].
     pub fn subject(&self, kind: LineType) -> Option<&Value> {
-        if kind != LineType::Deleted || self.event.kind != EventKind::Put {
+        if self.subject_is_stored(kind) {
             return self.object();
         }
         self.departed
@@ -114,15 +114,44 @@ impl SharedEvent {
     pub fn line(&self, kind: LineType, format: LineFormat) -> Option<Bytes> {
         let index = format as usize * 3 + kind as usize;
         self.lines[index]
-            .get_or_init(|| {
-                let object = self.subject(kind)?;
-                match format {
-                    LineFormat::Object => encode_line(kind.as_str(), object),
-                    LineFormat::Metadata => encode_line(kind.as_str(), &partial_metadata(object)),
+            .get_or_init(|| match format {
+                LineFormat::Object if self.subject_is_stored(kind) => {
+                    Some(line_of_item(kind.as_str(), &self.served_object()?))
+                }
+                LineFormat::Object => encode_line(kind.as_str(), self.subject(kind)?),
+                LineFormat::Metadata => {
+                    encode_line(kind.as_str(), &partial_metadata(self.subject(kind)?))
                 }
             })
             .clone()
     }
+
+    /// Whether a line of type `kind` carries the event's own key-value.
+    fn subject_is_stored(&self, kind: LineType) -> bool {
+        kind != LineType::Deleted || self.event.kind != EventKind::Put
+    }
+
+    /// The event's object as served, memoised with its key-value, which the
+    /// watch cache shares with the lists that read this version.
+    fn served_object(&self) -> Option<Bytes> {
+        let served = &self.event.kv.served;
+        if let Some(bytes) = served.get() {
+            return Some(bytes);
+        }
+        let item = crate::kube_json::to_item(self.object()?);
+        Some(served.keep(Bytes::from(item)))
+    }
+}
+
+/// A watch line around an object already encoded by `kube_json::to_item`.
+fn line_of_item(kind: &str, item: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(item.len() + 32);
+    out.extend_from_slice(b"{\"type\":\"");
+    out.extend_from_slice(kind.as_bytes());
+    out.extend_from_slice(b"\",\"object\":");
+    out.extend_from_slice(item);
+    out.extend_from_slice(b"}\n");
+    Bytes::from(out)
 }
 
 #[derive(Serialize)]
@@ -214,6 +243,7 @@ mod tests {
                 value: Bytes::from(value.to_string()),
                 create_revision: revision,
                 mod_revision: revision,
+                served: Default::default(),
             },
             prev: None,
         }
@@ -233,6 +263,25 @@ mod tests {
         assert_eq!(v["type"], "ADDED");
         assert_eq!(v["object"]["metadata"]["name"], "a");
         assert_eq!(v["object"]["metadata"]["resourceVersion"], "7");
+    }
+
+    #[test]
+    fn a_line_encodes_the_object_once_for_the_lists_of_its_version() {
+        let event = put(
+            "/registry/configmaps/d/a",
+            r#"{"data":{"k":"v"},"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a"}}"#,
+            7,
+        );
+        let cached = event.kv.clone();
+        let shared = EventLines::default().get(event);
+        let line = shared.line(LineType::Modified, LineFormat::Object).unwrap();
+        let object = shared.object().unwrap();
+        assert_eq!(line, encode_line("MODIFIED", object).unwrap());
+        let served = cached
+            .served
+            .get()
+            .expect("the cached key-value shares the encoding");
+        assert_eq!(&served[..], &crate::kube_json::to_item(object)[..]);
     }
 
     #[test]

@@ -74,6 +74,16 @@ pub fn respond(code: StatusCode, value: &Value, output: Output, warnings: &[Stri
     resp
 }
 
+/// A JSON response whose body is already encoded.
+pub fn respond_json_bytes(code: StatusCode, body: Vec<u8>) -> Response {
+    let mut resp = (code, body).into_response();
+    resp.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    resp
+}
+
 pub fn add_warnings(resp: &mut Response, warnings: &[String]) {
     for w in warnings {
         let text = format!("299 - {}", serde_json::Value::String(w.clone()));

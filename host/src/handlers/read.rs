@@ -1,6 +1,6 @@
 //! GET of one object and LIST of a collection (paged, filtered), in JSON or as a Table.
 
-use super::negotiate::{partial_metadata, respond, Output};
+use super::negotiate::{partial_metadata, respond, respond_json_bytes, Output};
 use super::Call;
 use crate::registry::{scale, ListPage, ListQuery};
 use crate::selectors::{self, FieldSelector, LabelSelector};
@@ -13,12 +13,22 @@ use serde_json::{json, Value};
 pub async fn get(call: &Call<'_>) -> ApiResult<Response> {
     let output = call.output()?;
     wait_until_fresh(call).await?;
+    let scale = call.req.subresource.as_deref() == Some("scale");
+    if output == Output::Json && call.res.custom.is_none() && !scale {
+        let served = call
+            .state
+            .registry
+            .get_served(call.res, call.namespace(), call.name());
+        let mut body = served.await?.to_vec();
+        body.push(b'\n');
+        return Ok(respond_json_bytes(StatusCode::OK, body));
+    }
     let obj = call
         .state
         .registry
         .get(call.res, call.namespace(), call.name())
         .await?;
-    if call.req.subresource.as_deref() == Some("scale") {
+    if scale {
         return Ok(respond(
             StatusCode::OK,
             &scale::to_scale(call.res, &obj),
@@ -103,14 +113,11 @@ impl Filter {
 
 pub async fn list(call: &Call<'_>) -> ApiResult<Response> {
     let output = call.output()?;
+    if output == Output::Json && call.res.custom.is_none() {
+        return list_served(call).await;
+    }
     let page = list_page(call).await?;
-    let mut meta = json!({"resourceVersion": page.revision.to_string()});
-    if let Some(c) = &page.continue_token {
-        meta["continue"] = json!(c);
-    }
-    if let Some(r) = page.remaining.filter(|r| *r > 0) {
-        meta["remainingItemCount"] = json!(r);
-    }
+    let meta = list_meta(&page);
     if let Output::Table(include) = output {
         let body = table_of(call, &page.items, include, meta).await?;
         return Ok(crate::cpu::heavy(|| {
@@ -121,6 +128,35 @@ pub async fn list(call: &Call<'_>) -> ApiResult<Response> {
         let body = render_now(call, output, page.items, meta, false);
         respond(StatusCode::OK, &body, output, &[])
     }))
+}
+
+/// A JSON list of a built-in resource, joined from each object's served
+/// bytes (see `registry::list`).
+async fn list_served(call: &Call<'_>) -> ApiResult<Response> {
+    let req = PageRequest::from_call(call).await?;
+    let matcher = |o: &Value| req.filter.matches(o);
+    let q = req.query(&matcher);
+    let page = call
+        .state
+        .registry
+        .list_served(call.res, call.namespace(), &q)
+        .await?;
+    let head = json!({"kind": call.res.list_kind, "apiVersion": call.res.api_version(),
+                      "metadata": list_meta(&page)});
+    let body = crate::cpu::heavy(|| crate::kube_json::list_with_items(&head, &page.items));
+    Ok(respond_json_bytes(StatusCode::OK, body))
+}
+
+/// The ListMeta of a page.
+fn list_meta<T>(page: &ListPage<T>) -> Value {
+    let mut meta = json!({"resourceVersion": page.revision.to_string()});
+    if let Some(c) = &page.continue_token {
+        meta["continue"] = json!(c);
+    }
+    if let Some(r) = page.remaining.filter(|r| *r > 0) {
+        meta["remainingItemCount"] = json!(r);
+    }
+    meta
 }
 
 /// A read with `resourceVersion=N` (not "0") wants data not older than N:
@@ -143,35 +179,52 @@ async fn wait_until_fresh(call: &Call<'_>) -> ApiResult<()> {
     }
 }
 
+/// What a list call asks for, checked (and the store caught up with it).
+struct PageRequest<'c> {
+    filter: Filter,
+    limit: Option<usize>,
+    exact: Option<i64>,
+    continue_token: Option<&'c str>,
+}
+
+impl<'c> PageRequest<'c> {
+    async fn from_call(call: &'c Call<'_>) -> ApiResult<PageRequest<'c>> {
+        let filter = Filter::from_call(call)?;
+        wait_until_fresh(call).await?;
+        let limit = call.query.int("limit")?.filter(|l| *l > 0);
+        let exact = match call.query.get("resourceVersionMatch") {
+            Some("Exact") => Some(parse_rv(call.query.get("resourceVersion"))?),
+            Some("NotOlderThan") | None => None,
+            Some(other) => {
+                return Err(ApiError::bad_request(format!(
+                    "resourceVersionMatch: Unsupported value: {other:?}: supported values: \"Exact\", \"NotOlderThan\""
+                )))
+            }
+        };
+        Ok(PageRequest {
+            filter,
+            limit: limit.map(|l| l as usize),
+            exact,
+            continue_token: call.query.get("continue"),
+        })
+    }
+
+    /// The store's query, with `matcher` (this request's filter) when it filters.
+    fn query<'a>(&'a self, matcher: &'a (dyn Fn(&Value) -> bool + Send + Sync)) -> ListQuery<'a> {
+        ListQuery {
+            limit: self.limit,
+            continue_token: self.continue_token,
+            exact_revision: self.exact,
+            filter: (!self.filter.is_empty()).then_some(matcher),
+        }
+    }
+}
+
 /// Reads the page a list call asks for.
 pub async fn list_page(call: &Call<'_>) -> ApiResult<ListPage> {
-    let filter = Filter::from_call(call)?;
-    wait_until_fresh(call).await?;
-    let limit = call
-        .query
-        .int("limit")?
-        .filter(|l| *l > 0)
-        .map(|l| l as usize);
-    let exact = match call.query.get("resourceVersionMatch") {
-        Some("Exact") => Some(parse_rv(call.query.get("resourceVersion"))?),
-        Some("NotOlderThan") | None => None,
-        Some(other) => {
-            return Err(ApiError::bad_request(format!(
-                "resourceVersionMatch: Unsupported value: {other:?}: supported values: \"Exact\", \"NotOlderThan\""
-            )))
-        }
-    };
-    let matcher = |o: &Value| filter.matches(o);
-    let q = ListQuery {
-        limit,
-        continue_token: call.query.get("continue"),
-        exact_revision: exact,
-        filter: if filter.is_empty() {
-            None
-        } else {
-            Some(&matcher)
-        },
-    };
+    let req = PageRequest::from_call(call).await?;
+    let matcher = |o: &Value| req.filter.matches(o);
+    let q = req.query(&matcher);
     call.state
         .registry
         .list(call.res, call.namespace(), &q)

@@ -5,6 +5,7 @@
 
 mod allocate;
 pub mod keys;
+mod list;
 pub mod meta;
 pub mod names;
 pub mod scale;
@@ -18,6 +19,7 @@ use crate::storage::{KeyValue, RangeRequest, Storage, StorageError};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
+pub use list::{ListPage, ListQuery};
 pub use update::UpdateOutcome;
 
 /// Options shared by every write: dry-run, and the admission hooks to run.
@@ -74,24 +76,6 @@ impl Default for WriteOptions<'_> {
             propagation: Propagation::Background,
         }
     }
-}
-
-/// What a paged, filtered list asks for.
-#[derive(Default)]
-pub struct ListQuery<'a> {
-    pub limit: Option<usize>,
-    pub continue_token: Option<&'a str>,
-    /// A revision to read at exactly (resourceVersionMatch=Exact).
-    pub exact_revision: Option<i64>,
-    pub filter: Option<&'a (dyn Fn(&Value) -> bool + Send + Sync)>,
-}
-
-/// A page of objects read at one revision.
-pub struct ListPage {
-    pub items: Vec<Value>,
-    pub revision: i64,
-    pub continue_token: Option<String>,
-    pub remaining: Option<i64>,
 }
 
 /// The result of a delete.
@@ -315,82 +299,6 @@ impl Registry {
         }
     }
 
-    /// One page of objects, filtered; `limit` counts matching objects, as kube does.
-    pub async fn list(
-        &self,
-        res: &ResourceInfo,
-        ns: Option<&str>,
-        q: &ListQuery<'_>,
-    ) -> ApiResult<ListPage> {
-        let prefix = keys::prefix(res, ns);
-        let (mut revision, mut start) = match q.continue_token {
-            Some(t) => {
-                let (rv, start) = keys::decode_continue(t, &prefix)?;
-                (Some(rv), Some(start))
-            }
-            None => (q.exact_revision, None),
-        };
-        let limit = q.limit.filter(|l| *l > 0);
-        let mut items = Vec::new();
-        loop {
-            let want = limit.map(|l| l - items.len());
-            let req = RangeRequest {
-                prefix: &prefix,
-                start_after: start.as_deref(),
-                limit: want,
-                revision,
-            };
-            let page = self
-                .storage
-                .range(req)
-                .await
-                .map_err(|e| list_error(res, e, q.continue_token.is_some()))?;
-            revision = Some(page.revision);
-            let last_key = page.kvs.last().map(|kv| kv.key.clone());
-            // Built-ins are filtered as they are decoded (nothing that does
-            // not match is kept); custom resources once they are in the
-            // requested version, which is what their selectors see.
-            let custom = res.custom.is_some();
-            let keep = |obj: &Value| q.filter.is_none_or(|f| f(obj));
-            let decoded = crate::cpu::heavy(|| {
-                let mut kept = Vec::new();
-                for kv in &page.kvs {
-                    let obj = decode(kv)?;
-                    if custom || keep(&obj) {
-                        kept.push(obj);
-                    }
-                }
-                Ok::<_, ApiError>(kept)
-            })?;
-            let viewed = crate::crd::versions::view_all(res, decoded).await?;
-            items.extend(viewed.into_iter().filter(|obj| !custom || keep(obj)));
-            let full = limit.is_some_and(|l| items.len() >= l);
-            if !page.more || last_key.is_none() {
-                return Ok(ListPage {
-                    items,
-                    revision: page.revision,
-                    continue_token: None,
-                    remaining: None,
-                });
-            }
-            if full {
-                let token = last_key
-                    .as_deref()
-                    .map(|k| keys::encode_continue(page.revision, k, &prefix));
-                let remaining = self
-                    .remaining(q, &prefix, last_key.as_deref(), page.revision)
-                    .await;
-                return Ok(ListPage {
-                    items,
-                    revision: page.revision,
-                    continue_token: token,
-                    remaining,
-                });
-            }
-            start = last_key;
-        }
-    }
-
     /// An object too large to store is never stored, so admission need not
     /// see it; the client gets kube's validation answer if it is invalid
     /// (kube validates before storage refuses it), else `too_large`.
@@ -413,29 +321,6 @@ impl Registry {
             (Err(invalid), Ok(())) | (Ok(()), Err(invalid)) => invalid,
             (Ok(()), Ok(())) => too_large,
         }
-    }
-
-    async fn remaining(
-        &self,
-        q: &ListQuery<'_>,
-        prefix: &str,
-        after: Option<&str>,
-        revision: i64,
-    ) -> Option<i64> {
-        if q.filter.is_some() {
-            return None;
-        }
-        let req = RangeRequest {
-            prefix,
-            start_after: after,
-            limit: None,
-            revision: Some(revision),
-        };
-        self.storage
-            .range(req)
-            .await
-            .ok()
-            .map(|r| r.kvs.len() as i64)
     }
 
     pub async fn create(
@@ -598,15 +483,6 @@ impl Registry {
             UpdateOutcome::Deleted(v) => DeleteOutcome::Deleted(v),
             UpdateOutcome::Updated(v) | UpdateOutcome::Unchanged(v) => DeleteOutcome::Pending(v),
         })
-    }
-}
-
-fn list_error(res: &ResourceInfo, e: StorageError, continuing: bool) -> ApiError {
-    match e {
-        StorageError::Compacted { .. } if continuing => ApiError::gone(
-            "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
-        ),
-        other => storage_error(res, "", other),
     }
 }
 

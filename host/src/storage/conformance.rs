@@ -181,6 +181,7 @@ pub async fn delete_is_guarded_by_mod_revision<B: Backend>(backend: &B) {
     let deleted = s.delete(key, Some(v2.mod_revision)).await.unwrap();
     let expected = KeyValue {
         mod_revision: v2.mod_revision + 1,
+        served: Default::default(),
         ..v2.clone()
     };
     assert_eq!(deleted, expected, "last value, original create_revision");

@@ -37,6 +37,48 @@ pub struct KeyValue {
     pub create_revision: Revision,
     /// Revision of the last write to this key (the object's resourceVersion).
     pub mod_revision: Revision,
+    /// The value as served, encoded once by its first reader and shared by
+    /// every clone of this key-value: the watch cache keeps one per cached
+    /// version, so every later list of it copies bytes instead of encoding.
+    pub served: ServedBytes,
+}
+
+/// A once-set slot for bytes derived from one key-value version (see
+/// [`KeyValue::served`]). Clones share the slot; it takes no part in
+/// equality, which is about the stored data.
+#[derive(Clone, Default)]
+pub struct ServedBytes(Arc<std::sync::OnceLock<Bytes>>);
+
+impl ServedBytes {
+    /// The memoised bytes, if any reader made them.
+    pub fn get(&self) -> Option<Bytes> {
+        self.0.get().cloned()
+    }
+
+    /// Keeps `bytes` unless another reader was first; returns what is kept.
+    pub fn keep(&self, bytes: Bytes) -> Bytes {
+        self.0.get_or_init(|| bytes).clone()
+    }
+}
+
+impl PartialEq for ServedBytes {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for ServedBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "ServedBytes({})",
+            if self.0.get().is_some() {
+                "set"
+            } else {
+                "empty"
+            }
+        )
+    }
 }
 
 /// Whether a watch event wrote or removed a key.

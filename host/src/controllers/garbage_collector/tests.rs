@@ -15,6 +15,7 @@ fn kv(name: &str, meta: serde_json::Value) -> KeyValue {
         value: Bytes::from(json!({"metadata": metadata}).to_string()),
         create_revision: 1,
         mod_revision: 1,
+        served: Default::default(),
     }
 }
 

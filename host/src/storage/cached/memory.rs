@@ -34,9 +34,11 @@ pub(super) fn estimate(state: &CacheState) -> usize {
     total
 }
 
-/// A key-value's struct, key and (unless already counted) value.
+/// A key-value's struct, key and (unless already counted) value and
+/// served bytes.
 fn kv_bytes(kv: &KeyValue, seen: &mut HashSet<(usize, usize)>) -> usize {
-    size_of::<KeyValue>() + kv.key.capacity() + value_bytes(&kv.value, seen)
+    let served = kv.served.get().map_or(0, |b| value_bytes(&b, seen));
+    size_of::<KeyValue>() + kv.key.capacity() + value_bytes(&kv.value, seen) + served
 }
 
 /// A value's bytes, or 0 when the same buffer was counted before.

@@ -591,6 +591,7 @@ fn put_event(key: &str, revision: Revision) -> crate::storage::Event {
             value: Bytes::from_static(b"{}"),
             create_revision: revision,
             mod_revision: revision,
+            served: Default::default(),
         },
         prev: None,
     }

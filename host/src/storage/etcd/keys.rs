@@ -79,6 +79,7 @@ impl Keys {
             value: Bytes::from(value),
             create_revision,
             mod_revision,
+            served: Default::default(),
         })
     }
 
@@ -89,6 +90,7 @@ impl Keys {
             value: Bytes::copy_from_slice(kv.value()),
             create_revision: kv.create_revision(),
             mod_revision: kv.mod_revision(),
+            served: Default::default(),
         })
     }
 

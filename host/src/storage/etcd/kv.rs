@@ -111,6 +111,7 @@ impl EtcdStorage {
             value,
             create_revision: revision,
             mod_revision: revision,
+            served: Default::default(),
         })
     }
 
@@ -140,6 +141,7 @@ impl EtcdStorage {
             value,
             create_revision: prev.create_revision(),
             mod_revision: header_revision(resp.header())?,
+            served: Default::default(),
         })
     }
 
@@ -168,6 +170,7 @@ impl EtcdStorage {
             .ok_or_else(|| malformed("delete without the deleted value"))?;
         Ok(KeyValue {
             mod_revision: header_revision(resp.header())?,
+            served: Default::default(),
             ..prev
         })
     }

@@ -229,6 +229,7 @@ fn convert(keys: &Keys, event: &etcd_client::Event) -> StorageResult<Event> {
                 kind: EventKind::Delete,
                 kv: KeyValue {
                     mod_revision: kv.mod_revision(),
+                    served: Default::default(),
                     ..prev.clone()
                 },
                 prev: Some(prev),

@@ -50,6 +50,7 @@ impl LogRow {
             value: self.value.clone(),
             create_revision: self.create_revision,
             mod_revision: self.revision,
+            served: Default::default(),
         }
     }
 }

@@ -1,0 +1,328 @@
+//! LIST: one page of a resource's objects at one revision, paged with
+//! limit/continue (`limit` counts matching objects, as kube does) and
+//! filtered by selectors. A page comes decoded (what handlers, controllers
+//! and tables use) or, for built-ins, as each object's served JSON: bytes
+//! memoised with the key-value, so a version the watch cache keeps is
+//! encoded once, by its first reader (a list, a GET or a watch line), and
+//! every later read copies it.
+
+use bytes::Bytes;
+use futures_util::future::BoxFuture;
+use serde_json::Value;
+
+use super::{decode, keys, storage_error, Registry};
+use crate::catalogue::ResourceInfo;
+use crate::kube_json;
+use crate::status::{ApiError, ApiResult};
+use crate::storage::{KeyValue, RangeRequest, StorageError};
+
+/// What a paged, filtered list asks for.
+#[derive(Default)]
+pub struct ListQuery<'a> {
+    pub limit: Option<usize>,
+    pub continue_token: Option<&'a str>,
+    /// A revision to read at exactly (resourceVersionMatch=Exact).
+    pub exact_revision: Option<i64>,
+    pub filter: Option<&'a (dyn Fn(&Value) -> bool + Send + Sync)>,
+}
+
+impl ListQuery<'_> {
+    fn keeps(&self, obj: &Value) -> bool {
+        self.filter.is_none_or(|f| f(obj))
+    }
+}
+
+/// A page of objects (decoded, or their served JSON) read at one revision.
+pub struct ListPage<T = Value> {
+    pub items: Vec<T>,
+    pub revision: i64,
+    pub continue_token: Option<String>,
+    pub remaining: Option<i64>,
+}
+
+/// Turns one range of key-values into the page's items (filtered).
+type Take<'a, T> = Box<dyn FnMut(Vec<KeyValue>) -> BoxFuture<'a, ApiResult<Vec<T>>> + Send + 'a>;
+
+impl Registry {
+    /// One page of decoded objects, filtered.
+    pub async fn list(
+        &self,
+        res: &ResourceInfo,
+        ns: Option<&str>,
+        q: &ListQuery<'_>,
+    ) -> ApiResult<ListPage> {
+        let take: Take<'_, Value> = Box::new(|kvs| Box::pin(decoded(res, q, kvs)));
+        self.list_with(res, ns, q, take).await
+    }
+
+    /// One page of a built-in resource's objects as their served JSON (kube's
+    /// field order, resourceVersion set), filtered. A custom resource is
+    /// served in the version asked for: list it decoded.
+    pub async fn list_served(
+        &self,
+        res: &ResourceInfo,
+        ns: Option<&str>,
+        q: &ListQuery<'_>,
+    ) -> ApiResult<ListPage<Bytes>> {
+        let take: Take<'_, Bytes> =
+            Box::new(|kvs| Box::pin(async move { crate::cpu::heavy(|| served(q, &kvs)) }));
+        self.list_with(res, ns, q, take).await
+    }
+
+    /// One object of a built-in resource as its served JSON (see [`Self::list_served`]).
+    pub async fn get_served(
+        &self,
+        res: &ResourceInfo,
+        ns: Option<&str>,
+        name: &str,
+    ) -> ApiResult<Bytes> {
+        let key = keys::key(res, ns, name);
+        let found = self.storage.get(&key).await;
+        match found.map_err(|e| storage_error(res, name, e))? {
+            Some(kv) => crate::cpu::for_request(|| served_of(&kv, None)),
+            None => Err(ApiError::not_found(&res.group, &res.plural, name)),
+        }
+    }
+
+    async fn list_with<'a, T>(
+        &self,
+        res: &ResourceInfo,
+        ns: Option<&str>,
+        q: &ListQuery<'_>,
+        mut take: Take<'a, T>,
+    ) -> ApiResult<ListPage<T>> {
+        let prefix = keys::prefix(res, ns);
+        let (mut revision, mut start) = match q.continue_token {
+            Some(t) => {
+                let (rv, start) = keys::decode_continue(t, &prefix)?;
+                (Some(rv), Some(start))
+            }
+            None => (q.exact_revision, None),
+        };
+        let limit = q.limit.filter(|l| *l > 0);
+        let mut items = Vec::new();
+        loop {
+            let req = RangeRequest {
+                prefix: &prefix,
+                start_after: start.as_deref(),
+                limit: limit.map(|l| l - items.len()),
+                revision,
+            };
+            let page = self
+                .storage
+                .range(req)
+                .await
+                .map_err(|e| list_error(res, e, q.continue_token.is_some()))?;
+            revision = Some(page.revision);
+            let last_key = page.kvs.last().map(|kv| kv.key.clone());
+            items.extend(take(page.kvs).await?);
+            let full = limit.is_some_and(|l| items.len() >= l);
+            if !page.more || last_key.is_none() {
+                return Ok(ListPage {
+                    items,
+                    revision: page.revision,
+                    continue_token: None,
+                    remaining: None,
+                });
+            }
+            if full {
+                let token = last_key
+                    .as_deref()
+                    .map(|k| keys::encode_continue(page.revision, k, &prefix));
+                let remaining = self
+                    .remaining(q, &prefix, last_key.as_deref(), page.revision)
+                    .await;
+                return Ok(ListPage {
+                    items,
+                    revision: page.revision,
+                    continue_token: token,
+                    remaining,
+                });
+            }
+            start = last_key;
+        }
+    }
+
+    async fn remaining(
+        &self,
+        q: &ListQuery<'_>,
+        prefix: &str,
+        after: Option<&str>,
+        revision: i64,
+    ) -> Option<i64> {
+        if q.filter.is_some() {
+            return None;
+        }
+        let req = RangeRequest {
+            prefix,
+            start_after: after,
+            limit: None,
+            revision: Some(revision),
+        };
+        self.storage
+            .range(req)
+            .await
+            .ok()
+            .map(|r| r.kvs.len() as i64)
+    }
+}
+
+/// The decoded objects of a range that the query keeps. Built-ins are
+/// filtered as they are decoded (nothing that does not match is kept);
+/// custom resources once they are in the requested version, which is what
+/// their selectors see.
+async fn decoded(
+    res: &ResourceInfo,
+    q: &ListQuery<'_>,
+    kvs: Vec<KeyValue>,
+) -> ApiResult<Vec<Value>> {
+    let custom = res.custom.is_some();
+    let decoded = crate::cpu::heavy(|| {
+        let mut kept = Vec::new();
+        for kv in &kvs {
+            let obj = decode(kv)?;
+            if custom || q.keeps(&obj) {
+                kept.push(obj);
+            }
+        }
+        Ok::<_, ApiError>(kept)
+    })?;
+    let viewed = crate::crd::versions::view_all(res, decoded).await?;
+    Ok(viewed
+        .into_iter()
+        .filter(|obj| !custom || q.keeps(obj))
+        .collect())
+}
+
+/// The served JSON of the key-values the query keeps.
+fn served(q: &ListQuery<'_>, kvs: &[KeyValue]) -> ApiResult<Vec<Bytes>> {
+    let mut kept = Vec::new();
+    for kv in kvs {
+        if q.filter.is_none() {
+            kept.push(served_of(kv, None)?);
+            continue;
+        }
+        let obj = decode(kv)?;
+        if q.keeps(&obj) {
+            kept.push(served_of(kv, Some(&obj))?);
+        }
+    }
+    Ok(kept)
+}
+
+/// A key-value's served JSON: memoised, or encoded (from `decoded` when the
+/// caller has decoded it already) and kept for the next reader.
+fn served_of(kv: &KeyValue, decoded: Option<&Value>) -> ApiResult<Bytes> {
+    if let Some(bytes) = kv.served.get() {
+        return Ok(bytes);
+    }
+    let item = match decoded {
+        Some(obj) => kube_json::to_item(obj),
+        None => kube_json::to_item(&decode(kv)?),
+    };
+    Ok(kv.served.keep(Bytes::from(item)))
+}
+
+fn list_error(res: &ResourceInfo, e: StorageError, continuing: bool) -> ApiError {
+    match e {
+        StorageError::Compacted { .. } if continuing => ApiError::gone(
+            "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
+        ),
+        other => storage_error(res, "", other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalogue::Catalogue;
+    use crate::registry::WriteOptions;
+    use crate::storage::{CachedStorage, SqliteStorage};
+    use serde_json::json;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    async fn registry_with(names: &[&str]) -> (Registry, ResourceInfo, tempfile::TempDir) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let sqlite = SqliteStorage::open(&dir.path().join("db")).expect("store");
+        let cache = CachedStorage::start(Arc::new(sqlite));
+        assert!(cache.wait_synced(Duration::from_secs(5)).await);
+        let registry = Registry::new(Arc::new(cache));
+        let res = Catalogue::builtin()
+            .lookup("", "v1", "configmaps")
+            .expect("served")
+            .clone();
+        for (i, name) in names.iter().enumerate() {
+            let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": name, "namespace": "d", "labels": {"even": (i % 2 == 0).to_string()}},
+                "data": {"k": "v"}});
+            let opts = WriteOptions::default();
+            registry
+                .create(&res, Some("d"), cm, opts)
+                .await
+                .expect("created");
+        }
+        (registry, res, dir)
+    }
+
+    #[tokio::test]
+    async fn served_items_are_the_decoded_objects_encoded_and_are_reused() {
+        let (registry, res, _dir) = registry_with(&["a", "b", "c"]).await;
+        let q = ListQuery::default();
+        let decoded = registry.list(&res, Some("d"), &q).await.expect("list");
+        let served = registry
+            .list_served(&res, Some("d"), &q)
+            .await
+            .expect("list");
+        assert_eq!(served.revision, decoded.revision);
+        let expected: Vec<Vec<u8>> = decoded.items.iter().map(kube_json::to_item).collect();
+        let got: Vec<Vec<u8>> = served.items.iter().map(|b| b.to_vec()).collect();
+        assert_eq!(got, expected);
+        let again = registry
+            .list_served(&res, Some("d"), &q)
+            .await
+            .expect("list");
+        let same = |a: &Bytes, b: &Bytes| a.as_ptr() == b.as_ptr();
+        assert!(served
+            .items
+            .iter()
+            .zip(&again.items)
+            .all(|(a, b)| same(a, b)));
+    }
+
+    #[tokio::test]
+    async fn served_lists_filter_and_page_as_decoded_ones() {
+        let (registry, res, _dir) = registry_with(&["a", "b", "c", "d", "e"]).await;
+        let even = |o: &Value| o.pointer("/metadata/labels/even") == Some(&json!("true"));
+        let q = ListQuery {
+            limit: Some(2),
+            filter: Some(&even),
+            ..ListQuery::default()
+        };
+        let first = registry
+            .list_served(&res, Some("d"), &q)
+            .await
+            .expect("list");
+        let names = |items: &[Bytes]| -> Vec<String> {
+            let name = |b: &Bytes| {
+                serde_json::from_slice::<Value>(b).expect("json")["metadata"]["name"].clone()
+            };
+            items
+                .iter()
+                .map(|b| name(b).as_str().unwrap_or_default().to_string())
+                .collect()
+        };
+        assert_eq!(names(&first.items), ["a", "c"]);
+        let token = first.continue_token.expect("more");
+        let q = ListQuery {
+            continue_token: Some(&token),
+            ..q
+        };
+        let rest = registry
+            .list_served(&res, Some("d"), &q)
+            .await
+            .expect("list");
+        assert_eq!(names(&rest.items), ["e"]);
+        assert!(rest.continue_token.is_none());
+    }
+}
