@@ -174,8 +174,13 @@ fn an_etcd_outage_gives_503_and_heals_by_itself() {
     assert_eq!(stdout(&ready), "200");
 }
 
-/// Creates ConfigMaps through `s` until stopped; returns (name, resourceVersion) of each acknowledged one.
-fn write_until(s: &Server, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<Vec<(String, i64)>> {
+/// Creates ConfigMaps `load-<writer>-<n>` through `s` until stopped; returns
+/// (name, resourceVersion) of each acknowledged one.
+fn write_until(
+    s: &Server,
+    writer: usize,
+    stop: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<Vec<(String, i64)>> {
     let (url, ca, cert, key) = (
         s.url("/api/v1/namespaces/default/configmaps"),
         s.pki("ca.crt"),
@@ -189,7 +194,7 @@ fn write_until(s: &Server, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<Vec
                 break;
             }
             let body = format!(
-                r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"load-{i}"}}}}"#
+                r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"load-{writer}-{i}"}}}}"#
             );
             let out = Command::new("curl")
                 .args(["-s", "-m", "5", "--cacert"])
@@ -214,7 +219,7 @@ fn write_until(s: &Server, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<Vec
                 .pointer("/metadata/resourceVersion")
                 .and_then(Value::as_str)
             {
-                acked.push((format!("load-{i}"), rv.parse().unwrap()));
+                acked.push((format!("load-{writer}-{i}"), rv.parse().unwrap()));
             }
         }
         acked
@@ -224,12 +229,16 @@ fn write_until(s: &Server, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<Vec
 fn no_acknowledged_write_is_lost(extra: &[&str]) {
     let mut s = Server::start_with(extra);
     let stop = Arc::new(AtomicBool::new(false));
-    let writer = write_until(&s, stop.clone());
+    // Several writers at once, so that writes share commits.
+    let writers: Vec<_> = (0..4).map(|w| write_until(&s, w, stop.clone())).collect();
     std::thread::sleep(Duration::from_millis(1500));
     s.stop(true);
     std::thread::sleep(Duration::from_millis(300));
     stop.store(true, Ordering::SeqCst);
-    let acked = writer.join().unwrap();
+    let acked: Vec<_> = writers
+        .into_iter()
+        .flat_map(|w| w.join().unwrap())
+        .collect();
     assert!(
         acked.len() > 5,
         "too few writes before the kill: {}",

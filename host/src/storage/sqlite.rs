@@ -2,13 +2,15 @@
 //! append-only revision log (see `sqlite/log.rs`) whose newest row per key is
 //! the current state, so reads at past revisions and watch replay work.
 //!
-//! One writer connection (behind a mutex, so revisions are allocated and
-//! events broadcast strictly in order) and a few read-only connections; all
-//! SQLite calls run on tokio's blocking pool. WAL journal with
-//! `synchronous=FULL`: a write is on disk before it is acknowledged.
+//! One writer thread owns the write connection and commits the writes
+//! queued together in one transaction (group commit, `sqlite/writer.rs`), so
+//! revisions are allocated and events broadcast strictly in order; a few
+//! read-only connections serve reads on tokio's blocking pool. WAL journal
+//! with `synchronous=FULL`: a write is on disk before it is acknowledged.
 
 mod log;
 mod watch;
+mod writer;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -17,14 +19,15 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::future::BoxFuture;
-use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior};
+use rusqlite::{Connection, ErrorCode, OpenFlags};
 use tokio::sync::broadcast;
 
 use crate::storage::{
     Event, KeyValue, RangeRequest, RangeResult, Revision, Storage, StorageError, StorageResult,
     WatchStream,
 };
-use log::{KeyRange, LogRow};
+use log::KeyRange;
+use writer::{WriteOp, Writer};
 
 /// Revisions removed per transaction while compacting, so writers are never
 /// stalled for long.
@@ -59,7 +62,7 @@ pub struct SqliteStorage {
 
 /// State shared with blocking tasks and watch streams.
 struct Shared {
-    writer: Mutex<Connection>,
+    writer: Writer,
     readers: Vec<Mutex<Connection>>,
     next_reader: AtomicUsize,
     events: broadcast::Sender<Event>,
@@ -101,30 +104,6 @@ impl Shared {
         let tx = conn.transaction()?;
         op(&tx)
     }
-
-    /// Runs `op` in an IMMEDIATE write transaction; it returns the appended row
-    /// and the key's previous newest row. After the commit (still under the
-    /// writer lock, so in revision order) the event is broadcast to watchers.
-    fn write(
-        &self,
-        op: impl FnOnce(&Connection) -> StorageResult<(LogRow, Option<LogRow>)>,
-    ) -> StorageResult<KeyValue> {
-        let mut conn = lock(&self.writer);
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let (row, prev) = op(&tx)?;
-        tx.commit()?;
-        // No receivers is not an error: nobody is watching.
-        let _ = self.events.send(log::event_for(&row, prev.as_ref()));
-        Ok(row.to_kv())
-    }
-
-    fn with_writer<T>(&self, op: impl FnOnce(&Connection) -> StorageResult<T>) -> StorageResult<T> {
-        let mut conn = lock(&self.writer);
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let out = op(&tx)?;
-        tx.commit()?;
-        Ok(out)
-    }
 }
 
 /// Runs `op` on tokio's blocking pool.
@@ -159,7 +138,7 @@ impl SqliteStorage {
             .collect::<StorageResult<Vec<_>>>()?;
         let (events, _) = broadcast::channel(options.watch_capacity.max(1));
         let shared = Shared {
-            writer: Mutex::new(writer),
+            writer: Writer::start(writer, events.clone())?,
             readers,
             next_reader: AtomicUsize::new(0),
             events,
@@ -211,18 +190,20 @@ impl SqliteStorage {
     }
 
     async fn compact_at(&self, revision: Revision) -> StorageResult<()> {
-        let oldest = blocking(self.shared.clone(), move |s| {
-            s.with_writer(|c| begin_compaction(c, revision))
-        })
-        .await?;
+        let oldest = self
+            .shared
+            .writer
+            .exclusive(move |c| begin_compaction(c, revision))
+            .await?;
         let mut from = oldest.unwrap_or(revision + 1) - 1;
         let mut removed = 0;
         while from < revision {
             let to = revision.min(from.saturating_add(COMPACT_CHUNK));
-            removed += blocking(self.shared.clone(), move |s| {
-                s.with_writer(|c| log::delete_history(c, from, to, revision))
-            })
-            .await?;
+            removed += self
+                .shared
+                .writer
+                .exclusive(move |c| log::delete_history(c, from, to, revision))
+                .await?;
             from = to;
         }
         tracing::info!(revision, removed, "compacted storage history");
@@ -274,84 +255,6 @@ async fn compactor_loop(store: Weak<SqliteStorage>, interval: Duration, keep_rev
             tracing::warn!(%err, "storage compaction failed");
         }
     }
-}
-
-fn create_row(
-    conn: &Connection,
-    key: &str,
-    value: Bytes,
-) -> StorageResult<(LogRow, Option<LogRow>)> {
-    let latest = log::latest_row(conn, key)?;
-    if latest.as_ref().is_some_and(|r| !r.deleted) {
-        return Err(StorageError::AlreadyExists {
-            key: key.to_string(),
-        });
-    }
-    let revision = log::current_revision(conn)? + 1;
-    let row = LogRow {
-        revision,
-        key: key.to_string(),
-        value,
-        create_revision: revision,
-        deleted: false,
-    };
-    log::append(conn, &row, latest.as_ref().map_or(0, |r| r.revision))?;
-    Ok((row, latest))
-}
-
-/// The live row of `key`, checked against the optional mod_revision guard.
-fn guarded_live_row(
-    conn: &Connection,
-    key: &str,
-    expected: Option<Revision>,
-) -> StorageResult<LogRow> {
-    let live = log::latest_row(conn, key)?
-        .filter(|r| !r.deleted)
-        .ok_or_else(|| StorageError::NotFound {
-            key: key.to_string(),
-        })?;
-    match expected {
-        Some(rev) if rev != live.revision => Err(StorageError::Conflict {
-            key: key.to_string(),
-            current: Some(live.to_kv()),
-        }),
-        _ => Ok(live),
-    }
-}
-
-fn update_row(
-    conn: &Connection,
-    key: &str,
-    value: Bytes,
-    expected: Revision,
-) -> StorageResult<(LogRow, Option<LogRow>)> {
-    let live = guarded_live_row(conn, key, Some(expected))?;
-    let row = LogRow {
-        revision: log::current_revision(conn)? + 1,
-        key: key.to_string(),
-        value,
-        create_revision: live.create_revision,
-        deleted: false,
-    };
-    log::append(conn, &row, live.revision)?;
-    Ok((row, Some(live)))
-}
-
-fn delete_row(
-    conn: &Connection,
-    key: &str,
-    expected: Option<Revision>,
-) -> StorageResult<(LogRow, Option<LogRow>)> {
-    let live = guarded_live_row(conn, key, expected)?;
-    let row = LogRow {
-        revision: log::current_revision(conn)? + 1,
-        key: key.to_string(),
-        value: live.value.clone(),
-        create_revision: live.create_revision,
-        deleted: true,
-    };
-    log::append(conn, &row, live.revision)?;
-    Ok((row, Some(live)))
 }
 
 fn range_rows(
@@ -421,10 +324,10 @@ impl Storage for SqliteStorage {
     }
 
     fn create<'a>(&'a self, key: &'a str, value: Bytes) -> BoxFuture<'a, StorageResult<KeyValue>> {
-        let key = key.to_string();
-        Box::pin(blocking(self.shared.clone(), move |s| {
-            s.write(|c| create_row(c, &key, value))
-        }))
+        self.shared.writer.submit(WriteOp::Create {
+            key: key.to_string(),
+            value,
+        })
     }
 
     fn update<'a>(
@@ -433,10 +336,11 @@ impl Storage for SqliteStorage {
         value: Bytes,
         expected_mod_revision: Revision,
     ) -> BoxFuture<'a, StorageResult<KeyValue>> {
-        let key = key.to_string();
-        Box::pin(blocking(self.shared.clone(), move |s| {
-            s.write(|c| update_row(c, &key, value, expected_mod_revision))
-        }))
+        self.shared.writer.submit(WriteOp::Update {
+            key: key.to_string(),
+            value,
+            expected: expected_mod_revision,
+        })
     }
 
     fn delete<'a>(
@@ -444,10 +348,10 @@ impl Storage for SqliteStorage {
         key: &'a str,
         expected_mod_revision: Option<Revision>,
     ) -> BoxFuture<'a, StorageResult<KeyValue>> {
-        let key = key.to_string();
-        Box::pin(blocking(self.shared.clone(), move |s| {
-            s.write(|c| delete_row(c, &key, expected_mod_revision))
-        }))
+        self.shared.writer.submit(WriteOp::Delete {
+            key: key.to_string(),
+            expected: expected_mod_revision,
+        })
     }
 
     fn current_revision(&self) -> BoxFuture<'_, StorageResult<Revision>> {
