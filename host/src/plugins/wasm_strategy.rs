@@ -101,7 +101,7 @@ fn table_batches(objects: &[Value]) -> Vec<Vec<String>> {
     let mut batches = vec![Vec::new()];
     let mut size = 0;
     for obj in objects {
-        let text = obj.to_string();
+        let text = serde_json::to_string(&Printable(obj)).unwrap_or_default();
         let full = batches.last().is_some_and(|b| !b.is_empty());
         if full && size + text.len() > TABLE_CALL_BYTES {
             batches.push(Vec::new());
@@ -113,6 +113,48 @@ fn table_batches(objects: &[Value]) -> Vec<Vec<String>> {
         }
     }
     batches
+}
+
+/// An object as a printer sees it: without `metadata.managedFields`, which
+/// no printer reads and which is often the larger part of an object.
+struct Printable<'a>(&'a Value);
+
+/// A JSON object without one of its keys.
+struct Without<'a>(&'a serde_json::Map<String, Value>, &'static str);
+
+impl serde::Serialize for Without<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().filter(|(k, _)| *k != self.1))
+    }
+}
+
+impl serde::Serialize for Printable<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let Value::Object(map) = self.0 else {
+            return self.0.serialize(serializer);
+        };
+        serializer.collect_map(map.iter().map(|(key, value)| match value {
+            Value::Object(meta) if key == "metadata" => {
+                (key, Field::Metadata(Without(meta, "managedFields")))
+            }
+            _ => (key, Field::Plain(value)),
+        }))
+    }
+}
+
+/// A top-level field of a [`Printable`].
+enum Field<'a> {
+    Plain(&'a Value),
+    Metadata(Without<'a>),
+}
+
+impl serde::Serialize for Field<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Field::Plain(v) => v.serialize(serializer),
+            Field::Metadata(m) => m.serialize(serializer),
+        }
+    }
 }
 
 /// A table answer for `expected` objects: `None` for `{}` (no printer).
@@ -251,5 +293,35 @@ impl Strategy for WasmStrategy {
         now: chrono::DateTime<chrono::Utc>,
     ) -> BoxFuture<'a, ApiResult<Option<PrintedRows>>> {
         Box::pin(self.table_rows(res, objects, now))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn printers_get_objects_without_managed_fields() {
+        let obj = json!({"kind": "Pod", "metadata": {"name": "p", "managedFields": [{"manager": "x"}],
+                         "labels": {"a": "b"}}, "spec": {"x": 1}});
+        let printed: Value = serde_json::from_str(&table_batches(&[obj])[0][0]).unwrap();
+        assert_eq!(
+            printed,
+            json!({"kind": "Pod", "metadata": {"name": "p", "labels": {"a": "b"}}, "spec": {"x": 1}})
+        );
+    }
+
+    #[test]
+    fn long_lists_are_split_into_calls_of_about_a_mebibyte() {
+        let big = json!({"metadata": {"name": "x"}, "data": {"k": "v".repeat(300 << 10)}});
+        let batches = table_batches(&vec![big; 7]);
+        let sizes: Vec<usize> = batches.iter().map(Vec::len).collect();
+        assert_eq!(sizes, [3, 3, 1]);
+        assert_eq!(table_batches(&[]), vec![Vec::<String>::new()]);
+        let answer = r#"{"columnDefinitions": [], "rows": [{"cells": []}]}"#;
+        assert!(read_table_answer(answer, 2)
+            .unwrap_err()
+            .contains("1 rows for 2 objects"));
+        assert!(read_table_answer("{}", 2).unwrap().is_none());
     }
 }
