@@ -51,7 +51,9 @@ pub struct PluginRunArgs {
     /// `builtin:<name>` or a path to a .wasm component.
     #[arg(long)]
     pub module: String,
-    /// A file holding an AdmissionReview (admission.k8s.io/v1) with `request` set.
+    /// A file holding the call: an AdmissionReview (admission.k8s.io/v1) with
+    /// `request` set for an admission plugin; for the other worlds their
+    /// input (TokenReview, SubjectAccessReview, strategy call, ConversionReview).
     #[arg(long)]
     pub request: std::path::PathBuf,
     /// The plugin's configuration as JSON text.

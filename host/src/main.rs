@@ -23,9 +23,7 @@ fn main() -> anyhow::Result<()> {
         }
         Command::Plugin(PluginCommand::Run(args)) => {
             let out = runtime.block_on(capstan::plugin_run::run(&args))?;
-            if let Some(declared) = out.declared {
-                eprintln!("{declared}");
-            }
+            eprintln!("{}", out.declared);
             println!("{}", out.answer);
             Ok(())
         }

@@ -1,14 +1,18 @@
-//! `capstan plugin run`: calls an admission plugin once with an AdmissionReview
-//! from a file and prints the answer, so a plugin can be tested in CI without a server.
-//! For a built-in, it also says what the plugin's manifest declares and
-//! whether its rules cover the request (in a chain, a request outside them
-//! never reaches the plugin).
+//! `capstan plugin run`: calls a plugin once with the request from a file
+//! (an AdmissionReview for an admission plugin, a TokenReview, a
+//! SubjectAccessReview, a strategy call or a ConversionReview for the other
+//! worlds) and prints the answer, so a plugin can be tested in CI without a
+//! server. It says which world (and ABI) the module implements; a module of
+//! an incompatible ABI is refused with both versions named. For a built-in,
+//! it also says what the plugin's manifest declares and whether its rules
+//! cover the request (in a chain, a request outside them never reaches the
+//! plugin).
 
 use crate::admission::assemble::module_bytes;
 use crate::admission::matcher::RequestAttributes;
 use crate::cli::PluginRunArgs;
 use crate::plugins::store_reader::EmptyReader;
-use crate::plugins::{embedded, manifest};
+use crate::plugins::{abi, embedded, manifest};
 use crate::plugins::{CallContext, Limits, PluginKind, PluginRuntime};
 use anyhow::{Context, Result};
 use std::sync::Arc;
@@ -18,8 +22,9 @@ use std::time::Duration;
 pub struct RunOutput {
     /// The plugin's AdmissionReview answer, pretty-printed (stdout).
     pub answer: String,
-    /// A built-in's manifest and whether its rules cover the request (stderr).
-    pub declared: Option<String>,
+    /// The world the module implements, and for a built-in its manifest
+    /// and whether its rules cover the request (stderr).
+    pub declared: String,
 }
 
 /// Calls the plugin once.
@@ -28,13 +33,14 @@ pub async fn run(args: &PluginRunArgs) -> Result<RunOutput> {
         .with_context(|| format!("reading {}", args.request.display()))?;
     let review: serde_json::Value =
         serde_json::from_str(&request).context("the request file is not JSON")?;
-    if review.get("request").is_none() {
-        anyhow::bail!("the request file must hold an AdmissionReview with `request` set");
-    }
     serde_json::from_str::<serde_json::Value>(&args.config).context("--config is not JSON")?;
     let bytes = module_bytes(&args.module).map_err(anyhow::Error::msg)?;
     let runtime = PluginRuntime::new(None)?;
-    let plugin = runtime.load(&args.module, &bytes, PluginKind::Admission)?;
+    let plugin = runtime.load_any(&args.module, &bytes)?;
+    let kind = plugin.kind();
+    if kind == PluginKind::Admission && review.get("request").is_none() {
+        anyhow::bail!("the request file must hold an AdmissionReview with `request` set");
+    }
     let limits = Limits {
         timeout: Duration::from_millis(args.timeout_ms),
         memory_bytes: (args.memory_mib << 20) as usize,
@@ -51,9 +57,20 @@ pub async fn run(args: &PluginRunArgs) -> Result<RunOutput> {
         .map_err(|f| anyhow::anyhow!("{f}"))?;
     let parsed: serde_json::Value = serde_json::from_str(&answer)
         .with_context(|| format!("the plugin's answer is not JSON: {answer}"))?;
+    let world = format!(
+        "{} implements the {} world (capstan:plugin@{}).",
+        args.module,
+        kind.world(),
+        abi::ABI_VERSION
+    );
+    let declared = declared(&args.module, &review["request"])?;
     Ok(RunOutput {
         answer: serde_json::to_string_pretty(&parsed)?,
-        declared: declared(&args.module, &review["request"])?,
+        declared: [Some(world), declared]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join("\n"),
     })
 }
 

@@ -256,10 +256,53 @@ fn plugin_run_answers_offline() {
         .contains("may not be deleted"));
     let declared = stderr(&out);
     assert!(
+        declared.contains(
+            "builtin:namespace-lifecycle implements the admission world (capstan:plugin@0.1.0)."
+        ),
+        "{declared}"
+    );
+    assert!(
         declared.contains("builtin:namespace-lifecycle declares (capstan-plugin.json)")
             && declared.contains(r#""resources": ["namespaces"]"#)
             && declared.contains("Its rules cover this request."),
         "{declared}"
+    );
+}
+
+/// `capstan plugin run` runs a plugin of any world with that world's input
+/// and says which world it found.
+#[test]
+fn plugin_run_runs_every_world() {
+    let dir = tempfile::tempdir().unwrap();
+    let call = r#"{"phase": "table", "resource": {"group": "", "version": "v1", "resource": "services"},
+        "now": "2024-01-01T00:00:00Z",
+        "objects": [{"metadata": {"name": "web"}, "spec": {"ports": [{"port": 80}]}}]}"#;
+    let path = dir.path().join("call.json");
+    std::fs::write(&path, call).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_capstan"))
+        .args(["plugin", "run", "--module", "builtin:strategy", "--request"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("builtin:strategy implements the strategy world"));
+    let answer: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(answer["rows"][0]["cells"][4], "80/TCP", "{answer}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_capstan"))
+        .args([
+            "plugin",
+            "run",
+            "--module",
+            "builtin:always-deny",
+            "--request",
+        ])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&out).contains("implements the authorizer world"),
+        "{}",
+        stderr(&out)
     );
 }
 

@@ -11,6 +11,7 @@
 //! let answer = plugin.call(&review_json, CallContext::new(config, reader)).await?;
 //! ```
 
+pub mod abi;
 mod bindings;
 mod cache;
 mod context;

@@ -8,9 +8,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use wasmtime::component::{HasSelf, Linker};
+use wasmtime::component::{Component, HasSelf, Linker};
 use wasmtime::{Engine, Store, UpdateDeadline};
 
+use super::abi;
 use super::bindings::{admission, authenticator, authorizer, converter, host, strategy};
 use super::cache::{self, Source};
 use super::context::{CallContext, Limits};
@@ -110,12 +111,52 @@ impl PluginRuntime {
     /// Compiles (or loads from the cache) `wasm` and pre-links it for the
     /// world of `kind`. Errors name the plugin and say what is wrong.
     pub fn load(&self, name: &str, wasm: &[u8], kind: PluginKind) -> anyhow::Result<Plugin> {
+        let (component, source) = self.compile(name, wasm)?;
+        let worlds = abi::worlds(&self.engine, &component);
+        if !worlds.is_empty() && !worlds.contains(&kind) {
+            let names: Vec<&str> = worlds.iter().map(|w| w.world()).collect();
+            anyhow::bail!(
+                "plugin {name:?} implements the {} world, not the {} world it is configured for",
+                names.join(" and "),
+                kind.world()
+            );
+        }
+        self.link(name, component, source, kind)
+    }
+
+    /// [`load`](Self::load) as the world the component implements (the one
+    /// whose function it exports).
+    pub fn load_any(&self, name: &str, wasm: &[u8]) -> anyhow::Result<Plugin> {
+        let (component, source) = self.compile(name, wasm)?;
+        match abi::worlds(&self.engine, &component).as_slice() {
+            [kind] => self.link(name, component, source, *kind),
+            [] => anyhow::bail!(
+                "plugin {name:?} exports none of the worlds' functions (review, authenticate, authorize, call, convert)"
+            ),
+            several => anyhow::bail!("plugin {name:?} exports the functions of several worlds: {several:?}"),
+        }
+    }
+
+    /// The compiled component, checked to be a component of a compatible ABI.
+    fn compile(&self, name: &str, wasm: &[u8]) -> anyhow::Result<(Component, Source)> {
         check_is_component(name, wasm)?;
         let started = Instant::now();
         let (component, source) =
             cache::load_or_compile(&self.engine, self.cache_dir.as_deref(), wasm).map_err(|e| {
                 anyhow::anyhow!("plugin {name:?}: cannot compile the component: {e:#}")
             })?;
+        abi::check_version(name, &self.engine, &component)?;
+        tracing::debug!(plugin = name, ?source, elapsed = ?started.elapsed(), "plugin compiled");
+        Ok((component, source))
+    }
+
+    fn link(
+        &self,
+        name: &str,
+        component: Component,
+        source: Source,
+        kind: PluginKind,
+    ) -> anyhow::Result<Plugin> {
         let instance_pre = self.linker.instantiate_pre(&component).map_err(|e| {
             anyhow::anyhow!("plugin {name:?}: imports something the host does not offer (only capstan:plugin/host and WASI): {e:#}")
         })?;
@@ -126,7 +167,6 @@ impl PluginRuntime {
                 kind.export()
             )
         })?;
-        tracing::debug!(plugin = name, ?source, elapsed = ?started.elapsed(), "plugin loaded");
         Ok(Plugin {
             name: name.into(),
             kind,
