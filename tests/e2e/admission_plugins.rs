@@ -139,7 +139,7 @@ fn a_bad_configuration_fails_the_start_naming_the_entry() {
         ("admission:\n- name: notwasm\n  module: /etc/hostname\n", "admission[0] (notwasm)"),
         ("admission:\n- name: r\n  module: builtin:namespace-lifecycle\n  rules: [{operations: [CRATE], apiGroups: ['*'], apiVersions: ['*'], resources: ['*']}]\n", "admission[0] (r): rules[0]: unsupported operation \"CRATE\""),
         ("conversion:\n- name: widgets\n  module: builtin:no-converter\n", "conversion[0] (widgets): unknown module \"builtin:no-converter\""),
-        ("conversion:\n- name: echo\n  module: builtin:sandbox-echo\n", "conversion[0] (echo): plugin \"echo\" does not implement the converter world"),
+        ("conversion:\n- name: echo\n  module: builtin:sandbox-echo\n", "conversion[0] (echo): plugin \"echo\" implements the admission world, not the converter world"),
     ];
     for (text, expected) in cases {
         let path = dir.path().join("c.yaml");

@@ -1,5 +1,9 @@
 //! The `get-object` / `list-objects` host imports over the server's own
 //! registry, so context-aware plugins read cluster state without a copy.
+//! They read what this server last saw (the watch cache's view, as kube's
+//! admission plugins read informers), without a round trip to the store to
+//! make sure it saw every write; `get-object` of an object not seen yet
+//! asks the store.
 
 use super::ObjectReader;
 use crate::catalogue::live::LiveCatalogue;
@@ -41,7 +45,11 @@ impl ObjectReader for StoreReader {
         let (namespace, name) = (namespace.map(String::from), name.to_string());
         Box::pin(async move {
             let res = res?;
-            match self.registry.get(&res, namespace.as_deref(), &name).await {
+            match self
+                .registry
+                .get_recent(&res, namespace.as_deref(), &name)
+                .await
+            {
                 Ok(obj) => Ok(Some(obj.to_string())),
                 Err(e) if e.code == 404 => Ok(None),
                 Err(e) => Err(e.message),
@@ -87,6 +95,7 @@ impl ObjectReader for StoreReader {
             };
             let q = ListQuery {
                 filter: Some(&filter),
+                recent: true,
                 ..ListQuery::default()
             };
             let page = self

@@ -24,6 +24,10 @@ pub struct ListQuery<'a> {
     /// A revision to read at exactly (resourceVersionMatch=Exact).
     pub exact_revision: Option<i64>,
     pub filter: Option<&'a (dyn Fn(&Value) -> bool + Send + Sync)>,
+    /// Read the latest objects as this server last saw them, without making
+    /// sure first that it saw every write the store committed (an
+    /// informer's view: plugins' `list-objects` on the write path).
+    pub recent: bool,
 }
 
 impl ListQuery<'_> {
@@ -108,11 +112,11 @@ impl Registry {
                 limit: limit.map(|l| l - items.len()),
                 revision,
             };
-            let page = self
-                .storage
-                .range(req)
-                .await
-                .map_err(|e| list_error(res, e, q.continue_token.is_some()))?;
+            let page = match q.recent {
+                true => self.storage.range_recent(req).await,
+                false => self.storage.range(req).await,
+            };
+            let page = page.map_err(|e| list_error(res, e, q.continue_token.is_some()))?;
             revision = Some(page.revision);
             let last_key = page.kvs.last().map(|kv| kv.key.clone());
             items.extend(take(page.kvs).await?);

@@ -286,6 +286,24 @@ impl Registry {
         Ok(page.kvs)
     }
 
+    /// [`get`](Self::get) as this server last saw the object (see
+    /// `Storage::get_recent`); an object not seen yet is read from the store,
+    /// so one created a moment ago is found (as kube's NamespaceLifecycle
+    /// falls back to a live lookup on a cache miss).
+    pub async fn get_recent(
+        &self,
+        res: &ResourceInfo,
+        ns: Option<&str>,
+        name: &str,
+    ) -> ApiResult<Value> {
+        let key = keys::key(res, ns, name);
+        let seen = self.storage.get_recent(&key).await;
+        match seen.map_err(|e| storage_error(res, name, e))? {
+            Some(kv) => decode_as(res, &kv).await,
+            None => self.get(res, ns, name).await,
+        }
+    }
+
     pub async fn get(&self, res: &ResourceInfo, ns: Option<&str>, name: &str) -> ApiResult<Value> {
         let key = keys::key(res, ns, name);
         match self

@@ -405,6 +405,45 @@ impl Storage for CachedStorage {
         Box::pin(self.count_impl(prefix))
     }
 
+    fn get_recent<'a>(&'a self, key: &'a str) -> BoxFuture<'a, StorageResult<Option<KeyValue>>> {
+        let from_memory = self.in_scope(key).then(|| {
+            let state = self.shared.read_state();
+            state.synced.then(|| state.live.get(key).cloned())
+        });
+        Box::pin(async move {
+            if let Some(Some(found)) = from_memory {
+                self.shared.count_memory();
+                return Ok(found);
+            }
+            self.shared.count_delegated();
+            self.shared.inner.get(key).await
+        })
+    }
+
+    fn range_recent<'a>(
+        &'a self,
+        req: RangeRequest<'a>,
+    ) -> BoxFuture<'a, StorageResult<RangeResult>> {
+        let latest = req.revision.is_none_or(|r| r <= 0) && self.in_scope(req.prefix);
+        let from_memory = latest.then(|| {
+            let sel = Selector {
+                prefix: req.prefix,
+                start_after: req.start_after,
+            };
+            let state = self.shared.read_state();
+            state
+                .synced
+                .then(|| read::range_latest(&state, sel, req.limit))
+        });
+        Box::pin(async move {
+            if let Some(Some(result)) = from_memory {
+                self.shared.count_memory();
+                return Ok(result);
+            }
+            self.range_impl(req).await
+        })
+    }
+
     fn create<'a>(&'a self, key: &'a str, value: Bytes) -> BoxFuture<'a, StorageResult<KeyValue>> {
         self.shared.inner.create(key, value)
     }

@@ -215,6 +215,24 @@ pub trait Storage: Send + Sync + 'static {
     /// Number of live keys under `prefix` at the latest revision.
     fn count<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, StorageResult<i64>>;
 
+    /// [`get`](Self::get) as this server last saw it, possibly a moment
+    /// behind the store, as an informer's lister answers: for lookups on
+    /// the write path (plugins' `get-object`) that kube answers from a
+    /// cache. A watch cache answers from memory without asking the store;
+    /// other stores read as `get` does.
+    fn get_recent<'a>(&'a self, key: &'a str) -> BoxFuture<'a, StorageResult<Option<KeyValue>>> {
+        self.get(key)
+    }
+
+    /// [`range`](Self::range) at the latest revision as this server last
+    /// saw it (see [`get_recent`](Self::get_recent)).
+    fn range_recent<'a>(
+        &'a self,
+        req: RangeRequest<'a>,
+    ) -> BoxFuture<'a, StorageResult<RangeResult>> {
+        self.range(req)
+    }
+
     /// Creates `key`; `AlreadyExists` if it is live.
     fn create<'a>(&'a self, key: &'a str, value: Bytes) -> BoxFuture<'a, StorageResult<KeyValue>>;
 

@@ -51,6 +51,8 @@ conformance::storage_conformance_tests!(TempCached::new());
 /// Counts the range and watch calls that reach the inner store.
 struct Counting {
     inner: SqliteStorage,
+    gets: AtomicU64,
+    revisions: AtomicU64,
     ranges: AtomicU64,
     counts: AtomicU64,
     watches: AtomicU64,
@@ -58,6 +60,7 @@ struct Counting {
 
 impl Storage for Counting {
     fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, StorageResult<Option<KeyValue>>> {
+        self.gets.fetch_add(1, Ordering::SeqCst);
         self.inner.get(key)
     }
     fn range<'a>(&'a self, req: RangeRequest<'a>) -> BoxFuture<'a, StorageResult<RangeResult>> {
@@ -87,6 +90,7 @@ impl Storage for Counting {
         self.inner.delete(key, expected)
     }
     fn current_revision(&self) -> BoxFuture<'_, StorageResult<Revision>> {
+        self.revisions.fetch_add(1, Ordering::SeqCst);
         self.inner.current_revision()
     }
     fn watch<'a>(
@@ -112,6 +116,8 @@ impl Storage for Counting {
 async fn counted(db: &TempCached, options: CacheOptions) -> (Arc<Counting>, CachedStorage) {
     let inner = Arc::new(Counting {
         inner: db.sqlite(),
+        gets: AtomicU64::new(0),
+        revisions: AtomicU64::new(0),
         ranges: AtomicU64::new(0),
         counts: AtomicU64::new(0),
         watches: AtomicU64::new(0),
@@ -123,6 +129,40 @@ async fn counted(db: &TempCached, options: CacheOptions) -> (Arc<Counting>, Cach
 
 fn val(s: &str) -> Bytes {
     Bytes::from(s.to_string())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recent_reads_ask_the_store_nothing_once_the_cache_saw_the_write() {
+    let db = TempCached::new();
+    let (inner, cache) = counted(&db, CacheOptions::default()).await;
+    let prefix = "/registry/namespaces/";
+    let written = cache.create(&format!("{prefix}a"), val("v")).await.unwrap();
+    let key = format!("{prefix}a");
+    assert!(
+        cache.range(RangeRequest::prefix(prefix)).await.is_ok(),
+        "caught up"
+    );
+    let gets = inner.gets.load(Ordering::SeqCst);
+    let revisions = inner.revisions.load(Ordering::SeqCst);
+    let ranges = inner.ranges.load(Ordering::SeqCst);
+    let seen = cache.get_recent(&key).await.unwrap().expect("in memory");
+    assert_eq!(seen.mod_revision, written.mod_revision);
+    let listed = cache
+        .range_recent(RangeRequest::prefix(prefix))
+        .await
+        .unwrap();
+    assert_eq!(listed.kvs.len(), 1);
+    assert!(cache
+        .get_recent(&format!("{prefix}b"))
+        .await
+        .unwrap()
+        .is_none());
+    assert_eq!(inner.gets.load(Ordering::SeqCst), gets);
+    assert_eq!(inner.revisions.load(Ordering::SeqCst), revisions);
+    assert_eq!(inner.ranges.load(Ordering::SeqCst), ranges);
+    // A consistent read asks the store how far it got.
+    cache.range(RangeRequest::prefix(prefix)).await.unwrap();
+    assert!(inner.revisions.load(Ordering::SeqCst) > revisions);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
