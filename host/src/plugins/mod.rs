@@ -13,6 +13,7 @@
 
 mod bindings;
 mod cache;
+pub mod cache_dir;
 mod context;
 pub mod embedded;
 mod engine;
