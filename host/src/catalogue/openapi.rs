@@ -213,10 +213,11 @@ impl OpenApiCache {
     pub fn rebuilt(&self, cat: &Arc<Catalogue>, changed: &BTreeSet<String>) -> OpenApiCache {
         // Only a built cache has documents to reuse; chains of unbuilt ones
         // are not kept alive.
-        let previous = match self.v3.built.get() {
-            Some(_) => Some((self.v3.clone(), changed.clone())),
-            None => None,
-        };
+        let previous = self
+            .v3
+            .built
+            .get()
+            .map(|_| (self.v3.clone(), changed.clone()));
         OpenApiCache::lazy(cat, previous)
     }
 
