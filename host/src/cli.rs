@@ -84,7 +84,9 @@ pub struct ServeArgs {
     /// Server configuration file (the ordered admission chain, webhook service URLs).
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// Where compiled plugins are cached (default: <data-dir>/plugin-cache).
+    /// Where compiled plugins are cached (default: $XDG_CACHE_HOME/capstan/plugins or
+    /// ~/.cache/capstan/plugins, shared by every data directory of this user; when that
+    /// is not usable, <data-dir>/plugin-cache).
     #[arg(long = "plugin-cache-dir")]
     pub plugin_cache_dir: Option<PathBuf>,
     /// How often old history is compacted, in seconds.

@@ -62,6 +62,18 @@ fn wants_v2_protobuf(accept: &str) -> bool {
     false
 }
 
+/// The OpenAPI documents with the v3 ones built: the first request builds
+/// them, off the async workers.
+fn openapi_v3(state: &AppState) -> std::sync::Arc<crate::catalogue::openapi::OpenApiCache> {
+    let openapi = state.catalogue.openapi();
+    if !openapi.v3_built() {
+        crate::cpu::heavy(|| {
+            let _ = openapi.index();
+        });
+    }
+    openapi
+}
+
 /// `/openapi/v2`: JSON, or gnostic's protobuf when asked for, with the
 /// JSON's entity tag on both (as kube-openapi's handler) and 304 Not
 /// Modified when the client already has it. The document is built on the
@@ -130,19 +142,15 @@ pub fn serve(
         ["apis", group] => discovery::api_group(cat, group).map(plain),
         ["apis", group, version] => discovery::api_resource_list(cat, group, version).map(plain),
         ["openapi", "v2"] => Some(openapi_v2(state, accept, if_none_match)),
-        ["openapi", "v3"] => Some(plain(state.catalogue.openapi().index().clone())),
-        ["openapi", "v3", rest @ ..] => state
-            .catalogue
-            .openapi()
-            .document_json(&rest.join("/"))
-            .map(|d| {
-                let mut resp = (StatusCode::OK, d.to_vec()).into_response();
-                resp.headers_mut().insert(
-                    http::header::CONTENT_TYPE,
-                    HeaderValue::from_static("application/json"),
-                );
-                resp
-            }),
+        ["openapi", "v3"] => Some(plain(openapi_v3(state).index().clone())),
+        ["openapi", "v3", rest @ ..] => openapi_v3(state).document_json(&rest.join("/")).map(|d| {
+            let mut resp = (StatusCode::OK, d.to_vec()).into_response();
+            resp.headers_mut().insert(
+                http::header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            resp
+        }),
         _ => None,
     }
 }

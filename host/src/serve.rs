@@ -11,7 +11,7 @@ use crate::controllers::leader::{Election, Timing};
 use crate::crd::conversion::ConversionSetup;
 use crate::inflight::InFlight;
 use crate::plugins::wasm_strategy::{WasmStrategy, STRATEGY_PLUGIN};
-use crate::plugins::{embedded, PluginRuntime};
+use crate::plugins::{cache_dir, embedded, PluginRuntime};
 use crate::state::AppState;
 use crate::storage::sqlite::SqliteStorage;
 use crate::storage::{
@@ -160,10 +160,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let address = format!("{}:{port}", client_host(args.bind_address));
     let mut state = AppState::new(Catalogue::builtin(), storage.clone(), address.clone());
     watermarks::follow(storage, state.watermarks.clone());
-    let cache = args
-        .plugin_cache_dir
-        .clone()
-        .unwrap_or_else(|| args.data_dir.join("plugin-cache"));
+    let cache = cache_dir::resolve(args.plugin_cache_dir.as_deref(), &args.data_dir);
     let runtime = PluginRuntime::new(Some(cache)).context("starting the plugin runtime")?;
     let entries = chain_entries(&config)?;
     precompile(&runtime, &entries, &config.auth);

@@ -302,6 +302,36 @@ fn the_disk_cache_spares_a_second_compilation() {
     tracing::info!(?compile_took, ?cache_took, "sandbox-echo load times");
 }
 
+/// An entry wasmtime would refuse (compiled with another engine
+/// configuration, under the name this engine looks for) is compiled again
+/// and replaced, never loaded.
+#[test]
+fn an_incompatible_cache_entry_is_recompiled_not_loaded() {
+    let dir = tempfile::tempdir().unwrap();
+    let wasm = builtin("sandbox-echo").unwrap();
+    let runtime = PluginRuntime::new(Some(dir.path().to_path_buf())).unwrap();
+    drop(runtime.load("echo", wasm, PluginKind::Admission).unwrap());
+    let entry = std::fs::read_dir(dir.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mut config = wasmtime::Config::new();
+    config.wasm_component_model(true);
+    let foreign = wasmtime::Engine::new(&config).unwrap();
+    std::fs::write(&entry, foreign.precompile_component(wasm).unwrap()).unwrap();
+
+    let restarted = PluginRuntime::new(Some(dir.path().to_path_buf())).unwrap();
+    let reloaded = restarted.load("echo", wasm, PluginKind::Admission).unwrap();
+    assert!(!reloaded.loaded_from_cache());
+    let again = PluginRuntime::new(Some(dir.path().to_path_buf())).unwrap();
+    assert!(again
+        .load("echo", wasm, PluginKind::Admission)
+        .unwrap()
+        .loaded_from_cache());
+}
+
 /// Every embedded plugin links against the host: it is a component that
 /// imports only what the runtime offers and exports one of the worlds.
 #[test]

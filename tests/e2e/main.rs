@@ -19,6 +19,7 @@ mod lifecycle;
 mod objects;
 mod openapi_v2;
 mod patching;
+mod plugin_cache;
 mod pod_subresources;
 mod python_client;
 mod real_crds;

@@ -11,6 +11,9 @@ pub fn kubectl_path() -> String {
         .unwrap_or_else(|_| "/usr/lib/google-cloud-sdk/bin/kubectl.1.33".to_string())
 }
 
+/// The compiled-plugin cache every test server shares.
+pub const SHARED_PLUGIN_CACHE: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/plugin-cache");
+
 pub struct Server {
     child: Option<Child>,
     /// This server's own scratch directory (its log, request bodies).
@@ -19,6 +22,9 @@ pub struct Server {
     data_dir: PathBuf,
     pub port: u16,
     extra_args: Vec<String>,
+    /// Without `--plugin-cache-dir`, with this `XDG_CACHE_HOME` (the default
+    /// cache location); `None`: the tests' shared cache directory.
+    cache_home: Option<PathBuf>,
 }
 
 fn free_port() -> u16 {
@@ -39,6 +45,22 @@ impl Server {
         Self::spawn_new(dir, data_dir, extra)
     }
 
+    /// Starts in a new data directory with the default plugin cache, the
+    /// user's cache under `cache_home` (as `XDG_CACHE_HOME`).
+    pub fn start_with_cache_home(cache_home: &std::path::Path) -> Server {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut s = Server {
+            child: None,
+            data_dir: dir.path().to_path_buf(),
+            dir,
+            port: free_port(),
+            extra_args: Vec::new(),
+            cache_home: Some(cache_home.to_path_buf()),
+        };
+        s.spawn();
+        s
+    }
+
     /// Another replica: same data directory (certificates, token key), its
     /// own port, started with `extra` flags (e.g. the same --etcd-servers).
     pub fn start_replica(&self, extra: &[&str]) -> Server {
@@ -54,6 +76,7 @@ impl Server {
             data_dir,
             port: free_port(),
             extra_args,
+            cache_home: None,
         };
         s.spawn();
         s
@@ -64,14 +87,16 @@ impl Server {
             let _ = std::fs::remove_file(self.kubeconfig());
         }
         let log = std::fs::File::create(self.dir.path().join("server.log")).expect("log file");
-        let child = Command::new(env!("CARGO_BIN_EXE_capstan"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_capstan"));
+        command
             .args(["serve", "--data-dir"])
             .arg(&self.data_dir)
-            .args(["--secure-port", &self.port.to_string()])
-            .args([
-                "--plugin-cache-dir",
-                concat!(env!("CARGO_TARGET_TMPDIR"), "/plugin-cache"),
-            ])
+            .args(["--secure-port", &self.port.to_string()]);
+        match &self.cache_home {
+            Some(home) => command.env("XDG_CACHE_HOME", home).env("NO_COLOR", "1"),
+            None => command.args(["--plugin-cache-dir", SHARED_PLUGIN_CACHE]),
+        };
+        let child = command
             .args(&self.extra_args)
             .env("RUST_LOG", "capstan=debug")
             .stdout(Stdio::null())

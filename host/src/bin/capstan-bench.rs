@@ -49,12 +49,18 @@ struct Args {
     /// Offer only HTTP/1.1 (default: HTTP/2 when the server supports it).
     #[arg(long)]
     http1: bool,
-    /// Also measure startup of this binary (`<PATH> serve --data-dir .. --secure-port ..`).
+    /// Also measure startup of this binary (`<PATH> serve --data-dir .. --secure-port ..
+    /// --plugin-cache-dir ..`): a fresh data directory with an empty plugin cache, a fresh
+    /// one with a warm cache, and an existing one; time to /readyz and RSS at ready.
     #[arg(long)]
     startup_binary: Option<PathBuf>,
-    /// Number of startup measurements.
+    /// Number of startup measurements (of each scenario).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
     startup_runs: u64,
+    /// With --startup-binary: also create this many ConfigMaps in a fresh server and
+    /// report the RSS it grew by, per object (0: skip).
+    #[arg(long, default_value_t = 0)]
+    memory_objects: u64,
     /// Heavy-load phase: this many clients send the heaviest requests the
     /// limits allow while /readyz and a small GET are timed (0: skip).
     #[arg(long, default_value_t = 0)]
@@ -83,6 +89,7 @@ impl Args {
             http1: self.http1,
             startup_binary: self.startup_binary.clone(),
             startup_runs: size(self.startup_runs),
+            memory_objects: size(self.memory_objects),
             heavy_clients: size(self.heavy_clients),
             heavy_seconds: self.heavy_seconds,
         }

@@ -1,8 +1,9 @@
 //! OpenAPI v3 as kube-apiserver serves it: the `/openapi/v3` index of
 //! group-version documents, and one OpenAPI 3.0 document per group-version
 //! (`/openapi/v3/api/v1`, `/openapi/v3/apis/apps/v1`, ...) with its paths and
-//! every component schema they reference. `OpenApiCache` builds them once,
-//! and the OpenAPI v2 document (`openapi_v2/`) on first request.
+//! every component schema they reference. `OpenApiCache` builds them on
+//! first request (kept as compact JSON only: a start that nobody asks for
+//! OpenAPI builds nothing), and the OpenAPI v2 document (`openapi_v2/`) too.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, OnceLock};
@@ -96,13 +97,8 @@ pub fn v3_document(cat: &Catalogue, gv: &str) -> Option<Value> {
     }))
 }
 
-/// A stable hash of a document (32 uppercase hex digits, 128-bit FNV-1a of
-/// its compact JSON), used in `serverRelativeURL` so clients can cache.
-pub fn v3_hash(doc: &Value) -> String {
-    bytes_hash(&serde_json::to_vec(doc).unwrap_or_default())
-}
-
-/// A stable hash of bytes: 32 uppercase hex digits, 128-bit FNV-1a.
+/// A stable hash of bytes: 32 uppercase hex digits, 128-bit FNV-1a (of a
+/// document's compact JSON, in `serverRelativeURL` so clients can cache).
 pub fn bytes_hash(bytes: &[u8]) -> String {
     let mut h: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
     for &b in bytes {
@@ -116,10 +112,9 @@ fn index_entry(path: &str, hash: &str) -> Value {
     json!({ "serverRelativeURL": format!("/openapi/v3/{path}?hash={hash}") })
 }
 
-/// One prepared document.
+/// One prepared document: its compact JSON and hash.
 #[derive(Clone, Debug)]
 struct Prepared {
-    doc: Value,
     bytes: Vec<u8>,
     hash: String,
 }
@@ -131,67 +126,112 @@ struct LazyV2 {
     built: OnceLock<V2Prepared>,
 }
 
-/// Every OpenAPI v3 document of a catalogue, built once, and its v2
-/// document, built on first use (rebuild the cache when the catalogue
-/// changes, e.g. after a CRD is added).
-#[derive(Clone, Debug)]
-pub struct OpenApiCache {
+/// The v3 index and documents of a catalogue, built when first asked for,
+/// reusing those of the previous catalogue's cache (when it had built them)
+/// for every group-version not in `changed`.
+#[derive(Debug)]
+struct LazyV3 {
+    catalogue: Arc<Catalogue>,
+    /// Dropped once this one is built.
+    previous: std::sync::Mutex<Option<Previous>>,
+    built: OnceLock<V3Built>,
+}
+
+/// A built cache whose documents a newer one reuses, and the group-versions
+/// that changed in between.
+type Previous = (Arc<LazyV3>, BTreeSet<String>);
+
+#[derive(Debug)]
+struct V3Built {
     index: Value,
     docs: BTreeMap<String, Arc<Prepared>>,
+}
+
+/// Every OpenAPI v3 document of a catalogue and its v2 document, each
+/// built on first use (rebuild the cache when the catalogue changes, e.g.
+/// after a CRD is added).
+#[derive(Clone, Debug)]
+pub struct OpenApiCache {
+    v3: Arc<LazyV3>,
     v2: Arc<LazyV2>,
 }
 
 fn prepare(cat: &Catalogue, path: &str) -> Option<Prepared> {
     let doc = v3_document(cat, path)?;
     let bytes = serde_json::to_vec(&doc).unwrap_or_default();
-    let hash = v3_hash(&doc);
-    Some(Prepared { doc, bytes, hash })
+    let hash = bytes_hash(&bytes);
+    Some(Prepared { bytes, hash })
 }
 
-impl OpenApiCache {
-    pub fn new(cat: &Arc<Catalogue>) -> OpenApiCache {
-        let mut docs = BTreeMap::new();
-        for (group, versions) in cat.groups() {
-            for version in versions {
-                let path = gv_path(&group, &version);
-                if let Some(prepared) = prepare(cat, &path) {
-                    docs.insert(path, Arc::new(prepared));
-                }
-            }
-        }
-        OpenApiCache::from_docs(cat, docs)
+impl LazyV3 {
+    fn get(&self) -> &V3Built {
+        self.built.get_or_init(|| self.build())
     }
 
-    /// The documents of `cat`, reusing this cache's for every group-version
-    /// not in `changed` (`group/version`, or `version` for the core group).
-    pub fn rebuilt(&self, cat: &Arc<Catalogue>, changed: &BTreeSet<String>) -> OpenApiCache {
+    fn build(&self) -> V3Built {
+        let cat = &self.catalogue;
+        let previous = self
+            .previous
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
         let mut docs = BTreeMap::new();
         for (group, versions) in cat.groups() {
             for version in versions {
                 let path = gv_path(&group, &version);
-                let reused = match changed.contains(&group_version(&group, &version)) {
-                    true => None,
-                    false => self.docs.get(&path).cloned(),
-                };
+                let reused = previous.as_ref().and_then(|(previous, changed)| {
+                    let built = previous.built.get()?;
+                    match changed.contains(&group_version(&group, &version)) {
+                        true => None,
+                        false => built.docs.get(&path).cloned(),
+                    }
+                });
                 if let Some(prepared) = reused.or_else(|| prepare(cat, &path).map(Arc::new)) {
                     docs.insert(path, prepared);
                 }
             }
         }
-        OpenApiCache::from_docs(cat, docs)
-    }
-
-    fn from_docs(cat: &Arc<Catalogue>, docs: BTreeMap<String, Arc<Prepared>>) -> OpenApiCache {
         let paths: Map<String, Value> = docs
             .iter()
             .map(|(path, p)| (path.clone(), index_entry(path, &p.hash)))
             .collect();
-        let index = json!({ "paths": paths });
+        V3Built {
+            index: json!({ "paths": paths }),
+            docs,
+        }
+    }
+}
+
+impl OpenApiCache {
+    pub fn new(cat: &Arc<Catalogue>) -> OpenApiCache {
+        OpenApiCache::lazy(cat, None)
+    }
+
+    /// The documents of `cat`, reusing this cache's (if built) for every
+    /// group-version not in `changed` (`group/version`, or `version` for
+    /// the core group).
+    pub fn rebuilt(&self, cat: &Arc<Catalogue>, changed: &BTreeSet<String>) -> OpenApiCache {
+        // Only a built cache has documents to reuse; chains of unbuilt ones
+        // are not kept alive.
+        let previous = self
+            .v3
+            .built
+            .get()
+            .map(|_| (self.v3.clone(), changed.clone()));
+        OpenApiCache::lazy(cat, previous)
+    }
+
+    fn lazy(cat: &Arc<Catalogue>, previous: Option<Previous>) -> Self {
+        let v3 = Arc::new(LazyV3 {
+            catalogue: Arc::clone(cat),
+            previous: std::sync::Mutex::new(previous),
+            built: OnceLock::new(),
+        });
         let v2 = Arc::new(LazyV2 {
             catalogue: Arc::clone(cat),
             built: OnceLock::new(),
         });
-        OpenApiCache { index, docs, v2 }
+        OpenApiCache { v3, v2 }
     }
 
     /// The OpenAPI v2 document (JSON and protobuf), built by the first call:
@@ -208,26 +248,40 @@ impl OpenApiCache {
         self.v2.built.get()
     }
 
-    /// Body of `GET /openapi/v3`.
-    pub fn index(&self) -> &Value {
-        &self.index
+    /// Whether the v3 documents have been built (else the next call of
+    /// [`OpenApiCache::index`] or [`OpenApiCache::document_json`] builds
+    /// them: CPU-heavy, so through `cpu::heavy`).
+    pub fn v3_built(&self) -> bool {
+        self.v3.built.get().is_some()
     }
 
-    /// The document for "api/v1" / "apis/apps/v1" (leading '/' tolerated).
-    pub fn document(&self, gv: &str) -> Option<&Value> {
-        self.docs.get(gv.trim_matches('/')).map(|p| &p.doc)
+    /// Body of `GET /openapi/v3`.
+    pub fn index(&self) -> &Value {
+        &self.v3.get().index
+    }
+
+    /// The document for "api/v1" / "apis/apps/v1" (leading '/' tolerated),
+    /// parsed from its JSON.
+    pub fn document(&self, gv: &str) -> Option<Value> {
+        serde_json::from_slice(self.document_json(gv)?).ok()
     }
 
     /// The document already serialized as compact JSON.
     pub fn document_json(&self, gv: &str) -> Option<&[u8]> {
-        self.docs
+        self.v3
+            .get()
+            .docs
             .get(gv.trim_matches('/'))
             .map(|p| p.bytes.as_slice())
     }
 
     /// The hash the index advertises for that document.
     pub fn hash(&self, gv: &str) -> Option<&str> {
-        self.docs.get(gv.trim_matches('/')).map(|p| p.hash.as_str())
+        self.v3
+            .get()
+            .docs
+            .get(gv.trim_matches('/'))
+            .map(|p| p.hash.as_str())
     }
 }
 

@@ -1,51 +1,54 @@
 //! Compiled-component cache: compiling a component with Cranelift takes far
 //! longer than loading its precompiled form, so compiled artifacts are kept
-//! in a directory, named by a hash of the wasm bytes and of the engine's
-//! compatibility hash (wasmtime version, target, settings).
+//! in a directory, named by a SHA-256 of the engine's compatibility hash
+//! (wasmtime version, target, compiler settings, tunables, features) and of
+//! the wasm bytes. Nothing else goes into compiled code, so servers of
+//! different builds may share a directory (`cache_dir.rs`): an entry is only
+//! ever found by an engine that would have produced the same artifact.
+//! Entries unused for [`UNUSED_FOR`] are removed when a new one is written.
 
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
+use ring::digest::{Context, SHA256};
 use wasmtime::component::Component;
 use wasmtime::Engine;
 
-/// FNV-1a, 128-bit: a stable (not randomly seeded) hash, used to name cache
-/// files. Not collision-resistant against an adversary; the cache directory
-/// must be writable only by the server (see [`load_or_compile`]).
-pub(crate) struct Fnv128(u128);
+/// Entries not loaded for this long are removed (when an entry is written).
+const UNUSED_FOR: Duration = Duration::from_secs(30 * 24 * 3600);
 
-impl Fnv128 {
-    const OFFSET: u128 = 0x6c62272e07bb014262b821756295c58d;
-    const PRIME: u128 = 0x0000000001000000000000000000013b;
+/// How stale an entry's modification time may be before a load refreshes
+/// it (so a start does not write to every entry it loads).
+const TOUCH_AFTER: Duration = Duration::from_secs(24 * 3600);
 
-    pub(crate) fn new() -> Self {
-        Fnv128(Self::OFFSET)
-    }
+/// Feeds what `Hash` writes into a SHA-256 (hardware-accelerated where the
+/// CPU has it: the wasm of every plugin a server starts with is hashed once
+/// per start, a few MB).
+struct Sha256Hasher(Context);
 
-    pub(crate) fn digest(&self) -> u128 {
-        self.0
-    }
-}
-
-impl Hasher for Fnv128 {
+impl Hasher for Sha256Hasher {
     fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 ^= u128::from(*b);
-            self.0 = self.0.wrapping_mul(Self::PRIME);
-        }
+        self.0.update(bytes);
     }
 
+    /// Unused: callers take the digest.
     fn finish(&self) -> u64 {
-        self.0 as u64
+        0
     }
 }
 
-/// The cache file for `wasm` compiled by `engine`.
+/// The cache file for `wasm` compiled by `engine`: 128 bits of the digest, in hex.
 pub(crate) fn cache_path(dir: &Path, engine: &Engine, wasm: &[u8]) -> PathBuf {
-    let mut hasher = Fnv128::new();
+    let mut hasher = Sha256Hasher(Context::new(&SHA256));
     engine.precompile_compatibility_hash().hash(&mut hasher);
-    hasher.write(wasm);
-    dir.join(format!("{:032x}.cwasm", hasher.digest()))
+    hasher.0.update(wasm);
+    let digest = hasher.0.finish();
+    let name: String = digest.as_ref()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    dir.join(format!("{name}.cwasm"))
 }
 
 /// Where a component came from.
@@ -57,34 +60,46 @@ pub(crate) enum Source {
 
 /// Loads the component from the cache directory when it holds it, otherwise
 /// compiles it and stores the artifact (a failure to store is only logged).
+pub(crate) fn load_or_compile(
+    engine: &Engine,
+    dir: Option<&Path>,
+    wasm: &[u8],
+) -> anyhow::Result<(Component, Source)> {
+    match dir {
+        Some(dir) => load_or_compile_at(engine, &cache_path(dir, engine, wasm), wasm),
+        None => Ok((Component::new(engine, wasm)?, Source::Compiled)),
+    }
+}
+
+/// [`load_or_compile`] with the entry's path already computed.
 ///
 /// Safety of deserializing: `Component::deserialize_file` trusts its input to
 /// be wasmtime's own compiled code. Files in the cache are only ever created
 /// here, from `Engine::precompile_component`, written to a temporary name and
 /// renamed into place so no partial file is visible; the name binds the exact
 /// wasm bytes and the engine's compatibility hash, and wasmtime still checks
-/// the artifact's header (version, target, flags). The directory must not be
-/// writable by anyone the server does not trust.
-pub(crate) fn load_or_compile(
+/// the artifact's header (version, target, flags): an entry it refuses is
+/// compiled again and replaced. The directory must not be writable by anyone
+/// the server does not trust (`cache_dir.rs` checks the user's cache).
+pub(crate) fn load_or_compile_at(
     engine: &Engine,
-    dir: Option<&Path>,
+    path: &Path,
     wasm: &[u8],
 ) -> anyhow::Result<(Component, Source)> {
-    let Some(dir) = dir else {
-        return Ok((Component::new(engine, wasm)?, Source::Compiled));
-    };
-    let path = cache_path(dir, engine, wasm);
     if path.is_file() {
         // SAFETY: see the function's documentation: only this module writes there.
-        match unsafe { Component::deserialize_file(engine, &path) } {
-            Ok(component) => return Ok((component, Source::Cache)),
+        match unsafe { Component::deserialize_file(engine, path) } {
+            Ok(component) => {
+                touch(path);
+                return Ok((component, Source::Cache));
+            }
             Err(e) => {
                 tracing::warn!(path = %path.display(), error = %e, "unusable plugin cache entry; recompiling")
             }
         }
     }
     let artifact = engine.precompile_component(wasm)?;
-    if let Err(e) = store(dir, &path, &artifact) {
+    if let Err(e) = store(path, &artifact) {
         tracing::warn!(path = %path.display(), error = %e, "cannot write plugin cache entry");
     }
     // SAFETY: `artifact` was produced just now by this engine.
@@ -92,14 +107,54 @@ pub(crate) fn load_or_compile(
     Ok((component, Source::Compiled))
 }
 
-/// Writes `artifact` to `path` atomically (temporary file, then rename).
-fn store(dir: &Path, path: &Path, artifact: &[u8]) -> std::io::Result<()> {
+/// Writes `artifact` to `path` atomically (temporary file, then rename),
+/// then removes the entries nobody loaded for [`UNUSED_FOR`].
+fn store(path: &Path, artifact: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     std::fs::write(&tmp, artifact)?;
     std::fs::rename(&tmp, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
-    })
+    })?;
+    prune(dir, SystemTime::now());
+    Ok(())
+}
+
+/// Marks an entry as used (its modification time), at most once a day.
+fn touch(path: &Path) {
+    let stale = |m: std::fs::Metadata| {
+        m.modified()
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > TOUCH_AFTER)
+    };
+    if std::fs::metadata(path).is_ok_and(stale) {
+        let file = std::fs::File::options().write(true).open(path);
+        let _ = file.and_then(|f| f.set_modified(SystemTime::now()));
+    }
+}
+
+/// Removes entries (and temporary files left by a crash) last used before
+/// `now - UNUSED_FOR`.
+fn prune(dir: &Path, now: SystemTime) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let ours = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e == "cwasm" || e.starts_with("tmp"));
+        let modified = entry.metadata().and_then(|m| m.modified());
+        let unused =
+            modified.is_ok_and(|t| now.duration_since(t).is_ok_and(|age| age > UNUSED_FOR));
+        if ours && unused {
+            tracing::debug!(path = %path.display(), "removing unused plugin cache entry");
+            let _ = std::fs::remove_file(&path);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -107,21 +162,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fnv128_matches_the_reference_vectors() {
-        let empty = Fnv128::new();
-        assert_eq!(empty.digest(), 0x6c62272e07bb014262b821756295c58d);
-        let mut a = Fnv128::new();
-        a.write(b"a");
-        assert_eq!(a.digest(), 0xd228cb696f1a8caf78912b704e4a8964);
-    }
-
-    #[test]
-    fn the_name_depends_on_the_bytes() {
+    fn the_name_depends_on_the_bytes_and_the_engine() {
         let engine = Engine::default();
         let dir = Path::new("/cache");
         let one = cache_path(dir, &engine, b"\0asm one");
         assert_eq!(one, cache_path(dir, &engine, b"\0asm one"));
         assert_ne!(one, cache_path(dir, &engine, b"\0asm two"));
         assert!(one.to_string_lossy().ends_with(".cwasm"));
+        let mut config = wasmtime::Config::new();
+        config.consume_fuel(true);
+        let other = Engine::new(&config).unwrap();
+        assert_ne!(one, cache_path(dir, &other, b"\0asm one"));
+    }
+
+    #[test]
+    fn entries_unused_for_a_month_are_pruned() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["old.cwasm", "new.cwasm", "old.tmp42", "notes.txt"] {
+            std::fs::write(dir.path().join(name), b"x").unwrap();
+        }
+        let month_later = SystemTime::now() + UNUSED_FOR + Duration::from_secs(60);
+        let new = std::fs::File::options()
+            .write(true)
+            .open(dir.path().join("new.cwasm"))
+            .unwrap();
+        new.set_modified(month_later).unwrap();
+        prune(dir.path(), month_later);
+        let mut left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["new.cwasm", "notes.txt"]);
     }
 }

@@ -14,6 +14,7 @@
 pub mod abi;
 mod bindings;
 mod cache;
+pub mod cache_dir;
 mod context;
 pub mod embedded;
 mod engine;

@@ -4,8 +4,9 @@
 //! with the call's limits, in an instance kept from an earlier successful
 //! call or a new one (see `warm.rs`).
 
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use wasmtime::component::{Component, HasSelf, Linker};
@@ -64,6 +65,8 @@ pub struct PluginRuntime {
     engine: Engine,
     linker: Linker<PluginState>,
     cache_dir: Option<PathBuf>,
+    /// What `precompile` loaded, by cache path, for `load` to take.
+    precompiled: Mutex<HashMap<PathBuf, (Component, Source)>>,
     ticker: Arc<EpochTicker>,
 }
 
@@ -81,31 +84,61 @@ impl PluginRuntime {
             engine,
             linker,
             cache_dir,
+            precompiled: Mutex::default(),
             ticker,
         }))
     }
 
-    /// Compiles the components in parallel (one thread per core) so later
-    /// `load`s find them in the cache; a no-op without a cache directory.
-    /// Errors are left for `load`, which names the plugin.
+    /// Compiles the components in parallel (one thread per core), or loads
+    /// them from the cache, and keeps them for the `load`s that follow; a
+    /// no-op without a cache directory. Errors are left for `load`, which
+    /// names the plugin.
     pub fn precompile(&self, modules: &[&[u8]]) {
         let Some(dir) = self.cache_dir.as_deref() else {
             return;
         };
+        let started = Instant::now();
         let workers = std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(1)
             .max(1);
         let next = std::sync::atomic::AtomicUsize::new(0);
+        let loaded = Mutex::new(Vec::new());
         std::thread::scope(|scope| {
             for _ in 0..workers.min(modules.len()) {
                 scope.spawn(|| loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(wasm) = modules.get(i) else { break };
-                    let _ = cache::load_or_compile(&self.engine, Some(dir), wasm);
+                    let path = cache::cache_path(dir, &self.engine, wasm);
+                    if let Ok(done) = cache::load_or_compile_at(&self.engine, &path, wasm) {
+                        lock(&loaded).push((path, done));
+                    }
                 });
             }
         });
+        let loaded = loaded.into_inner().unwrap_or_else(|e| e.into_inner());
+        let compiled = loaded.iter().filter(|(_, (_, s))| *s == Source::Compiled);
+        tracing::info!(
+            cache = %dir.display(),
+            modules = modules.len(),
+            compiled = compiled.count(),
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "plugins compiled or loaded from the cache"
+        );
+        lock(&self.precompiled).extend(loaded);
+    }
+
+    /// The component of `wasm`: kept by `precompile`, else from the cache
+    /// directory, else compiled.
+    fn component(&self, wasm: &[u8]) -> anyhow::Result<(Component, Source)> {
+        let Some(dir) = self.cache_dir.as_deref() else {
+            return cache::load_or_compile(&self.engine, None, wasm);
+        };
+        let path = cache::cache_path(dir, &self.engine, wasm);
+        if let Some(found) = lock(&self.precompiled).get(&path) {
+            return Ok(found.clone());
+        }
+        cache::load_or_compile_at(&self.engine, &path, wasm)
     }
 
     /// Compiles (or loads from the cache) `wasm` and pre-links it for the
@@ -141,10 +174,9 @@ impl PluginRuntime {
     fn compile(&self, name: &str, wasm: &[u8]) -> anyhow::Result<(Component, Source)> {
         check_is_component(name, wasm)?;
         let started = Instant::now();
-        let (component, source) =
-            cache::load_or_compile(&self.engine, self.cache_dir.as_deref(), wasm).map_err(|e| {
-                anyhow::anyhow!("plugin {name:?}: cannot compile the component: {e:#}")
-            })?;
+        let (component, source) = self
+            .component(wasm)
+            .map_err(|e| anyhow::anyhow!("plugin {name:?}: cannot compile the component: {e:#}"))?;
         abi::check_version(name, &self.engine, &component)?;
         tracing::debug!(plugin = name, ?source, elapsed = ?started.elapsed(), "plugin compiled");
         Ok((component, source))
@@ -177,6 +209,11 @@ impl PluginRuntime {
             _ticker: self.ticker.clone(),
         })
     }
+}
+
+/// The guarded value, also after a thread panicked holding the lock.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Rejects core modules (and non-wasm) up front with a message that says

@@ -10,6 +10,7 @@ mod fake_api;
 pub mod heavy;
 pub mod kinds;
 pub mod kubeconfig;
+pub mod memory;
 pub mod phases;
 pub mod report;
 pub mod runner;
@@ -47,6 +48,8 @@ pub struct Options {
     pub http1: bool,
     pub startup_binary: Option<PathBuf>,
     pub startup_runs: usize,
+    /// ConfigMaps to create in the memory-per-object measurement (0: skip).
+    pub memory_objects: usize,
     /// Clients sending the heaviest requests the limits allow, in the
     /// heavy-load phase (0: no such phase).
     pub heavy_clients: usize,
@@ -71,7 +74,11 @@ pub async fn run(opts: &Options) -> Result<Report> {
     }
     if let Some(binary) = &opts.startup_binary {
         tracing::info!(binary = %binary.display(), runs = opts.startup_runs, "measuring startup");
-        report.startup = Some(startup::measure(binary, opts.startup_runs).await);
+        report.startup = startup::measure(binary, opts.startup_runs).await;
+        if opts.memory_objects > 0 {
+            tracing::info!(objects = opts.memory_objects, "measuring memory per object");
+            report.memory = Some(memory::measure(binary, opts.memory_objects).await?);
+        }
     }
     Ok(report)
 }
@@ -217,6 +224,7 @@ mod tests {
             http1: false,
             startup_binary: None,
             startup_runs: 5,
+            memory_objects: 0,
             heavy_clients: 0,
             heavy_seconds: 20,
         }

@@ -1,6 +1,7 @@
 //! The benchmark report: a readable table for people and a JSON object for scripts.
 
 use super::kinds::Kind;
+use super::memory::MemoryResult;
 use super::startup::StartupResult;
 use super::stats::PhaseResult;
 use serde::Serialize;
@@ -56,7 +57,9 @@ pub fn ratios(phases: &[PhaseResult]) -> Vec<Ratio> {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Report {
     pub api: Option<ApiRun>,
-    pub startup: Option<StartupResult>,
+    /// One result per startup scenario (none without --startup-binary).
+    pub startup: Vec<StartupResult>,
+    pub memory: Option<MemoryResult>,
 }
 
 impl Report {
@@ -69,8 +72,11 @@ impl Report {
         if let Some(api) = &self.api {
             api_table(&mut out, api);
         }
-        if let Some(startup) = &self.startup {
+        for startup in &self.startup {
             startup_lines(&mut out, startup);
+        }
+        if let Some(memory) = &self.memory {
+            memory_lines(&mut out, memory);
         }
         out
     }
@@ -154,12 +160,20 @@ fn startup_lines(out: &mut String, s: &StartupResult) {
     let ok = s.samples_ms.len();
     let _ = writeln!(
         out,
-        "startup of {} to first 200 from /readyz: {ok}/{} runs ok, median {:.1} ms, max {:.1} ms",
-        s.binary, s.runs, s.median_ms, s.max_ms
+        "startup of {} ({}) to first 200 from /readyz: {ok}/{} runs ok, median {:.1} ms, max {:.1} ms, median RSS at ready {:.1} MiB",
+        s.binary, s.scenario, s.runs, s.median_ms, s.max_ms, s.median_rss_mib
     );
     for failure in &s.failures {
         let _ = writeln!(out, "startup failure: {failure}");
     }
+}
+
+fn memory_lines(out: &mut String, m: &MemoryResult) {
+    let _ = writeln!(
+        out,
+        "memory: RSS {:.1} MiB at ready, {:.1} MiB after {} ConfigMaps of {} bytes ({} create errors): {:.0} bytes per object",
+        m.rss_ready_mib, m.rss_after_mib, m.objects, m.body_bytes, m.create_errors, m.bytes_per_object
+    );
 }
 
 #[cfg(test)]
@@ -184,14 +198,18 @@ mod tests {
                 ],
                 ratios: vec![],
             }),
-            startup: Some(StartupResult {
+            startup: vec![StartupResult {
                 binary: "capstan".into(),
+                scenario: "existing data dir".into(),
                 runs: 5,
                 samples_ms: vec![10.0, 30.0, 20.0, 40.0, 50.0],
                 median_ms: 30.0,
                 max_ms: 50.0,
+                rss_mib: vec![30.0; 5],
+                median_rss_mib: 30.0,
                 failures: vec![],
-            }),
+            }],
+            memory: None,
         }
     }
 
@@ -205,7 +223,9 @@ mod tests {
             ["create", "1", "2", "0", "500.0", "1.000", "2.000", "2.000"]
         );
         assert!(table.contains("first error in update (concurrency 32): HTTP 409 Conflict"));
-        assert!(table.contains("5/5 runs ok, median 30.0 ms, max 50.0 ms"));
+        assert!(table.contains(
+            "(existing data dir) to first 200 from /readyz: 5/5 runs ok, median 30.0 ms, max 50.0 ms, median RSS at ready 30.0 MiB"
+        ));
     }
 
     #[test]
@@ -251,8 +271,10 @@ mod tests {
         assert_eq!(phase["p99_ms"], 2.0);
         assert_eq!(v["api"]["phases"][1]["errors"], 1);
         assert_eq!(v["api"]["protocol"], "HTTP/2");
-        assert_eq!(v["startup"]["median_ms"], 30.0);
+        assert_eq!(v["startup"][0]["median_ms"], 30.0);
+        assert_eq!(v["startup"][0]["median_rss_mib"], 30.0);
         let empty: serde_json::Value = serde_json::from_str(&Report::default().to_json()).unwrap();
-        assert!(empty["api"].is_null() && empty["startup"].is_null());
+        assert!(empty["api"].is_null() && empty["startup"] == serde_json::json!([]));
+        assert!(empty["memory"].is_null());
     }
 }
