@@ -49,9 +49,14 @@ impl ObjectReader for StoreReader {
         })
     }
 
+    /// Read by hot plugins on every call: the resource is only looked up.
     fn watermark(&self, api_version: &str, resource: &str) -> Result<String, String> {
-        let res = self.resource(api_version, resource)?;
-        Ok(self.watermarks.get(&keys::prefix(&res, None)))
+        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+        let catalogue = self.catalogue.get();
+        let res = catalogue
+            .lookup(group, version, resource)
+            .ok_or_else(|| format!("the server does not serve {resource} in {api_version}"))?;
+        Ok(self.watermarks.get(&keys::prefix(res, None)))
     }
 
     fn list(
