@@ -24,6 +24,7 @@ pub mod host;
 pub mod object;
 pub mod patch;
 pub mod plugin;
+pub mod remembered;
 pub mod response;
 pub mod review;
 pub mod strategy;
@@ -40,6 +41,7 @@ pub use plugin::{
     run_admission, run_authenticator, run_authorizer, run_converter, run_strategy, AdmissionPlugin,
     AuthenticatorPlugin, AuthorizerPlugin, ConverterPlugin, StrategyPlugin,
 };
+pub use remembered::Remembered;
 pub use response::{AdmissionResponse, Status, StatusCause, StatusDetails};
 pub use review::{AdmissionRequest, AdmissionReview, Operation, UserInfo};
 pub use serde_json::{json, Value};

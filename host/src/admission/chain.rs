@@ -5,7 +5,7 @@
 use super::config::{FailurePolicy, Phase, PluginEntry};
 use super::match_conditions::Outcome;
 use super::matcher::{labels_of, RequestAttributes};
-use super::review::{apply_patch, read_response, ReviewRequest};
+use super::review::{apply_patch, read_response, EncodedReview, ReviewRequest, Verdict};
 use super::{Admit, Transport};
 use crate::catalogue::ResourceInfo;
 use crate::registry::{Registry, STORAGE_UNAVAILABLE};
@@ -31,9 +31,10 @@ pub enum ChainEntry {
     Webhooks(Phase),
 }
 
-/// Source of the API's webhooks (admissionregistration.k8s.io), read per request.
+/// Source of the API's webhooks (admissionregistration.k8s.io), asked per
+/// request; the entries are shared while their configurations do not change.
 pub trait WebhookSource: Send + Sync {
-    fn webhooks<'a>(&'a self, phase: Phase) -> BoxFuture<'a, Vec<CallableEntry>>;
+    fn webhooks<'a>(&'a self, phase: Phase) -> BoxFuture<'a, Vec<Arc<CallableEntry>>>;
 }
 
 /// The configured chain, shared by all requests.
@@ -94,12 +95,7 @@ impl Chain {
                 }
                 ChainEntry::Webhooks(ph) if *ph == phase => {
                     if let Some(src) = &self.webhooks {
-                        out.extend(
-                            src.webhooks(phase)
-                                .await
-                                .into_iter()
-                                .map(|e| EntryRef::Owned(Box::new(e))),
-                        );
+                        out.extend(src.webhooks(phase).await.into_iter().map(EntryRef::Shared));
                     }
                 }
                 _ => {}
@@ -126,31 +122,28 @@ impl Chain {
         }
     }
 
+    /// Whether the entry's rules and selectors take the request: nothing is
+    /// encoded or called for an entry they leave out.
     async fn applies(
         &self,
         e: &CallableEntry,
         req: &ReviewRequest,
+        attrs: &RequestAttributes,
         obj: Option<&Value>,
         old: Option<&Value>,
     ) -> bool {
-        let attrs = RequestAttributes {
-            operation: req.operation,
-            group: req.group.clone(),
-            version: req.version.clone(),
-            resource: req.resource.clone(),
-            subresource: req.subresource.clone(),
-            namespaced: req.namespace.is_some(),
-        };
         let rules_ok = e
             .config
             .rules
             .as_ref()
-            .is_none_or(|rs| rs.iter().any(|r| r.matches(&attrs)));
+            .is_none_or(|rs| rs.iter().any(|r| r.matches(attrs)));
         if !rules_ok {
             return false;
         }
-        let object_ok = e.config.object_selector.matches(&labels_of(obj))
-            || e.config.object_selector.matches(&labels_of(old));
+        let selector = &e.config.object_selector;
+        let object_ok = selector.is_everything()
+            || selector.matches(&labels_of(obj))
+            || selector.matches(&labels_of(old));
         if !object_ok {
             return false;
         }
@@ -168,12 +161,12 @@ impl Chain {
     async fn is_called(
         &self,
         e: &CallableEntry,
-        req: &ReviewRequest,
+        (req, attrs): (&ReviewRequest, &RequestAttributes),
         obj: Option<&Value>,
         old: Option<&Value>,
         warnings: &Mutex<Vec<String>>,
     ) -> ApiResult<bool> {
-        Ok(self.applies(e, req, obj, old).await
+        Ok(self.applies(e, req, attrs, obj, old).await
             && self.conditions_allow(e, req, obj, old, warnings)?)
     }
 
@@ -204,29 +197,23 @@ impl Chain {
         }
     }
 
-    /// Calls one entry; Ok(None) when it failed and its policy is Ignore.
+    /// Calls one entry with the review of the object as it stands (its own
+    /// uid); Ok(None) when it failed and its policy is Ignore.
     async fn call(
         &self,
         e: &CallableEntry,
         req: &ReviewRequest,
-        obj: Option<&Value>,
-        old: Option<&Value>,
+        review: &EncodedReview,
         warnings: &Mutex<Vec<String>>,
-    ) -> ApiResult<Option<super::review::Verdict>> {
+    ) -> ApiResult<Option<Verdict>> {
         if req.dry_run && !e.dry_run_safe {
             return Err(ApiError::bad_request(format!(
                 "admission webhook \"{}\" does not support dry run",
                 e.config.name
             )));
         }
-        let (uid, text) = crate::cpu::for_request(|| {
-            let review = req.review(obj, old);
-            let uid = review["request"]["uid"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string();
-            (uid, review.to_string())
-        });
+        let uid = uuid::Uuid::new_v4().to_string();
+        let text = crate::cpu::for_request(|| review.with_uid(&uid));
         let answer = e.transport.call(&text).await;
         let verdict = answer.and_then(|text| {
             crate::cpu::for_request(|| read_response(&text, &uid, &e.config.name, e.verbatim))
@@ -253,42 +240,56 @@ impl Chain {
         warnings: &Mutex<Vec<String>>,
     ) -> ApiResult<Value> {
         let entries = self.entries_for(Phase::Mutating).await;
+        let (attrs, mut review) = (attributes(req), SharedReview::default());
         let mut left_as: Vec<Option<Value>> = vec![None; entries.len()];
         for (i, e) in entries.iter().enumerate() {
             let e = e.get();
-            if !self.is_called(e, req, Some(&obj), old, warnings).await? {
+            if !self
+                .is_called(e, (req, &attrs), Some(&obj), old, warnings)
+                .await?
+            {
                 continue;
             }
-            obj = self.mutate_with(e, req, obj, old, warnings).await?;
+            obj = self
+                .mutate_with(e, req, obj, old, &mut review, warnings)
+                .await?;
             if e.config.reinvoke_if_needed {
                 left_as[i] = Some(obj.clone());
             }
         }
         for (e, seen) in entries.iter().zip(left_as) {
             if seen.is_some_and(|seen| seen != obj) {
-                obj = self.mutate_with(e.get(), req, obj, old, warnings).await?;
+                obj = self
+                    .mutate_with(e.get(), req, obj, old, &mut review, warnings)
+                    .await?;
             }
         }
         Ok(obj)
     }
 
-    /// One mutating call: `obj` with the entry's patch applied.
+    /// One mutating call: `obj` with the entry's patch applied (the review
+    /// is encoded again for the next entry once a patch changed it).
     async fn mutate_with(
         &self,
         e: &CallableEntry,
         req: &ReviewRequest,
         obj: Value,
         old: Option<&Value>,
+        review: &mut SharedReview,
         warnings: &Mutex<Vec<String>>,
     ) -> ApiResult<Value> {
-        let Some(v) = self.call(e, req, Some(&obj), old, warnings).await? else {
+        let encoded = review.get(req, Some(&obj), old);
+        let Some(v) = self.call(e, req, encoded, warnings).await? else {
             return Ok(obj);
         };
         if let Some(denial) = v.denial {
             return Err(denial);
         }
         match v.patch.map(|p| apply_patch(&obj, &p)) {
-            Some(Ok(patched)) => Ok(patched),
+            Some(Ok(patched)) => {
+                review.object_changed();
+                Ok(patched)
+            }
             Some(Err(why)) => failure(e, &why, warnings).map(|_| obj),
             None => Ok(obj),
         }
@@ -301,12 +302,14 @@ impl Chain {
         old: Option<&Value>,
         warnings: &Mutex<Vec<String>>,
     ) -> ApiResult<()> {
+        let (attrs, mut review) = (attributes(req), SharedReview::default());
         for e in self.entries_for(Phase::Validating).await {
             let e = e.get();
-            if !self.is_called(e, req, obj, old, warnings).await? {
+            if !self.is_called(e, (req, &attrs), obj, old, warnings).await? {
                 continue;
             }
-            if let Some(v) = self.call(e, req, obj, old, warnings).await? {
+            let encoded = review.get(req, obj, old);
+            if let Some(v) = self.call(e, req, encoded, warnings).await? {
                 if let Some(denial) = v.denial {
                     return Err(denial);
                 }
@@ -316,16 +319,50 @@ impl Chain {
     }
 }
 
+/// The review of the object as it stands: encoded when the first entry is
+/// called, then shared by every entry called with the same object, until a
+/// mutating entry's patch changes it.
+#[derive(Default)]
+struct SharedReview(Option<EncodedReview>);
+
+impl SharedReview {
+    fn get(
+        &mut self,
+        req: &ReviewRequest,
+        obj: Option<&Value>,
+        old: Option<&Value>,
+    ) -> &EncodedReview {
+        self.0
+            .get_or_insert_with(|| crate::cpu::for_request(|| req.encode(obj, old)))
+    }
+
+    fn object_changed(&mut self) {
+        self.0 = None;
+    }
+}
+
+/// What the rules of the entries match against.
+fn attributes(req: &ReviewRequest) -> RequestAttributes {
+    RequestAttributes {
+        operation: req.operation,
+        group: req.group.clone(),
+        version: req.version.clone(),
+        resource: req.resource.clone(),
+        subresource: req.subresource.clone(),
+        namespaced: req.namespace.is_some(),
+    }
+}
+
 enum EntryRef<'a> {
     Borrowed(&'a CallableEntry),
-    Owned(Box<CallableEntry>),
+    Shared(Arc<CallableEntry>),
 }
 
 impl EntryRef<'_> {
     fn get(&self) -> &CallableEntry {
         match self {
             EntryRef::Borrowed(e) => e,
-            EntryRef::Owned(e) => e,
+            EntryRef::Shared(e) => e,
         }
     }
 }
@@ -428,9 +465,10 @@ impl Admit for RequestAdmission {
 mod tests {
     use super::*;
     use crate::admission::config::{FailurePolicy, Phase, PluginEntry, DEFAULT_TIMEOUT};
-    use crate::admission::matcher::Selector;
+    use crate::admission::matcher::{Rule, Selector};
     use base64::Engine;
     use serde_json::json;
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     /// A transport answering with a closure over the review.
     type Answer = Box<dyn Fn(&Value) -> Result<Value, String> + Send + Sync>;
@@ -578,6 +616,66 @@ mod tests {
         let (c, _dir) = chain(vec![recorder("record"), labeller()]);
         let out = c.mutate(&request(), obj(), None, &w).await.unwrap();
         assert_eq!(out["data"]["seen"], "null");
+    }
+
+    #[tokio::test]
+    async fn each_entry_sees_the_object_as_the_entries_before_it_left_it() {
+        let uids = Arc::new(Mutex::new(Vec::new()));
+        let seen = uids.clone();
+        let noop = entry("noop", Phase::Mutating, FailurePolicy::Fail, move |r| {
+            seen.lock().unwrap().push(r["request"]["uid"].clone());
+            Ok(answer(r, true, None))
+        });
+        let (c, _dir) = chain(vec![noop, labeller(), recorder("record")]);
+        let w = Mutex::new(Vec::new());
+        let obj = json!({"metadata": {"name": "c"}});
+        let out = c.mutate(&request(), obj.clone(), None, &w).await.unwrap();
+        assert_eq!(out["data"]["seen"], r#"{"team":"a"}"#);
+        // Every call has a uid of its own, also when the review is shared.
+        c.mutate(&request(), obj, None, &w).await.unwrap();
+        let uids = uids.lock().unwrap();
+        assert_eq!(uids.len(), 2);
+        assert!(uids[0].is_string() && uids[0] != uids[1], "{uids:?}");
+    }
+
+    /// A validating entry that denies everything, limited to `rules` and
+    /// `labels` (an objectSelector), counting its calls.
+    fn denier(rules: &[&str], labels: Option<Value>, calls: Arc<AtomicUsize>) -> ChainEntry {
+        let mut e = entry("denier", Phase::Validating, FailurePolicy::Fail, move |r| {
+            calls.fetch_add(1, Ordering::SeqCst);
+            Ok(answer(r, false, None))
+        });
+        if let ChainEntry::Plugin(p) = &mut e {
+            p.config.rules = Some(vec![Rule {
+                operations: vec!["CREATE".into()],
+                api_groups: vec!["".into()],
+                api_versions: vec!["*".into()],
+                resources: rules.iter().map(|r| r.to_string()).collect(),
+                scope: None,
+            }]);
+            p.config.object_selector = Selector::parse(labels.as_ref()).unwrap();
+        }
+        e
+    }
+
+    #[tokio::test]
+    async fn entries_the_request_does_not_match_are_never_called() {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let w = Mutex::new(Vec::new());
+        let team_b = json!({"matchLabels": {"team": "b"}});
+        let obj = json!({"metadata": {"name": "c", "labels": {"team": "a"}}});
+        for skipped in [
+            denier(&["pods", "secrets"], None, calls.clone()),
+            denier(&["configmaps"], Some(team_b), calls.clone()),
+        ] {
+            let (c, _dir) = chain(vec![skipped]);
+            c.validate(&request(), Some(&obj), None, &w).await.unwrap();
+        }
+        assert_eq!(calls.load(Ordering::SeqCst), 0);
+        let (c, _dir) = chain(vec![denier(&["configmaps"], None, calls.clone())]);
+        let denied = c.validate(&request(), Some(&obj), None, &w).await;
+        assert_eq!(denied.unwrap_err().code, 403);
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
     }
 
     #[tokio::test]

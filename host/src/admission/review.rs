@@ -4,6 +4,7 @@
 
 use crate::status::ApiError;
 use base64::Engine;
+use serde::Serialize;
 use serde_json::{json, Value};
 
 /// Who is asking and what they are doing, shared by every entry of one request.
@@ -26,37 +27,137 @@ pub struct ReviewRequest {
     pub dry_run: bool,
 }
 
+/// `request.kind` and `request.requestKind`.
+#[derive(Serialize)]
+struct Gvk<'a> {
+    group: &'a str,
+    version: &'a str,
+    kind: &'a str,
+}
+
+/// `request.resource` and `request.requestResource`.
+#[derive(Serialize)]
+struct Gvr<'a> {
+    group: &'a str,
+    version: &'a str,
+    resource: &'a str,
+}
+
+/// `request.options`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Options {
+    kind: &'static str,
+    api_version: &'static str,
+}
+
+/// Every field of `request` but its uid, borrowed from the request and
+/// the objects: encoded without copying them first.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RequestFields<'a> {
+    kind: Gvk<'a>,
+    resource: Gvr<'a>,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    sub_resource: &'a str,
+    request_kind: Gvk<'a>,
+    request_resource: Gvr<'a>,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    request_sub_resource: &'a str,
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    namespace: Option<&'a str>,
+    operation: &'a str,
+    user_info: &'a Value,
+    object: Option<&'a Value>,
+    old_object: Option<&'a Value>,
+    dry_run: bool,
+    options: Options,
+}
+
+/// The envelope up to the request's uid.
+const HEAD: &str =
+    r#"{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":""#;
+
+/// An AdmissionReview encoded once for one state of the object and shared
+/// by every entry called with it; each call only sets its own uid.
+#[derive(Debug)]
+pub struct EncodedReview {
+    /// `request`'s fields after the uid, and the closing braces.
+    tail: String,
+}
+
+impl EncodedReview {
+    /// The review's text with `uid` (a UUID: nothing to escape).
+    pub fn with_uid(&self, uid: &str) -> String {
+        let mut text = String::with_capacity(HEAD.len() + uid.len() + 2 + self.tail.len());
+        text.push_str(HEAD);
+        text.push_str(uid);
+        text.push_str("\",");
+        text.push_str(&self.tail);
+        text
+    }
+}
+
 impl ReviewRequest {
-    fn options(&self) -> Value {
+    fn options(&self) -> Options {
         let kind = match self.operation {
             "CREATE" => "CreateOptions",
             "UPDATE" => "UpdateOptions",
             _ => "DeleteOptions",
         };
-        json!({"kind": kind, "apiVersion": "meta.k8s.io/v1"})
+        Options {
+            kind,
+            api_version: "meta.k8s.io/v1",
+        }
     }
 
-    /// The review sent for one call, with a fresh uid.
+    /// The review of `object` and `old`, encoded once for every entry that
+    /// sees them.
+    pub fn encode(&self, object: Option<&Value>, old: Option<&Value>) -> EncodedReview {
+        let gvk = || Gvk {
+            group: &self.kind_group,
+            version: &self.kind_version,
+            kind: &self.kind,
+        };
+        let gvr = || Gvr {
+            group: &self.group,
+            version: &self.version,
+            resource: &self.resource,
+        };
+        let fields = RequestFields {
+            kind: gvk(),
+            resource: gvr(),
+            sub_resource: &self.subresource,
+            request_kind: gvk(),
+            request_resource: gvr(),
+            request_sub_resource: &self.subresource,
+            name: &self.name,
+            namespace: self.namespace.as_deref(),
+            operation: self.operation,
+            user_info: &self.user,
+            object,
+            old_object: old,
+            dry_run: self.dry_run,
+            options: self.options(),
+        };
+        // Encoding strings and Values cannot fail; were it to, the entries
+        // would see a review without objects rather than the server panic.
+        let mut tail =
+            serde_json::to_string(&fields).unwrap_or_else(|_| r#"{"object":null}"#.into());
+        // `{"kind":...}` becomes `"kind":...}}`: the uid comes first.
+        tail.remove(0);
+        tail.push('}');
+        EncodedReview { tail }
+    }
+
+    /// The review sent for one call, with a fresh uid, as a value (for
+    /// matchConditions and tests; calls send [`ReviewRequest::encode`]'s text).
     pub fn review(&self, object: Option<&Value>, old: Option<&Value>) -> Value {
-        let gvk =
-            json!({"group": self.kind_group, "version": self.kind_version, "kind": self.kind});
-        let gvr = json!({"group": self.group, "version": self.version, "resource": self.resource});
-        let mut req = json!({
-            "uid": uuid::Uuid::new_v4().to_string(),
-            "kind": gvk, "resource": gvr, "requestKind": gvk, "requestResource": gvr,
-            "name": self.name, "operation": self.operation, "userInfo": self.user,
-            "object": object.cloned().unwrap_or(Value::Null),
-            "oldObject": old.cloned().unwrap_or(Value::Null),
-            "dryRun": self.dry_run, "options": self.options(),
-        });
-        if !self.subresource.is_empty() {
-            req["subResource"] = json!(self.subresource);
-            req["requestSubResource"] = json!(self.subresource);
-        }
-        if let Some(ns) = &self.namespace {
-            req["namespace"] = json!(ns);
-        }
-        json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": req})
+        let text = self
+            .encode(object, old)
+            .with_uid(&uuid::Uuid::new_v4().to_string());
+        serde_json::from_str(&text).unwrap_or(Value::Null)
     }
 }
 
@@ -243,6 +344,20 @@ mod tests {
         assert_eq!(r["request"]["namespace"], "default");
         assert_eq!(r["request"]["oldObject"], Value::Null);
         assert_eq!(r["request"]["options"]["kind"], "CreateOptions");
+    }
+
+    #[test]
+    fn one_encoding_serves_every_call_each_with_its_own_uid() {
+        let encoded = req().encode(Some(&json!({"a": 1})), Some(&json!({"a": 0})));
+        let first: Value = serde_json::from_str(&encoded.with_uid("u-1")).unwrap();
+        let second: Value = serde_json::from_str(&encoded.with_uid("u-2")).unwrap();
+        assert_eq!(first["request"]["uid"], "u-1");
+        assert_eq!(second["request"]["uid"], "u-2");
+        assert_eq!(first["request"]["object"], json!({"a": 1}));
+        assert_eq!(first["request"]["oldObject"], json!({"a": 0}));
+        assert_eq!(first["request"]["userInfo"]["username"], "alice");
+        assert_eq!(first["kind"], "AdmissionReview");
+        assert_eq!(first["request"].get("subResource"), None);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::registry::{ListQuery, Registry};
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -42,16 +42,29 @@ async fn list(
 /// The configurations of one kind, kept current by a watch (as an informer
 /// would), so a write does not read them from storage every time.
 #[derive(Clone, Default)]
-struct ConfigCache(Arc<std::sync::RwLock<Option<Vec<Value>>>>);
+struct ConfigCache(Arc<std::sync::RwLock<Option<Arc<Snapshot>>>>);
+
+/// The configurations as last listed, and the chain entries built from
+/// them on the first write that needs them (not again per write).
+struct Snapshot {
+    items: Vec<Value>,
+    entries: OnceLock<Vec<Arc<CallableEntry>>>,
+}
 
 impl ConfigCache {
-    fn current(&self) -> Option<Vec<Value>> {
+    fn current(&self) -> Option<Arc<Snapshot>> {
         self.0.read().ok().and_then(|c| c.clone())
     }
 
     fn set(&self, items: Option<Vec<Value>>) {
+        let snapshot = items.map(|items| {
+            Arc::new(Snapshot {
+                items,
+                entries: OnceLock::new(),
+            })
+        });
         if let Ok(mut c) = self.0.write() {
-            *c = items;
+            *c = snapshot;
         }
     }
 
@@ -121,19 +134,49 @@ impl ApiWebhooks {
         })
     }
 
-    async fn configurations(&self, phase: Phase) -> Vec<Value> {
+    /// The entries of `phase`'s configurations: built once per change of
+    /// the watched configurations, or per call while there is no watch.
+    async fn entries(&self, phase: Phase) -> Vec<Arc<CallableEntry>> {
         let (res, cache) = if phase == Phase::Mutating {
             (&self.mutating, &self.mutating_cache)
         } else {
             (&self.validating, &self.validating_cache)
         };
-        if let Some(items) = cache.current() {
-            return items;
+        if let Some(snapshot) = cache.current() {
+            return snapshot
+                .entries
+                .get_or_init(|| self.build(phase, &snapshot.items))
+                .clone();
         }
-        list(&self.registry, res).await.unwrap_or_else(|e| {
+        let items = list(&self.registry, res).await.unwrap_or_else(|e| {
             tracing::warn!(error = %e, "could not read webhook configurations");
             Vec::new()
-        })
+        });
+        self.build(phase, &items)
+    }
+
+    /// The webhooks of `configs`, ordered by configuration name; those that
+    /// cannot be called are left out with a warning.
+    fn build(&self, phase: Phase, configs: &[Value]) -> Vec<Arc<CallableEntry>> {
+        let mut configs: Vec<&Value> = configs.iter().collect();
+        configs.sort_by(|a, b| {
+            a.pointer("/metadata/name")
+                .and_then(Value::as_str)
+                .cmp(&b.pointer("/metadata/name").and_then(Value::as_str))
+        });
+        let hooks = configs
+            .into_iter()
+            .filter_map(|c| c.get("webhooks").and_then(Value::as_array))
+            .flatten();
+        hooks
+            .filter_map(|h| match self.entry(phase, h) {
+                Ok(e) => Some(Arc::new(e)),
+                Err(why) => {
+                    tracing::warn!(error = %why, "skipping a webhook that cannot be called");
+                    None
+                }
+            })
+            .collect()
     }
 
     fn entry(&self, phase: Phase, hook: &Value) -> Result<CallableEntry, String> {
@@ -201,30 +244,8 @@ impl ApiWebhooks {
 }
 
 impl WebhookSource for ApiWebhooks {
-    fn webhooks<'a>(&'a self, phase: Phase) -> BoxFuture<'a, Vec<CallableEntry>> {
-        Box::pin(async move {
-            let mut configs = self.configurations(phase).await;
-            configs.sort_by(|a, b| {
-                a.pointer("/metadata/name")
-                    .and_then(Value::as_str)
-                    .cmp(&b.pointer("/metadata/name").and_then(Value::as_str))
-            });
-            let hooks = configs.iter().flat_map(|c| {
-                c.get("webhooks")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default()
-            });
-            hooks
-                .filter_map(|h| match self.entry(phase, &h) {
-                    Ok(e) => Some(e),
-                    Err(why) => {
-                        tracing::warn!(error = %why, "skipping a webhook that cannot be called");
-                        None
-                    }
-                })
-                .collect()
-        })
+    fn webhooks<'a>(&'a self, phase: Phase) -> BoxFuture<'a, Vec<Arc<CallableEntry>>> {
+        Box::pin(self.entries(phase))
     }
 }
 

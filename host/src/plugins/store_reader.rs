@@ -23,13 +23,23 @@ pub struct StoreReader {
 }
 
 impl StoreReader {
-    fn resource(&self, api_version: &str, resource: &str) -> Result<ResourceInfo, String> {
+    /// `f` of the resource served as `resource` in `api_version`.
+    fn with_resource<T>(
+        &self,
+        api_version: &str,
+        resource: &str,
+        f: impl FnOnce(&ResourceInfo) -> T,
+    ) -> Result<T, String> {
         let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
         self.catalogue
             .get()
             .lookup(group, version, resource)
-            .cloned()
+            .map(f)
             .ok_or_else(|| format!("the server does not serve {resource} in {api_version}"))
+    }
+
+    fn resource(&self, api_version: &str, resource: &str) -> Result<ResourceInfo, String> {
+        self.with_resource(api_version, resource, ResourceInfo::clone)
     }
 }
 
@@ -57,9 +67,11 @@ impl ObjectReader for StoreReader {
         })
     }
 
+    /// Read by hot plugins on every call: the resource is only looked up.
     fn watermark(&self, api_version: &str, resource: &str) -> Result<String, String> {
-        let res = self.resource(api_version, resource)?;
-        Ok(self.watermarks.get(&keys::prefix(&res, None)))
+        self.with_resource(api_version, resource, |res| {
+            self.watermarks.get(&keys::prefix(res, None))
+        })
     }
 
     fn list(

@@ -1,10 +1,22 @@
 //! Built-in admission plugin `namespace-lifecycle`, kube-apiserver's
 //! NamespaceLifecycle: no new content in missing or terminating namespaces,
 //! and the system namespaces (default, kube-system, kube-public) can't be deleted.
+//!
+//! Whether a namespace is terminating is remembered between calls until
+//! namespaces change (their watermark); a namespace not found is looked up
+//! again every time, as kube's live lookup does.
+
+use std::cell::RefCell;
 
 use capstan_plugin_sdk::{
-    host, object, AdmissionPlugin, AdmissionRequest, AdmissionResponse, Operation,
+    host, object, AdmissionPlugin, AdmissionRequest, AdmissionResponse, Operation, Remembered,
 };
+
+thread_local! {
+    /// Namespace name → terminating, for namespaces that exist.
+    static NAMESPACES: RefCell<Remembered<Option<bool>>> =
+        const { RefCell::new(Remembered::new("v1", "namespaces")) };
+}
 
 /// Namespaces that may never be deleted.
 const IMMORTAL: [&str; 3] = ["default", "kube-system", "kube-public"];
@@ -45,14 +57,13 @@ fn is_access_review(req: &AdmissionRequest) -> bool {
 
 /// Creates and updates need the namespace to exist; creates need it active.
 fn check_namespace(req: &AdmissionRequest) -> Result<AdmissionResponse, String> {
-    let Some(namespace) = host::get_object("v1", "namespaces", None, &req.namespace)? else {
+    let Some(terminating) = terminating(&req.namespace)? else {
         return Ok(AdmissionResponse::not_found(
             "",
             "namespaces",
             &req.namespace,
         ));
     };
-    let terminating = object::get_str(&namespace, &["status", "phase"]) == Some("Terminating");
     if req.operation != Operation::Create || !terminating {
         return Ok(AdmissionResponse::allow());
     }
@@ -65,6 +76,15 @@ fn check_namespace(req: &AdmissionRequest) -> Result<AdmissionResponse, String> 
         "metadata.namespace",
         &message,
     ))
+}
+
+/// Whether the namespace is terminating; None when it does not exist.
+fn terminating(name: &str) -> Result<Option<bool>, String> {
+    let read = || {
+        let namespace = host::get_object("v1", "namespaces", None, name)?;
+        Ok(namespace.map(|n| object::get_str(&n, &["status", "phase"]) == Some("Terminating")))
+    };
+    NAMESPACES.with(|cache| cache.borrow_mut().get_or_read(name, read, Option::is_some))
 }
 
 capstan_plugin_sdk::admission_plugin!(NamespaceLifecycle);
@@ -130,6 +150,36 @@ mod tests {
         let mut update = create_pod("doomed");
         update.operation = Operation::Update;
         assert!(NamespaceLifecycle::review(&update).unwrap().allowed);
+    }
+
+    #[test]
+    fn a_namespace_that_starts_terminating_is_seen_at_once() {
+        testing::reset();
+        namespace("team", "Active");
+        assert!(
+            NamespaceLifecycle::review(&create_pod("team"))
+                .unwrap()
+                .allowed
+        );
+        namespace("team", "Terminating");
+        assert_eq!(
+            NamespaceLifecycle::review(&create_pod("team"))
+                .unwrap()
+                .code(),
+            403
+        );
+        assert_eq!(
+            NamespaceLifecycle::review(&create_pod("later"))
+                .unwrap()
+                .code(),
+            404
+        );
+        namespace("later", "Active");
+        assert!(
+            NamespaceLifecycle::review(&create_pod("later"))
+                .unwrap()
+                .allowed
+        );
     }
 
     #[test]

@@ -6,13 +6,19 @@
 //! objects with `capstan-quota` (kube reads the controller-maintained
 //! `status.used` instead); nothing is reserved, so dry runs are no different.
 //!
-//! Reads: one list of the namespace's resourcequotas; then, only when a
+//! Reads: one list of the namespace's resourcequotas, remembered between
+//! calls until resourcequotas change (their watermark); then, only when a
 //! quota applies and the write adds usage to it, one list of the objects of
 //! the written resource in the namespace.
 
 mod write;
 
-use capstan_plugin_sdk::{host, AdmissionPlugin, AdmissionRequest, AdmissionResponse, Value};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use capstan_plugin_sdk::{
+    host, AdmissionPlugin, AdmissionRequest, AdmissionResponse, Remembered, Value,
+};
 use capstan_quota::{admit, applies, check_constraints, requested, usage};
 
 use write::Write;
@@ -25,7 +31,7 @@ impl AdmissionPlugin for ResourceQuota {
         let Some(write) = Write::of(req) else {
             return Ok(AdmissionResponse::allow());
         };
-        let quotas = host::list_objects("v1", "resourcequotas", Some(&req.namespace), None, None)?;
+        let quotas = quotas(&req.namespace)?;
         if quotas.is_empty() {
             return Ok(AdmissionResponse::allow());
         }
@@ -34,6 +40,19 @@ impl AdmissionPlugin for ResourceQuota {
             None => AdmissionResponse::allow(),
         })
     }
+}
+
+thread_local! {
+    /// Namespace → its ResourceQuotas.
+    static QUOTAS: RefCell<Remembered<Rc<Vec<Value>>>> =
+        const { RefCell::new(Remembered::new("v1", "resourcequotas")) };
+}
+
+/// The namespace's ResourceQuotas.
+fn quotas(namespace: &str) -> Result<Rc<Vec<Value>>, String> {
+    let read =
+        || host::list_objects("v1", "resourcequotas", Some(namespace), None, None).map(Rc::new);
+    QUOTAS.with(|cache| cache.borrow_mut().get_or_read(namespace, read, |_| true))
 }
 
 /// The refusal message, if any. As kube does, every applicable quota's
