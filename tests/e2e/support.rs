@@ -19,6 +19,8 @@ pub struct Server {
     data_dir: PathBuf,
     pub port: u16,
     extra_args: Vec<String>,
+    /// How long a start may take before the test fails.
+    ready_within: Duration,
 }
 
 fn free_port() -> u16 {
@@ -34,19 +36,31 @@ impl Server {
 
     /// Starts with extra `capstan serve` flags.
     pub fn start_with(extra: &[&str]) -> Server {
+        Self::start_within(extra, Duration::from_secs(30))
+    }
+
+    /// Starts with extra flags, allowing `ready_within` for the start: a
+    /// plugin that embeds an interpreter (JS, Python) compiles for tens of
+    /// seconds before the server serves, when the plugin cache is cold.
+    pub fn start_within(extra: &[&str], ready_within: Duration) -> Server {
         let dir = tempfile::tempdir().expect("temp dir");
         let data_dir = dir.path().to_path_buf();
-        Self::spawn_new(dir, data_dir, extra)
+        Self::spawn_new(dir, data_dir, extra, ready_within)
     }
 
     /// Another replica: same data directory (certificates, token key), its
     /// own port, started with `extra` flags (e.g. the same --etcd-servers).
     pub fn start_replica(&self, extra: &[&str]) -> Server {
         let dir = tempfile::tempdir().expect("temp dir");
-        Self::spawn_new(dir, self.data_dir.clone(), extra)
+        Self::spawn_new(dir, self.data_dir.clone(), extra, self.ready_within)
     }
 
-    fn spawn_new(dir: tempfile::TempDir, data_dir: PathBuf, extra: &[&str]) -> Server {
+    fn spawn_new(
+        dir: tempfile::TempDir,
+        data_dir: PathBuf,
+        extra: &[&str],
+        ready_within: Duration,
+    ) -> Server {
         let extra_args = extra.iter().map(|s| s.to_string()).collect();
         let mut s = Server {
             child: None,
@@ -54,6 +68,7 @@ impl Server {
             data_dir,
             port: free_port(),
             extra_args,
+            ready_within,
         };
         s.spawn();
         s
@@ -83,7 +98,7 @@ impl Server {
     }
 
     fn wait_ready(&mut self) {
-        let deadline = Instant::now() + Duration::from_secs(30);
+        let deadline = Instant::now() + self.ready_within;
         while Instant::now() < deadline {
             if self.kubeconfig().exists() {
                 let out = self.curl(&[
