@@ -15,6 +15,7 @@ mod errors;
 mod etcd;
 mod header_bytes;
 mod hostile_requests;
+mod js_plugins;
 mod lifecycle;
 mod objects;
 mod openapi_v2;

@@ -25,6 +25,8 @@ pub struct Server {
     /// Without `--plugin-cache-dir`, with this `XDG_CACHE_HOME` (the default
     /// cache location); `None`: the tests' shared cache directory.
     cache_home: Option<PathBuf>,
+    /// How long a start may take before the test fails.
+    ready_within: Duration,
 }
 
 fn free_port() -> u16 {
@@ -40,9 +42,16 @@ impl Server {
 
     /// Starts with extra `capstan serve` flags.
     pub fn start_with(extra: &[&str]) -> Server {
+        Self::start_within(extra, Duration::from_secs(90))
+    }
+
+    /// Starts with extra flags, allowing `ready_within` for the start: a
+    /// plugin that embeds an interpreter (JS, Python) compiles for tens of
+    /// seconds before the server serves, when the plugin cache is cold.
+    pub fn start_within(extra: &[&str], ready_within: Duration) -> Server {
         let dir = tempfile::tempdir().expect("temp dir");
         let data_dir = dir.path().to_path_buf();
-        Self::spawn_new(dir, data_dir, extra)
+        Self::spawn_new(dir, data_dir, extra, ready_within)
     }
 
     /// Starts in a new data directory with the default plugin cache, the
@@ -56,6 +65,7 @@ impl Server {
             port: free_port(),
             extra_args: Vec::new(),
             cache_home: Some(cache_home.to_path_buf()),
+            ready_within: Duration::from_secs(90),
         };
         s.spawn();
         s
@@ -65,10 +75,15 @@ impl Server {
     /// own port, started with `extra` flags (e.g. the same --etcd-servers).
     pub fn start_replica(&self, extra: &[&str]) -> Server {
         let dir = tempfile::tempdir().expect("temp dir");
-        Self::spawn_new(dir, self.data_dir.clone(), extra)
+        Self::spawn_new(dir, self.data_dir.clone(), extra, self.ready_within)
     }
 
-    fn spawn_new(dir: tempfile::TempDir, data_dir: PathBuf, extra: &[&str]) -> Server {
+    fn spawn_new(
+        dir: tempfile::TempDir,
+        data_dir: PathBuf,
+        extra: &[&str],
+        ready_within: Duration,
+    ) -> Server {
         let extra_args = extra.iter().map(|s| s.to_string()).collect();
         let mut s = Server {
             child: None,
@@ -77,6 +92,7 @@ impl Server {
             port: free_port(),
             extra_args,
             cache_home: None,
+            ready_within,
         };
         s.spawn();
         s
@@ -108,7 +124,7 @@ impl Server {
     }
 
     fn wait_ready(&mut self) {
-        let deadline = Instant::now() + Duration::from_secs(30);
+        let deadline = Instant::now() + self.ready_within;
         while Instant::now() < deadline {
             if self.kubeconfig().exists() {
                 let out = self.curl(&[
