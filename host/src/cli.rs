@@ -65,6 +65,10 @@ pub struct PluginRunArgs {
     /// Memory cap in MiB.
     #[arg(long = "memory-mib", default_value_t = 64)]
     pub memory_mib: u64,
+    /// Where compiled plugins are cached (default: the user's cache, as for
+    /// `capstan serve`), so a JS or Python module compiles once, not every run.
+    #[arg(long = "plugin-cache-dir")]
+    pub plugin_cache_dir: Option<std::path::PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]

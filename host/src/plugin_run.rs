@@ -35,7 +35,8 @@ pub async fn run(args: &PluginRunArgs) -> Result<RunOutput> {
         serde_json::from_str(&request).context("the request file is not JSON")?;
     serde_json::from_str::<serde_json::Value>(&args.config).context("--config is not JSON")?;
     let bytes = module_bytes(&args.module).map_err(anyhow::Error::msg)?;
-    let runtime = PluginRuntime::new(None)?;
+    let cache = crate::plugins::cache_dir::shared(args.plugin_cache_dir.as_deref());
+    let runtime = PluginRuntime::new(cache)?;
     let plugin = runtime.load_any(&args.module, &bytes)?;
     let kind = plugin.kind();
     if kind == PluginKind::Admission && review.get("request").is_none() {

@@ -13,18 +13,21 @@ use std::path::{Path, PathBuf};
 /// The cache directory of a server: the flag, else the user's cache if it is
 /// usable, else the data directory's.
 pub fn resolve(flag: Option<&Path>, data_dir: &Path) -> PathBuf {
+    shared(flag).unwrap_or_else(|| data_dir.join("plugin-cache"))
+}
+
+/// The flag, else the user's cache if it is usable (`capstan plugin run`,
+/// which has no data directory, then compiles without caching).
+pub fn shared(flag: Option<&Path>) -> Option<PathBuf> {
     if let Some(dir) = flag {
-        return dir.to_path_buf();
+        return Some(dir.to_path_buf());
     }
-    let fallback = data_dir.join("plugin-cache");
-    let Some(user) = user_cache_dir(|name| std::env::var_os(name)) else {
-        return fallback;
-    };
+    let user = user_cache_dir(|name| std::env::var_os(name))?;
     match usable(&user) {
-        Ok(()) => user,
+        Ok(()) => Some(user),
         Err(why) => {
-            tracing::info!(dir = %user.display(), %why, fallback = %fallback.display(), "not caching compiled plugins in the user's cache");
-            fallback
+            tracing::info!(dir = %user.display(), %why, "not caching compiled plugins in the user's cache");
+            None
         }
     }
 }
