@@ -216,7 +216,7 @@ impl<'c> PageRequest<'c> {
             continue_token: self.continue_token,
             exact_revision: self.exact,
             filter: (!self.filter.is_empty()).then_some(matcher),
-            recent: false,
+            recent: None,
         }
     }
 }

@@ -1,9 +1,9 @@
 //! The `get-object` / `list-objects` host imports over the server's own
 //! registry, so context-aware plugins read cluster state without a copy.
-//! They read what this server last saw (the watch cache's view, as kube's
-//! admission plugins read informers), without a round trip to the store to
-//! make sure it saw every write; `get-object` of an object not seen yet
-//! asks the store.
+//! They read the watch cache's view (as kube's admission plugins read
+//! informers): not older than the last write this server made or saw under
+//! the resource (its watermark), without a round trip asking the store how
+//! far it got; `get-object` of an object not found there asks the store.
 
 use super::ObjectReader;
 use crate::catalogue::live::LiveCatalogue;
@@ -38,6 +38,12 @@ impl StoreReader {
             .ok_or_else(|| format!("the server does not serve {resource} in {api_version}"))
     }
 
+    /// The last write this server knows of under the resource: reads are
+    /// not older (a plugin reads back what this server wrote).
+    fn seen(&self, res: &ResourceInfo) -> i64 {
+        self.watermarks.revision(&keys::prefix(res, None))
+    }
+
     fn resource(&self, api_version: &str, resource: &str) -> Result<ResourceInfo, String> {
         self.with_resource(api_version, resource, ResourceInfo::clone)
     }
@@ -57,7 +63,7 @@ impl ObjectReader for StoreReader {
             let res = res?;
             match self
                 .registry
-                .get_recent(&res, namespace.as_deref(), &name)
+                .get_recent(&res, namespace.as_deref(), &name, self.seen(&res))
                 .await
             {
                 Ok(obj) => Ok(Some(obj.to_string())),
@@ -107,7 +113,7 @@ impl ObjectReader for StoreReader {
             };
             let q = ListQuery {
                 filter: Some(&filter),
-                recent: true,
+                recent: Some(self.seen(&res)),
                 ..ListQuery::default()
             };
             let page = self

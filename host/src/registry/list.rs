@@ -24,10 +24,11 @@ pub struct ListQuery<'a> {
     /// A revision to read at exactly (resourceVersionMatch=Exact).
     pub exact_revision: Option<i64>,
     pub filter: Option<&'a (dyn Fn(&Value) -> bool + Send + Sync)>,
-    /// Read the latest objects as this server last saw them, without making
-    /// sure first that it saw every write the store committed (an
-    /// informer's view: plugins' `list-objects` on the write path).
-    pub recent: bool,
+    /// Read the latest objects as this server sees them, not older than
+    /// this revision (the last write it knows of under the resource),
+    /// without asking the store how far it got (an informer's view:
+    /// plugins' `list-objects` on the write path). `None`: a consistent read.
+    pub recent: Option<i64>,
 }
 
 impl ListQuery<'_> {
@@ -113,8 +114,8 @@ impl Registry {
                 revision,
             };
             let page = match q.recent {
-                true => self.storage.range_recent(req).await,
-                false => self.storage.range(req).await,
+                Some(seen) => self.storage.range_recent(req, seen).await,
+                None => self.storage.range(req).await,
             };
             let page = page.map_err(|e| list_error(res, e, q.continue_token.is_some()))?;
             revision = Some(page.revision);

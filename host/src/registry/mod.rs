@@ -286,18 +286,19 @@ impl Registry {
         Ok(page.kvs)
     }
 
-    /// [`get`](Self::get) as this server last saw the object (see
-    /// `Storage::get_recent`); an object not seen yet is read from the store,
-    /// so one created a moment ago is found (as kube's NamespaceLifecycle
-    /// falls back to a live lookup on a cache miss).
+    /// [`get`](Self::get) as this server sees the object, not older than
+    /// `seen` (see `Storage::get_recent`); an object not found there is read
+    /// from the store, so one another server created a moment ago is found
+    /// (as kube's NamespaceLifecycle falls back to a live lookup on a miss).
     pub async fn get_recent(
         &self,
         res: &ResourceInfo,
         ns: Option<&str>,
         name: &str,
+        seen: i64,
     ) -> ApiResult<Value> {
         let key = keys::key(res, ns, name);
-        let seen = self.storage.get_recent(&key).await;
+        let seen = self.storage.get_recent(&key, seen).await;
         match seen.map_err(|e| storage_error(res, name, e))? {
             Some(kv) => decode_as(res, &kv).await,
             None => self.get(res, ns, name).await,

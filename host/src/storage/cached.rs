@@ -282,6 +282,15 @@ impl CachedStorage {
         reached
     }
 
+    /// Whether the synced cache reflects `seen` (a write already committed),
+    /// waiting for its event if needed: no question to the store.
+    async fn reached(&self, seen: Revision) -> bool {
+        if !self.is_synced() {
+            return false;
+        }
+        self.cached_revision() >= seen || self.wait_for_revision(seen).await
+    }
+
     /// Waits up to [`CacheOptions::sync_wait`] for the cache to reach
     /// `target`: first for events, then asking for progress reports (twice
     /// at least: the first one only vouches for the revision before it).
@@ -405,15 +414,21 @@ impl Storage for CachedStorage {
         Box::pin(self.count_impl(prefix))
     }
 
-    fn get_recent<'a>(&'a self, key: &'a str) -> BoxFuture<'a, StorageResult<Option<KeyValue>>> {
-        let from_memory = self.in_scope(key).then(|| {
-            let state = self.shared.read_state();
-            state.synced.then(|| state.live.get(key).cloned())
-        });
+    fn get_recent<'a>(
+        &'a self,
+        key: &'a str,
+        seen: Revision,
+    ) -> BoxFuture<'a, StorageResult<Option<KeyValue>>> {
         Box::pin(async move {
-            if let Some(Some(found)) = from_memory {
-                self.shared.count_memory();
-                return Ok(found);
+            if self.in_scope(key) && self.reached(seen).await {
+                let found = {
+                    let state = self.shared.read_state();
+                    state.synced.then(|| state.live.get(key).cloned())
+                };
+                if let Some(found) = found {
+                    self.shared.count_memory();
+                    return Ok(found);
+                }
             }
             self.shared.count_delegated();
             self.shared.inner.get(key).await
@@ -423,22 +438,25 @@ impl Storage for CachedStorage {
     fn range_recent<'a>(
         &'a self,
         req: RangeRequest<'a>,
+        seen: Revision,
     ) -> BoxFuture<'a, StorageResult<RangeResult>> {
-        let latest = req.revision.is_none_or(|r| r <= 0) && self.in_scope(req.prefix);
-        let from_memory = latest.then(|| {
-            let sel = Selector {
-                prefix: req.prefix,
-                start_after: req.start_after,
-            };
-            let state = self.shared.read_state();
-            state
-                .synced
-                .then(|| read::range_latest(&state, sel, req.limit))
-        });
         Box::pin(async move {
-            if let Some(Some(result)) = from_memory {
-                self.shared.count_memory();
-                return Ok(result);
+            let latest = req.revision.is_none_or(|r| r <= 0);
+            if latest && self.in_scope(req.prefix) && self.reached(seen).await {
+                let sel = Selector {
+                    prefix: req.prefix,
+                    start_after: req.start_after,
+                };
+                let found = {
+                    let state = self.shared.read_state();
+                    state
+                        .synced
+                        .then(|| read::range_latest(&state, sel, req.limit))
+                };
+                if let Some(result) = found {
+                    self.shared.count_memory();
+                    return Ok(result);
+                }
             }
             self.range_impl(req).await
         })

@@ -215,21 +215,30 @@ pub trait Storage: Send + Sync + 'static {
     /// Number of live keys under `prefix` at the latest revision.
     fn count<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, StorageResult<i64>>;
 
-    /// [`get`](Self::get) as this server last saw it, possibly a moment
-    /// behind the store, as an informer's lister answers: for lookups on
-    /// the write path (plugins' `get-object`) that kube answers from a
-    /// cache. A watch cache answers from memory without asking the store;
-    /// other stores read as `get` does.
-    fn get_recent<'a>(&'a self, key: &'a str) -> BoxFuture<'a, StorageResult<Option<KeyValue>>> {
+    /// [`get`](Self::get) as this server sees it, as an informer's lister
+    /// answers: possibly a moment behind other servers' writes, but not
+    /// older than `seen` (the last write this server knows of under the
+    /// key's resource, so its own writes are read back). For lookups on the
+    /// write path (plugins' `get-object`) that kube answers from a cache. A
+    /// watch cache answers from memory once it reached `seen`, without
+    /// asking the store how far it got; other stores read as `get` does.
+    fn get_recent<'a>(
+        &'a self,
+        key: &'a str,
+        seen: Revision,
+    ) -> BoxFuture<'a, StorageResult<Option<KeyValue>>> {
+        let _ = seen;
         self.get(key)
     }
 
-    /// [`range`](Self::range) at the latest revision as this server last
-    /// saw it (see [`get_recent`](Self::get_recent)).
+    /// [`range`](Self::range) at the latest revision as this server sees it
+    /// (see [`get_recent`](Self::get_recent)).
     fn range_recent<'a>(
         &'a self,
         req: RangeRequest<'a>,
+        seen: Revision,
     ) -> BoxFuture<'a, StorageResult<RangeResult>> {
+        let _ = seen;
         self.range(req)
     }
 

@@ -30,6 +30,12 @@ impl Watermarks {
         format!("{}.{revision}", self.epoch.load(Ordering::SeqCst))
     }
 
+    /// The revision of the last write this server knows of under `prefix`.
+    pub fn revision(&self, prefix: &str) -> Revision {
+        let map = self.by_prefix.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(prefix).copied().unwrap_or(0)
+    }
+
     /// Every watermark changes (some writes may not have been seen).
     pub fn invalidate_all(&self) {
         self.epoch.fetch_add(1, Ordering::SeqCst);
@@ -114,6 +120,22 @@ impl Storage for TrackedStorage {
 
     fn count<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, StorageResult<i64>> {
         self.inner.count(prefix)
+    }
+
+    fn get_recent<'a>(
+        &'a self,
+        key: &'a str,
+        seen: Revision,
+    ) -> BoxFuture<'a, StorageResult<Option<KeyValue>>> {
+        self.inner.get_recent(key, seen)
+    }
+
+    fn range_recent<'a>(
+        &'a self,
+        req: RangeRequest<'a>,
+        seen: Revision,
+    ) -> BoxFuture<'a, StorageResult<RangeResult>> {
+        self.inner.range_recent(req, seen)
     }
 
     fn create<'a>(&'a self, key: &'a str, value: Bytes) -> BoxFuture<'a, StorageResult<KeyValue>> {

@@ -145,24 +145,39 @@ async fn recent_reads_ask_the_store_nothing_once_the_cache_saw_the_write() {
     let gets = inner.gets.load(Ordering::SeqCst);
     let revisions = inner.revisions.load(Ordering::SeqCst);
     let ranges = inner.ranges.load(Ordering::SeqCst);
-    let seen = cache.get_recent(&key).await.unwrap().expect("in memory");
-    assert_eq!(seen.mod_revision, written.mod_revision);
-    let listed = cache
-        .range_recent(RangeRequest::prefix(prefix))
-        .await
-        .unwrap();
-    assert_eq!(listed.kvs.len(), 1);
-    assert!(cache
-        .get_recent(&format!("{prefix}b"))
-        .await
-        .unwrap()
-        .is_none());
+    let rev = written.mod_revision;
+    let seen = cache.get_recent(&key, rev).await.unwrap();
+    assert_eq!(seen.expect("in memory").mod_revision, rev);
+    let listed = cache.range_recent(RangeRequest::prefix(prefix), rev);
+    assert_eq!(listed.await.unwrap().kvs.len(), 1);
+    let missing = format!("{prefix}b");
+    assert!(cache.get_recent(&missing, rev).await.unwrap().is_none());
     assert_eq!(inner.gets.load(Ordering::SeqCst), gets);
     assert_eq!(inner.revisions.load(Ordering::SeqCst), revisions);
     assert_eq!(inner.ranges.load(Ordering::SeqCst), ranges);
     // A consistent read asks the store how far it got.
     cache.range(RangeRequest::prefix(prefix)).await.unwrap();
     assert!(inner.revisions.load(Ordering::SeqCst) > revisions);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recent_read_waits_for_the_write_it_must_not_miss() {
+    let db = TempCached::new();
+    let (inner, cache) = counted(&db, CacheOptions::default()).await;
+    let key = "/registry/namespaces/a";
+    // Written behind the cache's back: the cache learns of it by its watch.
+    let written = inner.create(key, val("v1")).await.unwrap();
+    let seen = cache.get_recent(key, written.mod_revision).await.unwrap();
+    assert_eq!(seen.expect("found").mod_revision, written.mod_revision);
+    let updated = inner
+        .update(key, val("v2"), written.mod_revision)
+        .await
+        .unwrap();
+    let range = cache.range_recent(
+        RangeRequest::prefix("/registry/namespaces/"),
+        updated.mod_revision,
+    );
+    assert_eq!(range.await.unwrap().kvs[0].value, val("v2"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
