@@ -96,6 +96,17 @@ fn built_in_kinds_print_with_kubes_columns() {
     assert_eq!(t["kind"], "Table");
     assert_eq!(t["columnDefinitions"][5]["priority"], 1, "{t}");
     assert_eq!(t["rows"][0]["object"]["kind"], "Deployment", "{t}");
+    let bad = table_json(&s, "/api/v1/namespaces/default/services?includeObject=All");
+    assert_eq!(
+        (bad["kind"].as_str(), bad["code"].as_i64()),
+        (Some("Status"), Some(400))
+    );
+    assert!(
+        bad["message"].as_str().unwrap_or_default().contains(
+            r#"includeObject: Invalid value: "All": must be 'Metadata', 'Object', 'None', or empty"#
+        ),
+        "{bad}"
+    );
     let one = table_json(&s, "/api/v1/namespaces/default/services/web");
     assert_eq!(one["rows"][0]["cells"][0], "web", "{one}");
     assert_eq!(one["rows"][0]["object"]["kind"], "PartialObjectMetadata");

@@ -31,7 +31,8 @@ pub fn negotiate(accept: Option<&str>, include_object: Option<&str>) -> ApiResul
         let base = media.split(';').next().unwrap_or_default().trim();
         match (base, param(media, "as"), param(media, "g")) {
             ("application/json" | "*/*" | "application/*", Some("Table"), Some("meta.k8s.io")) => {
-                return Ok(Output::Table(table::parse_include_object(include_object)))
+                let include = table::parse_include_object(include_object);
+                return include.map(Output::Table).map_err(ApiError::bad_request);
             }
             (
                 "application/json" | "*/*" | "application/*",

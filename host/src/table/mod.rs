@@ -24,19 +24,18 @@ pub enum IncludeObject {
     Object,
 }
 
-/// Parses `includeObject`; kube's 400 message for an unknown value.
-pub fn try_parse_include_object(q: Option<&str>) -> Result<IncludeObject, String> {
+/// Parses `includeObject`; an unknown value is kube's 400 message
+/// (`ValidateTableOptions`, as the Table conversion words it).
+pub fn parse_include_object(q: Option<&str>) -> Result<IncludeObject, String> {
     match q.unwrap_or("") {
         "" | "Metadata" => Ok(IncludeObject::Metadata),
         "None" => Ok(IncludeObject::None),
         "Object" => Ok(IncludeObject::Object),
-        other => Err(format!("unrecognized includeObject value: \"{other}\"")),
+        other => Err(format!(
+            "Unable to convert to Table as requested: includeObject: Invalid value: {}: must be 'Metadata', 'Object', 'None', or empty",
+            serde_json::Value::from(other)
+        )),
     }
-}
-
-/// Parses `includeObject`, falling back to `Metadata` for unknown values.
-pub fn parse_include_object(q: Option<&str>) -> IncludeObject {
-    try_parse_include_object(q).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -45,12 +44,15 @@ mod tests {
 
     #[test]
     fn include_object_values() {
-        assert_eq!(parse_include_object(None), IncludeObject::Metadata);
-        assert_eq!(parse_include_object(Some("None")), IncludeObject::None);
-        assert_eq!(parse_include_object(Some("Object")), IncludeObject::Object);
+        assert_eq!(parse_include_object(None), Ok(IncludeObject::Metadata));
+        assert_eq!(parse_include_object(Some("None")), Ok(IncludeObject::None));
         assert_eq!(
-            try_parse_include_object(Some("all")).unwrap_err(),
-            "unrecognized includeObject value: \"all\""
+            parse_include_object(Some("Object")),
+            Ok(IncludeObject::Object)
+        );
+        assert_eq!(
+            parse_include_object(Some("all")).unwrap_err(),
+            "Unable to convert to Table as requested: includeObject: Invalid value: \"all\": must be 'Metadata', 'Object', 'None', or empty"
         );
     }
 }
