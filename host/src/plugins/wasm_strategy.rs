@@ -95,6 +95,9 @@ fn resource_json(res: &ResourceInfo) -> Value {
 /// the plugin's parsed copy of it grows with the list.
 const TABLE_CALL_BYTES: usize = 1 << 20;
 
+/// Up to this many objects, a table call is prepared on the async worker.
+const TABLE_INLINE_OBJECTS: usize = 32;
+
 /// The encoded objects grouped into calls (at least one, maybe empty, so
 /// the column definitions come even for no objects).
 fn table_batches(objects: &[Value]) -> Vec<Vec<String>> {
@@ -258,6 +261,11 @@ impl WasmStrategy {
         let head = head.to_string();
         let head = head.strip_suffix('}').unwrap_or(&head);
         let mut printed = PrintedRows::default();
+        // A long list is encoded and its rows parsed off the async workers,
+        // however small each object is.
+        if objects.len() > TABLE_INLINE_OBJECTS {
+            crate::cpu::mark_large(crate::cpu::LARGE_BYTES);
+        }
         for batch in crate::cpu::for_request(|| table_batches(objects)) {
             let input = format!("{head},\"objects\":[{}]}}", batch.join(","));
             let answer = self.invoke(&input).await?;
