@@ -27,6 +27,7 @@ mod real_crds;
 mod real_crds_invalid;
 mod replicas;
 mod tables;
+mod toolchains;
 mod type_safety;
 mod watching;
 mod webhooks;
