@@ -26,6 +26,7 @@ mod python_client;
 mod real_crds;
 mod real_crds_invalid;
 mod replicas;
+mod rust_plugins;
 mod tables;
 mod toolchains;
 mod type_safety;
