@@ -27,5 +27,8 @@ fn main() -> anyhow::Result<()> {
             println!("{}", out.answer);
             Ok(())
         }
+        Command::Policy(command) => {
+            runtime.block_on(capstan::policy_cli::run(command, &mut std::io::stdout()))
+        }
     }
 }

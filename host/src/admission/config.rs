@@ -12,18 +12,18 @@ use super::matcher::{Rule, Selector};
 use crate::auth::config::{AuthConfig, AuthenticationSection, AuthorizationSection};
 use crate::plugins::manifest::{self, PluginManifest};
 use crate::plugins::PluginKind;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::time::Duration;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Phase {
     Mutating,
     Validating,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 pub enum FailurePolicy {
     #[default]
     Fail,
