@@ -244,6 +244,7 @@ fn with_manifest_defaults(mut raw: PluginEntryConfig, m: &PluginManifest) -> Plu
     raw.timeout_ms = raw.timeout_ms.or(m.timeout_ms);
     raw.memory_mib = raw.memory_mib.or(m.memory_mib);
     raw.fuel = raw.fuel.or(m.fuel);
+    raw.config = raw.config.or_else(|| m.settings.clone());
     raw
 }
 

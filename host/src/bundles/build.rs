@@ -44,7 +44,7 @@ pub fn build(folder: &Path, modules_dir: Option<&Path>, out: &Path) -> anyhow::R
     }
     let config = serde_json::to_vec(&manifest)?;
     let config_descriptor = descriptor(CONFIG_MEDIA_TYPE, &config, None)?;
-    files.insert(blob_path(&config_descriptor.digest().to_string()), config);
+    files.insert(blob_path(config_descriptor.digest().as_ref()), config);
     let image_manifest = ImageManifestBuilder::default()
         .schema_version(2u32)
         .media_type(MediaType::ImageManifest)
