@@ -1,0 +1,177 @@
+//! The same require-labels decision (a ConfigMap create without the `team`
+//! label, denied with kube's Forbidden wording) in every language a policy
+//! can be written in, side by side in one run, next to the same logic as an
+//! HTTPS webhook on loopback: the component's size, its first compile (a
+//! fresh cache), instantiate + first call, warm p50/p99 of mutate + validate
+//! through a chain of that one policy, and the memory an instance needs (the
+//! smallest memory limit, in steps of 256 KiB, under which its first call
+//! succeeds).
+//!
+//! `cargo bench --bench policy_languages` measures the Rust example (built
+//! here) and the examples of the other languages that are built already
+//! (examples/<lang>/require-labels, after the language's own build command);
+//! `CAPSTAN_POLICY_MODULES="go=/path/a.wasm,python=/path/b.wasm"` names others.
+
+#[path = "support/admission.rs"]
+mod admission;
+
+use admission::{chain_of, config_map, register_webhook, start_webhook, state, time};
+use capstan::plugins::store_reader::EmptyReader;
+use capstan::plugins::{CallContext, Limits, Plugin, PluginKind, PluginRuntime};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples");
+
+/// The components of the other languages' examples, where they were built.
+const BUILT: &[(&str, &str)] = &[
+    ("js", "js/require-labels/require-labels.wasm"),
+    ("python", "python/require-labels/require-labels.wasm"),
+    ("go", "go/require-labels/require-labels.wasm"),
+    ("c", "c/require-labels/require-labels.wasm"),
+];
+
+/// The Rust example built for wasm32-wasip2 (release).
+fn rust_example() -> PathBuf {
+    let target = concat!(env!("CARGO_MANIFEST_DIR"), "/../target/examples-wasm");
+    let manifest = format!("{EXAMPLES}/rust/require-labels/Cargo.toml");
+    let status = std::process::Command::new(env!("CARGO"))
+        .args(["build", "-q", "--release", "--target", "wasm32-wasip2"])
+        .args(["--manifest-path", &manifest, "--target-dir", target])
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .status()
+        .expect("cargo");
+    assert!(status.success(), "building the Rust example");
+    PathBuf::from(format!(
+        "{target}/wasm32-wasip2/release/require_labels.wasm"
+    ))
+}
+
+/// Every language's component: Rust, the built examples, CAPSTAN_POLICY_MODULES.
+fn components() -> Vec<(String, PathBuf)> {
+    let mut all = vec![("rust".to_string(), rust_example())];
+    for (lang, path) in BUILT {
+        let path = Path::new(EXAMPLES).join(path);
+        if path.exists() {
+            all.push((lang.to_string(), path));
+        }
+    }
+    let named = std::env::var("CAPSTAN_POLICY_MODULES").unwrap_or_default();
+    for pair in named.split(',').filter(|p| !p.is_empty()) {
+        let (lang, path) = pair.split_once('=').expect("lang=path");
+        all.retain(|(l, _)| l != lang);
+        all.push((lang.to_string(), PathBuf::from(path)));
+    }
+    all
+}
+
+/// The chain of one require-labels entry for ConfigMap creates.
+fn entry(name: &str, module: &Path) -> String {
+    format!(
+        "admission:\n- {{name: {name}, module: '{}', phases: [validating], memoryMib: 128, timeoutMs: 10000, config: {{labels: [team]}}, rules: [{{operations: [CREATE], apiGroups: [''], apiVersions: [v1], resources: [configmaps]}}]}}",
+        module.display()
+    )
+}
+
+/// The AdmissionReview of the denied create.
+fn review() -> String {
+    json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+        "request": {"uid": "u", "operation": "CREATE", "namespace": "default", "name": "c",
+            "kind": {"group": "", "version": "v1", "kind": "ConfigMap"},
+            "resource": {"group": "", "version": "v1", "resource": "configmaps"},
+            "userInfo": {"username": "bench"}, "object": config_map(json!({}))}})
+    .to_string()
+}
+
+/// The smallest memory limit (MiB, in 1/4 steps) under which a first call succeeds.
+async fn memory_per_instance(plugin: &Plugin) -> f64 {
+    for quarters in 1..=512usize {
+        let ctx = CallContext {
+            config: r#"{"labels": ["team"]}"#.into(),
+            reader: Arc::new(EmptyReader),
+            limits: Limits {
+                timeout: Duration::from_secs(10),
+                memory_bytes: quarters << 18,
+                fuel: None,
+            },
+        };
+        if plugin.call(&review(), ctx).await.is_ok() {
+            return quarters as f64 / 4.0;
+        }
+    }
+    f64::NAN
+}
+
+/// The webhook's logic: deny a ConfigMap without `team`, in kube's wording.
+fn require_labels(request: &Value) -> Value {
+    if request["object"]["metadata"]["labels"]
+        .get("team")
+        .is_some()
+    {
+        return json!({"allowed": true});
+    }
+    let message = format!(
+        "configmaps \"{}\" is forbidden: missing required label(s): team",
+        request["name"].as_str().unwrap_or_default()
+    );
+    json!({"allowed": false, "status": {"status": "Failure", "message": message, "reason": "Forbidden", "code": 403}})
+}
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let state = state(dir.path()).await;
+        let bare = config_map(json!({}));
+        println!("| require-labels in | component KiB | first compile ms | instantiate + first call ms | warm p50 µs | warm p99 µs | memory per instance MiB |\n|---|---|---|---|---|---|---|");
+        let mut p50s = Vec::new();
+        for (lang, path) in components() {
+            let size = std::fs::metadata(&path).expect("component").len() / 1024;
+            let runtime = PluginRuntime::new(Some(dir.path().join(format!("cache-{lang}"))))
+                .expect("runtime");
+            let started = Instant::now();
+            let chain = chain_of(&state, &runtime, Some(&entry(&lang, &path)));
+            let compile = started.elapsed();
+            let req = admission::request();
+            let warnings = std::sync::Mutex::new(Vec::new());
+            let started = Instant::now();
+            let denied = chain.validate(&req, Some(&bare), None, &warnings).await;
+            let first = started.elapsed();
+            assert!(denied.is_err(), "{lang}: the first call denies");
+            let (p50, p99) = time(&chain, &bare, false).await;
+            let bytes = std::fs::read(&path).expect("component");
+            let plugin = runtime.load(&lang, &bytes, PluginKind::Admission).expect("load");
+            let memory = memory_per_instance(&plugin).await;
+            println!(
+                "| {lang} (in process) | {size} | {} | {:.1} | {:.0} | {:.0} | {memory:.2} |",
+                compile.as_millis(),
+                first.as_secs_f64() * 1e3,
+                p50.as_secs_f64() * 1e6,
+                p99.as_secs_f64() * 1e6,
+            );
+            p50s.push((lang, p50));
+        }
+        let (url, ca) = start_webhook(require_labels).await;
+        register_webhook(&state, &url, &ca, &["configmaps"]).await;
+        let runtime = PluginRuntime::new(None).expect("runtime");
+        let webhook = chain_of(&state, &runtime, Some("admission:\n- webhooks: validating"));
+        let (p50, p99) = time(&webhook, &bare, false).await;
+        println!(
+            "| Rust HTTPS webhook on loopback | – | – | – | {:.0} | {:.0} | – |",
+            p50.as_secs_f64() * 1e6,
+            p99.as_secs_f64() * 1e6
+        );
+        for (lang, wasm) in p50s {
+            println!(
+                "\nwebhook / {lang} in process, p50: {:.1}×",
+                p50.as_secs_f64() / wasm.as_secs_f64()
+            );
+        }
+    });
+}
