@@ -78,6 +78,9 @@ def build(policy: str, out: str, world: str = "admission", wit: Optional[str] = 
     component at `out` for `world`; returns the seconds it took."""
     started = time.monotonic()
     wit_dir = wit or os.environ.get("CAPSTAN_WIT") or str(WIT_PATH)
+    if not (Path(wit_dir) / "capstan.wit").is_file():
+        raise ValueError(f"no capstan.wit in {wit_dir}: pass --wit plugin-sdk/wit (or set CAPSTAN_WIT); "
+                         "an editable install (pip install -e plugin-sdk/python) finds it by itself")
     with tempfile.TemporaryDirectory(prefix="capstan-plugin-") as tmp:
         stage(Path(policy), world, Path(tmp))
         command = [
