@@ -23,6 +23,7 @@ mod patching;
 mod plugin_cache;
 mod pod_subresources;
 mod python_client;
+mod python_plugins;
 mod real_crds;
 mod real_crds_invalid;
 mod replicas;
