@@ -182,22 +182,7 @@ fn js_policy_costs() {
     use capstan::plugins::{CallContext, Limits, PluginKind, PluginRuntime};
     use std::sync::Arc;
     use std::time::Instant;
-    let target = concat!(env!("CARGO_TARGET_TMPDIR"), "/examples-wasm");
-    let rust_example = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../examples/require-labels/Cargo.toml"
-    );
-    let build = Command::new(env!("CARGO"))
-        .args(["build", "--release", "--target", "wasm32-wasip2"])
-        .args(["--manifest-path", rust_example, "--target-dir", target])
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .output()
-        .unwrap();
-    assert!(build.status.success(), "{}", stderr(&build));
-    let rust = PathBuf::from(format!(
-        "{target}/wasm32-wasip2/release/require_labels.wasm"
-    ));
+    let rust = crate::rust_plugins::build_example("require-labels");
     let ctx = || CallContext {
         config: r#"{"labels": ["team"]}"#.to_string(),
         reader: Arc::new(EmptyReader),

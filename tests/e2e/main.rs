@@ -27,6 +27,7 @@ mod python_plugins;
 mod real_crds;
 mod real_crds_invalid;
 mod replicas;
+mod rust_plugins;
 mod tables;
 mod toolchains;
 mod type_safety;
