@@ -2,4 +2,4 @@
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "plugin-sdk" / "python"))
+sys.path.insert(0, str((Path(__file__).parent / "../../../plugin-sdk" / "python").resolve()))
