@@ -24,6 +24,7 @@ mod plugin_cache;
 mod pod_subresources;
 mod policy_bundles;
 mod python_client;
+mod python_plugins;
 mod real_crds;
 mod real_crds_invalid;
 mod replicas;
