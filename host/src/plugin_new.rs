@@ -51,6 +51,15 @@ const TEMPLATES: &[Template] = &[
         sdk_path: "../../../plugin-sdk",
         next: "npm install && npm test && npm run build",
     },
+    Template {
+        langs: &["python", "py"],
+        files: example!(
+            "python/require-labels",
+            ["require_labels.py", "test_require_labels.py", "conftest.py"]
+        ),
+        sdk_path: "../../../plugin-sdk",
+        next: "pip install componentize-py==0.25.1 pytest && pytest && PYTHONPATH=<sdk>/python python -m capstan_plugin build NAME.py NAME.wasm",
+    },
 ];
 
 /// What the example is called, in its files and file names.
@@ -75,18 +84,22 @@ pub fn run(args: &PluginNewArgs) -> Result<String> {
         );
     }
     for (path, text) in template.files {
-        let target = dir.join(path.replace(EXAMPLE_NAME, &args.name));
+        let target = dir.join(fill(path, template.sdk_path, &sdk, &args.name));
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent)?;
         }
         let text = fill(text, template.sdk_path, &sdk, &args.name);
         std::fs::write(&target, text).with_context(|| format!("writing {}", target.display()))?;
     }
+    let next = template
+        .next
+        .replace("<sdk>", &sdk)
+        .replace("NAME.py", &format!("{}.py", args.name.replace('-', "_")))
+        .replace("NAME", &args.name);
     Ok(format!(
-        "created {} (a {} policy, from the require-labels example); next, in it: {}",
+        "created {} (a {} policy, from the require-labels example); next, in it: {next}",
         dir.display(),
         template.langs[0],
-        template.next
     ))
 }
 
@@ -178,6 +191,21 @@ mod tests {
         assert!(text.contains("'../src/team-labels.js'"), "{text}");
         let package = std::fs::read_to_string(tmp.path().join("team-labels/package.json")).unwrap();
         assert!(package.contains("/plugin-sdk/js\""), "{package}");
+    }
+
+    #[test]
+    fn a_python_project_renames_its_module_and_reaches_the_sdk() {
+        let tmp = tempfile::tempdir().unwrap();
+        let said = run(&args("python", "team-labels", tmp.path())).unwrap();
+        assert!(
+            said.contains("build team_labels.py team-labels.wasm"),
+            "{said}"
+        );
+        let test = tmp.path().join("team-labels/test_team_labels.py");
+        let text = std::fs::read_to_string(test).unwrap();
+        assert!(text.contains("team_labels"), "{text}");
+        let conftest = std::fs::read_to_string(tmp.path().join("team-labels/conftest.py")).unwrap();
+        assert!(!conftest.contains("../../../plugin-sdk"), "{conftest}");
     }
 
     #[test]

@@ -356,3 +356,30 @@ fn python_policy_costs() {
         );
     });
 }
+
+#[test]
+fn plugin_new_scaffolds_a_python_policy_whose_tests_pass() {
+    let test = "plugin_new_scaffolds_a_python_policy_whose_tests_pass";
+    if !python_available(test) {
+        return;
+    }
+    install_tools();
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_capstan"))
+        .args(["plugin", "new", "--lang", "python", "team-labels"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("build team_labels.py team-labels.wasm"),
+        "{}",
+        stdout(&out)
+    );
+    let project = dir.path().join("team-labels");
+    let out = python(
+        project.to_str().unwrap(),
+        &["-m", "pytest", "-q", "-p", "no:cacheprovider"],
+    );
+    assert!(out.contains(" passed") && !out.contains("failed"), "{out}");
+}
