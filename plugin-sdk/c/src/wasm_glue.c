@@ -105,13 +105,10 @@ bool cap_raw_watermark(const char *api_version, const char *resource,
 /* The world's function, declared by the plugin's CAP_*_PLUGIN macro. */
 #define CAP_WORLD_IS_admission 1
 #if CAP_CAT(CAP_WORLD_IS_, CAP_WORLD)
-cap_admission_response *cap_plugin_review(const cap_admission_request *r,
-                                          cap_error *e);
 static char *dispatch(const char *text, size_t len, cap_error *err) {
   return cap_run_admission(cap_plugin_review, text, len, err);
 }
 #else
-cap_json *CAP_CAT(cap_plugin_, CAP_EXPORT)(const cap_json *in, cap_error *e);
 static char *dispatch(const char *text, size_t len, cap_error *err) {
   return cap_run_json(CAP_CAT(cap_plugin_, CAP_EXPORT), CAP_INPUT, text, len,
                       err);

@@ -177,6 +177,15 @@ typedef cap_admission_response *(*cap_admission_fn)(
  * TokenReview with status set), or NULL with err set. */
 typedef cap_json *(*cap_json_fn)(const cap_json *input, cap_error *err);
 
+/* The world's function, as the CAP_*_PLUGIN macros define it (tests call
+ * it directly, or through cap_run_admission / cap_run_json). */
+cap_admission_response *cap_plugin_review(const cap_admission_request *req,
+                                          cap_error *err);
+cap_json *cap_plugin_authenticate(const cap_json *in, cap_error *err);
+cap_json *cap_plugin_authorize(const cap_json *in, cap_error *err);
+cap_json *cap_plugin_call(const cap_json *in, cap_error *err);
+cap_json *cap_plugin_convert(const cap_json *in, cap_error *err);
+
 /* Declares the plugin's function for its world (one per plugin). */
 #define CAP_ADMISSION_PLUGIN(fn)                                              \
   cap_admission_response *cap_plugin_review(const cap_admission_request *r,   \
