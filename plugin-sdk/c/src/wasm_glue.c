@@ -37,7 +37,9 @@ static char *take(wit_string *s, size_t *len) {
 /* A malloc'd copy for the export's answer (freed by cabi_post_*). */
 static wit_string give(const char *s) {
   size_t len = strlen(s);
-  uint8_t *p = malloc(len ? len : 1);
+  if (len == 0)
+    return (wit_string){NULL, 0};
+  uint8_t *p = malloc(len);
   if (p == NULL)
     abort();
   memcpy(p, s, len);
