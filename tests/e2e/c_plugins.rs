@@ -24,7 +24,10 @@ const WIT_BINDGEN_VERSION: &str = "0.61.1";
 fn missing_toolchain() -> Vec<String> {
     let mut missing = missing_commands(&["clang", "wasm-ld", "make", "cc"]);
     if missing.is_empty() && !links_a_reactor() {
-        missing.push("wasi-libc and clang's wasm32 builtins (Debian: wasi-libc libclang-rt-14-dev-wasm32)".into());
+        missing.push(
+            "wasi-libc and clang's wasm32 builtins (Debian: wasi-libc libclang-rt-14-dev-wasm32)"
+                .into(),
+        );
     }
     missing
 }
@@ -33,7 +36,11 @@ fn missing_toolchain() -> Vec<String> {
 fn links_a_reactor() -> bool {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("probe.c");
-    std::fs::write(&src, "#include <stdlib.h>\nint probe(int n) { return (int)(size_t)malloc(n); }\n").unwrap();
+    std::fs::write(
+        &src,
+        "#include <stdlib.h>\nint probe(int n) { return (int)(size_t)malloc(n); }\n",
+    )
+    .unwrap();
     Command::new("clang")
         .args(["--target=wasm32-wasi", "-mexec-model=reactor", "-O2"])
         .arg(&src)
@@ -157,7 +164,12 @@ fn plugin_run(dir: &Path, name: &str, labels: serde_json::Value) -> (serde_json:
         .arg(require_labels())
         .arg("--request")
         .arg(&path)
-        .args(["--config", r#"{"labels": ["team"]}"#, "--timeout-ms", "5000"])
+        .args([
+            "--config",
+            r#"{"labels": ["team"]}"#,
+            "--timeout-ms",
+            "5000",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
@@ -224,7 +236,10 @@ fn c_policies_in_the_chain_refuse_kubectl_apply_with_their_messages() {
         hosts.display()
     );
     std::fs::write(&config, text).unwrap();
-    let s = Server::start_within(&["--config", config.to_str().unwrap()], Duration::from_secs(600));
+    let s = Server::start_within(
+        &["--config", config.to_str().unwrap()],
+        Duration::from_secs(600),
+    );
 
     let bare = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: b}\n";
     let err = stderr(&s.kubectl_stdin(&["apply", "-f", "-"], Some(bare)));
@@ -234,7 +249,9 @@ fn c_policies_in_the_chain_refuse_kubectl_apply_with_their_messages() {
         ),
         "{err}"
     );
-    assert!(s.fails(&["get", "configmap", "settings"]).contains("not found"));
+    assert!(s
+        .fails(&["get", "configmap", "settings"])
+        .contains("not found"));
     let labelled = bare.replace("{name: settings}", "{name: settings, labels: {team: shop}}");
     let out = s.ok_stdin(&["apply", "-f", "-"], &labelled);
     assert!(out.contains("configmap/settings created"), "{out}");
@@ -246,8 +263,14 @@ fn c_policies_in_the_chain_refuse_kubectl_apply_with_their_messages() {
 
     s.ok(&["create", "namespace", "a"]);
     s.ok(&["create", "namespace", "b"]);
-    let out = s.ok_stdin(&["apply", "-f", "-"], &ingress("a", "shop", "shop.example.com"));
-    assert!(out.contains("ingress.networking.k8s.io/shop created"), "{out}");
+    let out = s.ok_stdin(
+        &["apply", "-f", "-"],
+        &ingress("a", "shop", "shop.example.com"),
+    );
+    assert!(
+        out.contains("ingress.networking.k8s.io/shop created"),
+        "{out}"
+    );
     let err = stderr(&s.kubectl_stdin(
         &["apply", "-f", "-"],
         Some(&ingress("b", "shop", "shop.example.com")),
@@ -258,9 +281,17 @@ fn c_policies_in_the_chain_refuse_kubectl_apply_with_their_messages() {
         ),
         "{err}"
     );
-    assert!(s.fails(&["get", "ingress", "shop", "-n", "b"]).contains("not found"));
-    let out = s.ok_stdin(&["apply", "-f", "-"], &ingress("b", "shop", "books.example.com"));
-    assert!(out.contains("ingress.networking.k8s.io/shop created"), "{out}");
+    assert!(s
+        .fails(&["get", "ingress", "shop", "-n", "b"])
+        .contains("not found"));
+    let out = s.ok_stdin(
+        &["apply", "-f", "-"],
+        &ingress("b", "shop", "books.example.com"),
+    );
+    assert!(
+        out.contains("ingress.networking.k8s.io/shop created"),
+        "{out}"
+    );
 }
 
 /// Not a check (timing is never asserted): prints the C component's size,
