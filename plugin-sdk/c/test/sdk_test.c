@@ -77,6 +77,9 @@ static void json_objects_are_built_in_order(void) {
   CHECK_STR(cap_json_write(a), "[0.5,null]");
   CHECK(cap_json_equal(parse("{\"x\":1,\"y\":[2]}"), parse("{\"y\":[2],\"x\":1}")));
   CHECK(!cap_json_equal(parse("{\"x\":1}"), parse("{\"x\":1,\"y\":2}")));
+  CHECK(cap_json_equal(parse("{\"x\":1,\"x\":[]}"), parse("{\"x\":[]}")));
+  CHECK(!cap_json_equal(parse("{\"x\":[],\"x\":1}"), parse("{\"x\":[]}")));
+  CHECK_STR(cap_json_write(cap_json_get(parse("{\"x\":1,\"x\":2}"), "x")), "2");
 }
 
 static void forbidden_is_worded_as_kube(void) {
