@@ -25,6 +25,9 @@ pub enum Command {
     Plugin(PluginCommand),
     /// Print a kubeconfig for a user, with a client certificate signed by the server's CA.
     Kubeconfig(KubeconfigArgs),
+    /// Build, inspect and test policy bundles (OCI artifacts of admission policies).
+    #[command(subcommand)]
+    Policy(crate::policy_cli::PolicyCommand),
 }
 
 #[derive(Args, Debug, Clone)]

@@ -5,6 +5,7 @@
 pub mod accept;
 pub mod admission;
 pub mod auth;
+pub mod bundles;
 pub mod catalogue;
 pub mod certificates;
 pub mod cli;
@@ -26,6 +27,7 @@ pub mod plugin_componentize;
 pub mod plugin_new;
 pub mod plugin_run;
 pub mod plugins;
+pub mod policy_cli;
 pub mod protobuf;
 pub mod registry;
 pub mod request_info;

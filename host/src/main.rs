@@ -35,5 +35,8 @@ fn main() -> anyhow::Result<()> {
             eprintln!("{}", capstan::plugin_componentize::run(&args)?);
             Ok(())
         }
+        Command::Policy(command) => {
+            runtime.block_on(capstan::policy_cli::run(command, &mut std::io::stdout()))
+        }
     }
 }

@@ -30,8 +30,11 @@ macro_rules! example {
 const TEMPLATES: &[Template] = &[
     Template {
         langs: &["rust"],
-        files: example!("require-labels", ["Cargo.toml", "Cargo.lock", "src/lib.rs"]),
-        sdk_path: "../../plugin-sdk",
+        files: example!(
+            "rust/require-labels",
+            ["Cargo.toml", "Cargo.lock", "src/lib.rs"]
+        ),
+        sdk_path: "../../../plugin-sdk",
         next: "cargo test && cargo build --release --target wasm32-wasip2",
     },
     Template {

@@ -13,7 +13,7 @@ use crate::admission::matcher::RequestAttributes;
 use crate::cli::PluginRunArgs;
 use crate::plugins::store_reader::EmptyReader;
 use crate::plugins::{abi, embedded, manifest};
-use crate::plugins::{CallContext, Limits, PluginKind, PluginRuntime};
+use crate::plugins::{CallContext, Limits, Plugin, PluginKind, PluginRuntime};
 use anyhow::{Context, Result};
 use std::sync::Arc;
 use std::time::Duration;
@@ -47,17 +47,7 @@ pub async fn run(args: &PluginRunArgs) -> Result<RunOutput> {
         memory_bytes: (args.memory_mib << 20) as usize,
         fuel: None,
     };
-    let ctx = CallContext {
-        config: args.config.clone(),
-        reader: Arc::new(EmptyReader),
-        limits,
-    };
-    let answer = plugin
-        .call(&review.to_string(), ctx)
-        .await
-        .map_err(|f| anyhow::anyhow!("{f}"))?;
-    let parsed: serde_json::Value = serde_json::from_str(&answer)
-        .with_context(|| format!("the plugin's answer is not JSON: {answer}"))?;
+    let parsed = call_offline(&plugin, &review, args.config.clone(), limits).await?;
     let world = format!(
         "{} implements the {} world (capstan:plugin@{}).",
         args.module,
@@ -73,6 +63,27 @@ pub async fn run(args: &PluginRunArgs) -> Result<RunOutput> {
             .collect::<Vec<_>>()
             .join("\n"),
     })
+}
+
+/// One call of `plugin` with `input`, outside a server (nothing to read in
+/// the store): the answer, parsed. Also `capstan policy test`'s call.
+pub async fn call_offline(
+    plugin: &Plugin,
+    input: &serde_json::Value,
+    config: String,
+    limits: Limits,
+) -> Result<serde_json::Value> {
+    let ctx = CallContext {
+        config,
+        reader: Arc::new(EmptyReader),
+        limits,
+    };
+    let answer = plugin
+        .call(&input.to_string(), ctx)
+        .await
+        .map_err(|f| anyhow::anyhow!("{f}"))?;
+    serde_json::from_str(&answer)
+        .with_context(|| format!("the plugin's answer is not JSON: {answer}"))
 }
 
 /// A built-in's manifest, and whether its rules cover `request`.
@@ -103,7 +114,7 @@ fn declared(module: &str, request: &serde_json::Value) -> Result<Option<String>>
 }
 
 /// The request's coordinates, as the chain matches them.
-fn attributes(request: &serde_json::Value) -> Option<RequestAttributes> {
+pub fn attributes(request: &serde_json::Value) -> Option<RequestAttributes> {
     let operation = request["operation"].as_str()?;
     let operation = ["CREATE", "UPDATE", "DELETE", "CONNECT"]
         .into_iter()

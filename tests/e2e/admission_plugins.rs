@@ -346,28 +346,8 @@ fn builtin_entries_without_rules_or_phases_take_the_plugins_declared_ones() {
 
 #[test]
 fn a_users_plugin_from_a_path_rejects_kubectl_apply() {
-    let example = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../examples/require-labels/Cargo.toml"
-    );
-    let target = concat!(env!("CARGO_TARGET_TMPDIR"), "/examples-wasm");
-    let build = std::process::Command::new(env!("CARGO"))
-        .args([
-            "build",
-            "--release",
-            "--target",
-            "wasm32-wasip2",
-            "--manifest-path",
-            example,
-            "--target-dir",
-            target,
-        ])
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .output()
-        .unwrap();
-    assert!(build.status.success(), "{}", stderr(&build));
-    let wasm = format!("{target}/wasm32-wasip2/release/require_labels.wasm");
+    let wasm = crate::rust_plugins::build_example("require-labels");
+    let wasm = wasm.display();
     let config = format!(
         "admission:\n- name: require-labels\n  module: {wasm}\n  config: {{labels: [team]}}\n  rules: [{{operations: [CREATE, UPDATE], apiGroups: [apps], apiVersions: [v1], resources: [deployments]}}]\n"
     );

@@ -13,13 +13,13 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/js/require-labels");
+const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/js");
 
-/// Runs `npm <args>` in the example's folder; panics with what npm said.
-fn npm(args: &[&str]) -> String {
+/// Runs `npm <args>` in the folder of `example`; panics with what npm said.
+fn npm(example: &str, args: &[&str]) -> String {
     let out = Command::new("npm")
         .args(args)
-        .current_dir(EXAMPLE)
+        .current_dir(Path::new(EXAMPLES).join(example))
         .output()
         .unwrap_or_else(|e| panic!("cannot run npm (node and npm must be installed): {e}"));
     let hint = if args[0] == "ci" {
@@ -37,19 +37,33 @@ fn npm(args: &[&str]) -> String {
     stdout(&out)
 }
 
-/// The example built into a component, once per test run.
+/// examples/js/`example` installed, unit-tested and built into a component.
+fn build(example: &str) -> PathBuf {
+    npm(
+        example,
+        &["ci", "--no-audit", "--no-fund", "--prefer-offline"],
+    );
+    let tests = npm(example, &["test"]);
+    assert!(tests.contains("# fail 0"), "{tests}");
+    let wasm = Path::new(EXAMPLES)
+        .join(example)
+        .join(format!("{example}.wasm"));
+    let _ = std::fs::remove_file(&wasm);
+    npm(example, &["run", "build"]);
+    assert!(wasm.exists(), "npm run build wrote no {}", wasm.display());
+    wasm
+}
+
+/// The require-labels example built, once per test run.
 fn component() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        npm(&["ci", "--no-audit", "--no-fund", "--prefer-offline"]);
-        let tests = npm(&["test"]);
-        assert!(tests.contains("# fail 0"), "{tests}");
-        let wasm = Path::new(EXAMPLE).join("require-labels.wasm");
-        let _ = std::fs::remove_file(&wasm);
-        npm(&["run", "build"]);
-        assert!(wasm.exists(), "npm run build wrote no {}", wasm.display());
-        wasm
-    })
+    BUILT.get_or_init(|| build("require-labels"))
+}
+
+/// The unique-ingress-host example built, once per test run.
+fn ingress_component() -> &'static Path {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| build("unique-ingress-host"))
 }
 
 /// An AdmissionReview creating ConfigMap `name` with `labels`.
@@ -128,24 +142,35 @@ fn a_js_policy_runs_offline_through_plugin_run() {
 }
 
 #[test]
-fn a_js_policy_in_the_chain_refuses_kubectl_apply_with_its_message() {
-    let test = "a_js_policy_in_the_chain_refuses_kubectl_apply_with_its_message";
+fn js_policies_in_the_chain_refuse_kubectl_apply_with_their_messages() {
+    let test = "js_policies_in_the_chain_refuse_kubectl_apply_with_their_messages";
     if !commands_available(test, &["node", "npm"]) {
         return;
     }
-    let wasm = component();
+    let (labels, ingresses) = std::thread::scope(|s| {
+        let labels = s.spawn(component);
+        let ingresses = ingress_component();
+        (labels.join().unwrap(), ingresses)
+    });
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("capstan.yaml");
     let text = format!(
-        "admission:\n- name: require-labels\n  module: {}\n  phases: [validating]\n  failurePolicy: Fail\n  timeoutMs: 5000\n  config: {{labels: [team]}}\n  rules: [{{operations: [CREATE, UPDATE], apiGroups: [\"\"], apiVersions: [v1], resources: [configmaps]}}]\n",
-        wasm.display()
+        "admission:\n- name: require-labels\n  module: {}\n  phases: [validating]\n  failurePolicy: Fail\n  timeoutMs: 5000\n  config: {{labels: [team]}}\n  rules: [{{operations: [CREATE, UPDATE], apiGroups: [\"\"], apiVersions: [v1], resources: [configmaps]}}]\n- name: unique-ingress-host\n  module: {}\n  phases: [validating]\n  failurePolicy: Fail\n  timeoutMs: 5000\n  rules: [{{operations: [CREATE, UPDATE], apiGroups: [networking.k8s.io], apiVersions: [v1], resources: [ingresses]}}]\n",
+        labels.display(),
+        ingresses.display()
     );
     std::fs::write(&config, text).unwrap();
-    // A cold plugin cache compiles the component (tens of seconds) before the server serves.
+    // A cold plugin cache compiles the components (tens of seconds) before the server serves.
     let s = Server::start_within(
         &["--config", config.to_str().unwrap()],
         Duration::from_secs(600),
     );
+    refuses_an_unlabelled_config_map(&s);
+    refuses_a_taken_ingress_host(&s);
+}
+
+/// require-labels in the chain of `s`.
+fn refuses_an_unlabelled_config_map(s: &Server) {
     let bare = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: b}\n";
     let err = stderr(&s.kubectl_stdin(&["apply", "-f", "-"], Some(bare)));
     assert!(
@@ -171,6 +196,75 @@ fn a_js_policy_in_the_chain_refuses_kubectl_apply_with_its_message() {
     );
 }
 
+/// unique-ingress-host in the chain of `s`: it reads the server's cache,
+/// so it sees the Ingress created a moment before.
+fn refuses_a_taken_ingress_host(s: &Server) {
+    let ingress = |namespace: &str, name: &str, host: &str| {
+        format!("apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: {name}, namespace: {namespace}}}\nspec:\n  rules: [{{host: {host}}}]\n")
+    };
+    s.ok(&["create", "namespace", "a"]);
+    s.ok(&["create", "namespace", "b"]);
+    s.ok_stdin(
+        &["apply", "-f", "-"],
+        &ingress("a", "shop", "shop.example.com"),
+    );
+    let err = stderr(&s.kubectl_stdin(
+        &["apply", "-f", "-"],
+        Some(&ingress("b", "copy", "shop.example.com")),
+    ));
+    assert!(
+        err.contains(r#"admission webhook "unique-ingress-host" denied the request: ingresses.networking.k8s.io "copy" is forbidden: host "shop.example.com" is already used by ingress a/shop"#),
+        "{err}"
+    );
+    s.ok_stdin(
+        &["apply", "-f", "-"],
+        &ingress("b", "blog", "blog.example.com"),
+    );
+}
+
+/// A JS instance grows by about 0.3 KiB a call; the runtime recycles warm
+/// instances, so 100 000 calls run within a memory limit that a single
+/// instance would outgrow (9 MiB at start + 100 000 × 0.3 KiB ≈ 38 MiB).
+#[test]
+fn a_js_policy_survives_100_000_calls_within_its_memory_limit() {
+    use capstan::plugins::store_reader::EmptyReader;
+    use capstan::plugins::{CallContext, Limits, PluginKind, PluginRuntime};
+    use std::sync::Arc;
+    let test = "a_js_policy_survives_100_000_calls_within_its_memory_limit";
+    if !commands_available(test, &["node", "npm"]) {
+        return;
+    }
+    let bytes = std::fs::read(component()).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let runtime = PluginRuntime::new(Some(cache.path().to_path_buf())).unwrap();
+        let plugin = runtime
+            .load("require-labels", &bytes, PluginKind::Admission)
+            .unwrap();
+        let ctx = || CallContext {
+            config: r#"{"labels": ["team"]}"#.to_string(),
+            reader: Arc::new(EmptyReader),
+            limits: Limits {
+                timeout: Duration::from_secs(10),
+                memory_bytes: 16 << 20,
+                fuel: None,
+            },
+        };
+        let input = review("owned", serde_json::json!({"team": "a"}));
+        for call in 0..100_000 {
+            let answer = plugin
+                .call(&input, ctx())
+                .await
+                .unwrap_or_else(|e| panic!("call {call}: {e}"));
+            assert!(
+                answer.contains(r#""allowed":true"#),
+                "call {call}: {answer}"
+            );
+        }
+    });
+}
+
 /// Not a check (timing is never asserted): prints the JS component's size,
 /// first compile, first call (instantiate + call) and per-call p50/p99
 /// next to the Rust example's, for plugin-sdk/README.md.
@@ -182,22 +276,7 @@ fn js_policy_costs() {
     use capstan::plugins::{CallContext, Limits, PluginKind, PluginRuntime};
     use std::sync::Arc;
     use std::time::Instant;
-    let target = concat!(env!("CARGO_TARGET_TMPDIR"), "/examples-wasm");
-    let rust_example = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../examples/require-labels/Cargo.toml"
-    );
-    let build = Command::new(env!("CARGO"))
-        .args(["build", "--release", "--target", "wasm32-wasip2"])
-        .args(["--manifest-path", rust_example, "--target-dir", target])
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .output()
-        .unwrap();
-    assert!(build.status.success(), "{}", stderr(&build));
-    let rust = PathBuf::from(format!(
-        "{target}/wasm32-wasip2/release/require_labels.wasm"
-    ));
+    let rust = crate::rust_plugins::build_example("require-labels");
     let ctx = || CallContext {
         config: r#"{"labels": ["team"]}"#.to_string(),
         reader: Arc::new(EmptyReader),

@@ -12,18 +12,18 @@ use super::matcher::{Rule, Selector};
 use crate::auth::config::{AuthConfig, AuthenticationSection, AuthorizationSection};
 use crate::plugins::manifest::{self, PluginManifest};
 use crate::plugins::PluginKind;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::time::Duration;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Phase {
     Mutating,
     Validating,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 pub enum FailurePolicy {
     #[default]
     Fail,
@@ -244,6 +244,7 @@ fn with_manifest_defaults(mut raw: PluginEntryConfig, m: &PluginManifest) -> Plu
     raw.timeout_ms = raw.timeout_ms.or(m.timeout_ms);
     raw.memory_mib = raw.memory_mib.or(m.memory_mib);
     raw.fuel = raw.fuel.or(m.fuel);
+    raw.config = raw.config.or_else(|| m.settings.clone());
     raw
 }
 

@@ -5,11 +5,11 @@
 //! matched by this one code.
 
 use crate::selectors::{from_label_selector_object, LabelSelector};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// One rule, as in a webhook configuration.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Rule {
     #[serde(default)]
@@ -20,7 +20,7 @@ pub struct Rule {
     pub api_versions: Vec<String>,
     #[serde(default)]
     pub resources: Vec<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
 }
 

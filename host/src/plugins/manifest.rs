@@ -5,39 +5,48 @@
 //! (`plugins/builtin/<name>/capstan-plugin.json`, embedded beside its
 //! component by `host/build.rs`); an admission entry `builtin:<name>` takes
 //! from it what the configuration leaves out (`admission/config.rs`). The
-//! format is described in `plugins/README.md`; policy bundles are meant to
-//! carry the same document per policy.
+//! format is described in `plugins/README.md`; a policy bundle carries the
+//! same document per policy, beside the component it names
+//! (`bundles/manifest.rs`).
 
 use super::{embedded, PluginKind};
 use crate::admission::config::{FailurePolicy, Phase};
 use crate::admission::matcher::Rule;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 /// `capstan-plugin.json`.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PluginManifest {
     pub name: String,
     pub world: PluginKind,
     /// Admission only: the phases it runs in.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub phases: Vec<Phase>,
     /// Admission only: the requests it looks at; None: every request.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rules: Option<Vec<Rule>>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure_policy: Option<FailurePolicy>,
     /// Per-call deadline in milliseconds.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
     /// Memory cap per instance in MiB.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_mib: Option<u64>,
     /// Wasm fuel per call.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fuel: Option<u64>,
+    /// The shape of its settings (the configuration it reads with
+    /// `host::config`): an OpenAPI v3 schema as a CRD's `openAPIV3Schema`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings_schema: Option<Value>,
+    /// The settings it runs with when nothing overrides them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<Value>,
 }
 
 impl PluginManifest {
@@ -64,7 +73,31 @@ impl PluginManifest {
                 self.world.world()
             ));
         }
+        if let Some(settings) = &self.settings {
+            self.check_settings(settings)
+                .map_err(|e| format!("settings: {e}"))?;
+        }
         Ok(())
+    }
+
+    /// Checks `settings` against the declared settings schema (anything
+    /// goes without one); the error lists every problem, kube-style
+    /// (`<field>: <message>`).
+    pub fn check_settings(&self, settings: &Value) -> Result<(), String> {
+        let Some(schema) = &self.settings_schema else {
+            return Ok(());
+        };
+        let compiled = crate::crd::schema::CompiledSchema::new(schema)
+            .map_err(|e| format!("settingsSchema does not compile: {e}"))?;
+        let problems: Vec<String> = compiled
+            .validate(settings)
+            .into_iter()
+            .map(|c| format!("{}: {}", c.field, c.message))
+            .collect();
+        match problems.is_empty() {
+            true => Ok(()),
+            false => Err(problems.join("; ")),
+        }
     }
 }
 
@@ -145,6 +178,12 @@ mod tests {
             (
                 r#"{"name": "x", "world": "authorizer", "priority": 1}"#,
                 "unknown field `priority`",
+            ),
+            (
+                r#"{"name": "x", "world": "admission", "phases": ["validating"],
+                    "settingsSchema": {"type": "object", "properties": {"registries": {"type": "array", "items": {"type": "string"}}}},
+                    "settings": {"registries": "ghcr.io"}}"#,
+                "settings: registries: Invalid value: \"string\": registries in body must be of type array",
             ),
         ];
         for (text, expected) in cases {

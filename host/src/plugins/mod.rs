@@ -31,4 +31,5 @@ pub mod wasm_strategy;
 
 pub use context::{CallContext, Limits, ObjectReader};
 pub use failure::PluginFailure;
+pub(crate) use runtime::check_is_component;
 pub use runtime::{Plugin, PluginKind, PluginRuntime};

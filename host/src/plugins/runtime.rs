@@ -26,7 +26,7 @@ use super::warm::{Bound, Instance, WarmPool};
 const HOST_GRACE: Duration = Duration::from_millis(100);
 
 /// Which world a plugin implements (in a manifest: `"admission"`, ...).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PluginKind {
     Admission,
@@ -218,7 +218,8 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// Rejects core modules (and non-wasm) up front with a message that says
 /// how to make a component.
-fn check_is_component(name: &str, wasm: &[u8]) -> anyhow::Result<()> {
+/// Refuses what is not a component (a core module is told how to become one).
+pub(crate) fn check_is_component(name: &str, wasm: &[u8]) -> anyhow::Result<()> {
     match wasm.get(..8) {
         Some([0, b'a', b's', b'm', 0x0d, 0, 1, 0]) => Ok(()),
         Some([0, b'a', b's', b'm', 1, 0, 0, 0]) => anyhow::bail!(

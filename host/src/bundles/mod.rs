@@ -1,0 +1,50 @@
+//! Policy bundles: a set of admission policies (Wasm components) shipped as
+//! one OCI artifact, as a security team ships them to clusters.
+//!
+//! The format (`layout.rs`) is an OCI image layout (a directory with
+//! `oci-layout`, `index.json` and `blobs/sha256/…`) or a tarball of one: an
+//! image manifest of artifactType [`ARTIFACT_TYPE`] whose config blob is the
+//! bundle manifest (`manifest.rs`, media type [`CONFIG_MEDIA_TYPE`]) and
+//! whose layers are the components ([`COMPONENT_MEDIA_TYPE`]), each policy
+//! naming its layer by digest. `build.rs` makes one from a folder;
+//! `components.rs` loads its components as the worlds they are declared;
+//! `fixtures.rs` runs them against AdmissionReview fixtures (`capstan
+//! policy test`). The commands are in `policy_cli.rs`.
+//!
+//! Every blob is read within a bound and checked against its digest and
+//! size; errors name the bundle, the digest and why.
+
+mod build;
+pub mod components;
+pub mod fixtures;
+mod layout;
+pub mod manifest;
+
+pub use build::build;
+pub use layout::{load, Bundle};
+
+/// The image manifest's artifactType.
+pub const ARTIFACT_TYPE: &str = "application/vnd.capstan.policy.bundle.v1+json";
+/// The config blob: the bundle manifest (JSON).
+pub const CONFIG_MEDIA_TYPE: &str = "application/vnd.capstan.policy.bundle.config.v1+json";
+/// A layer: one WebAssembly component.
+pub const COMPONENT_MEDIA_TYPE: &str = "application/vnd.capstan.policy.component.v1+wasm";
+
+/// At most this many policies in a bundle (and so layers).
+pub const MAX_POLICIES: usize = 64;
+/// A component's bound (componentize-js and Python components are tens of MiB).
+pub const MAX_COMPONENT_BYTES: u64 = 64 << 20;
+/// `index.json`, the image manifest and the config blob.
+pub const MAX_JSON_BYTES: u64 = 1 << 20;
+/// A tarball's files, added up.
+pub const MAX_BUNDLE_BYTES: u64 = 512 << 20;
+
+/// `sha256:<hex>` of `bytes`.
+pub fn digest(bytes: &[u8]) -> String {
+    let d = ring::digest::digest(&ring::digest::SHA256, bytes);
+    let hex: String = d.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+#[cfg(test)]
+mod tests;

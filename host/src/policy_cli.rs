@@ -1,0 +1,192 @@
+//! `capstan policy`: policy bundles outside a server (`bundles/`). `build`
+//! makes a bundle from a folder, `inspect` prints what one holds (verifying
+//! every blob and each component's world), `test` runs its policies against
+//! AdmissionReview fixtures and fails when a case does.
+
+use crate::bundles::{self, components, fixtures};
+use crate::plugins::PluginRuntime;
+use clap::{Args, Subcommand};
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Subcommand, Debug)]
+pub enum PolicyCommand {
+    /// Build a bundle (OCI image layout, or a tarball of one) from a folder
+    /// holding bundle.yaml (or bundle.json) and the components it names.
+    Build(BuildArgs),
+    /// Verify a bundle and print its digest, policies, worlds, rules and phases.
+    Inspect(InspectArgs),
+    /// Run a bundle's policies against a folder of AdmissionReview fixtures
+    /// (`<case>.json` + `<case>.expect.yaml`); exits non-zero when a case fails.
+    Test(TestArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BuildArgs {
+    /// The folder with bundle.yaml (or bundle.json).
+    pub folder: PathBuf,
+    /// Where to write it: a directory (OCI image layout) or a `.tar` file.
+    #[arg(short = 'o', long = "output")]
+    pub output: PathBuf,
+    /// Where the `.wasm` files the manifest names are (default: the folder).
+    #[arg(long = "modules-dir")]
+    pub modules_dir: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct InspectArgs {
+    /// A bundle: an OCI image layout directory or a tarball of one.
+    pub bundle: PathBuf,
+    /// Print the bundle manifest (the config blob) as JSON, with the digest.
+    #[arg(long)]
+    pub json: bool,
+    /// Where compiled components are cached (default: the user's cache, as for `capstan serve`).
+    #[arg(long = "plugin-cache-dir")]
+    pub plugin_cache_dir: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct TestArgs {
+    /// A bundle: an OCI image layout directory or a tarball of one.
+    pub bundle: PathBuf,
+    /// The fixtures: `<case>.json` AdmissionReviews, each with `<case>.expect.yaml`.
+    pub fixtures: PathBuf,
+    /// Where compiled components are cached (default: the user's cache, as for `capstan serve`).
+    #[arg(long = "plugin-cache-dir")]
+    pub plugin_cache_dir: Option<PathBuf>,
+}
+
+/// Runs a `capstan policy` command, printing to `out`.
+pub async fn run(command: PolicyCommand, out: &mut dyn Write) -> anyhow::Result<()> {
+    match command {
+        PolicyCommand::Build(args) => build(args, out),
+        PolicyCommand::Inspect(args) => inspect(args, out),
+        PolicyCommand::Test(args) => test(args, out).await,
+    }
+}
+
+fn build(args: BuildArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let built = bundles::build(&args.folder, args.modules_dir.as_deref(), &args.output)?;
+    let m = &built.manifest;
+    writeln!(
+        out,
+        "built bundle {} {} ({} policies) into {}\ndigest: {}",
+        m.name,
+        m.version,
+        m.policies.len(),
+        args.output.display(),
+        built.manifest_digest
+    )?;
+    Ok(())
+}
+
+fn runtime(cache: Option<&std::path::Path>) -> anyhow::Result<std::sync::Arc<PluginRuntime>> {
+    PluginRuntime::new(crate::plugins::cache_dir::shared(cache))
+}
+
+fn inspect(args: InspectArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let bundle = bundles::load(&args.bundle)?;
+    let runtime = runtime(args.plugin_cache_dir.as_deref())?;
+    components::load_all(&runtime, &bundle)?;
+    if args.json {
+        let doc =
+            serde_json::json!({"digest": bundle.manifest_digest, "manifest": bundle.manifest});
+        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+        return Ok(());
+    }
+    write!(out, "{}", describe(&bundle))?;
+    Ok(())
+}
+
+/// The human-readable summary `inspect` prints.
+fn describe(bundle: &bundles::Bundle) -> String {
+    let m = &bundle.manifest;
+    let mut text = format!(
+        "bundle: {} {}\nsource: {}\ndigest: {}\n",
+        m.name, m.version, bundle.source, bundle.manifest_digest
+    );
+    if let Some(d) = &m.description {
+        text += &format!("description: {d}\n");
+    }
+    text += "policies:\n";
+    for p in &m.policies {
+        let pm = &p.manifest;
+        let phases: Vec<String> = pm
+            .phases
+            .iter()
+            .map(|ph| format!("{ph:?}").to_lowercase())
+            .collect();
+        let size = bundle.component(&p.module).len();
+        text += &format!(
+            "  {}:\n    world: {} (capstan:plugin@{})\n    phases: {}\n    failurePolicy: {:?}\n    component: {} ({} KiB)\n",
+            pm.name,
+            pm.world.world(),
+            crate::plugins::abi::ABI_VERSION,
+            phases.join(", "),
+            pm.failure_policy.unwrap_or_default(),
+            p.module,
+            size.div_ceil(1024),
+        );
+        text += &format!("    rules: {}\n", rules_line(pm.rules.as_deref()));
+        for (field, value) in [
+            ("settings", &pm.settings),
+            ("settingsSchema", &pm.settings_schema),
+        ] {
+            if let Some(v) = value {
+                text += &format!("    {field}: {v}\n");
+            }
+        }
+    }
+    text
+}
+
+/// `CREATE,UPDATE pods,deployments.apps` per rule, `; `-separated.
+fn rules_line(rules: Option<&[crate::admission::matcher::Rule]>) -> String {
+    let Some(rules) = rules else {
+        return "every request".into();
+    };
+    let rule = |r: &crate::admission::matcher::Rule| {
+        let resources: Vec<String> = r
+            .api_groups
+            .iter()
+            .flat_map(|g| {
+                r.resources.iter().map(move |res| match g.as_str() {
+                    "" => res.clone(),
+                    g => format!("{res}.{g}"),
+                })
+            })
+            .collect();
+        format!("{} {}", r.operations.join(","), resources.join(","))
+    };
+    rules.iter().map(rule).collect::<Vec<_>>().join("; ")
+}
+
+async fn test(args: TestArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let bundle = bundles::load(&args.bundle)?;
+    let runtime = runtime(args.plugin_cache_dir.as_deref())?;
+    let policies = components::load_all(&runtime, &bundle)?;
+    let cases = fixtures::read_cases(&args.fixtures)?;
+    if cases.is_empty() {
+        anyhow::bail!(
+            "{}: no fixtures (<case>.json with <case>.expect.yaml)",
+            args.fixtures.display()
+        );
+    }
+    let outcomes = fixtures::run(&policies, &cases).await;
+    for o in &outcomes {
+        writeln!(out, "{o}")?;
+    }
+    let failed = outcomes.iter().filter(|o| !o.passed).count();
+    writeln!(
+        out,
+        "bundle {} {}: {} cases, {} passed, {failed} failed",
+        bundle.manifest.name,
+        bundle.manifest.version,
+        outcomes.len(),
+        outcomes.len() - failed
+    )?;
+    match failed {
+        0 => Ok(()),
+        n => anyhow::bail!("{n} of {} cases failed", outcomes.len()),
+    }
+}
