@@ -97,7 +97,7 @@ bool cap_json_is(const cap_json *v, cap_json_type type);
 cap_json *cap_json_get(const cap_json *v, const char *key);
 /* Follows keys through nested objects; the list ends with NULL:
  * cap_json_find(obj, "metadata", "labels", NULL). */
-cap_json *cap_json_find(const cap_json *v, ...);
+cap_json *cap_json_find(const cap_json *v, ...) __attribute__((sentinel));
 /* The i-th element of an array (NULL when out of range). */
 cap_json *cap_json_at(const cap_json *v, size_t i);
 /* v's text when it is a string, else NULL. */

@@ -151,7 +151,7 @@ cap_json *cap_response_json(const cap_admission_response *r, const char *uid);
 
 /* A JSON pointer from unescaped segments, NULL-terminated:
  * cap_pointer("metadata", "labels", "a/b", NULL) → "/metadata/labels/a~1b". */
-const char *cap_pointer(const char *first, ...);
+const char *cap_pointer(const char *first, ...) __attribute__((sentinel));
 /* Appends an operation to `ops` (an array; cap_json_array() to start). */
 cap_json *cap_patch_add(cap_json *ops, const char *pointer, const cap_json *value);
 cap_json *cap_patch_replace(cap_json *ops, const char *pointer,
