@@ -60,6 +60,20 @@ const TEMPLATES: &[Template] = &[
         sdk_path: "../../../plugin-sdk",
         next: "pip install componentize-py==0.25.1 pytest && pytest && PYTHONPATH=<sdk>/python python -m capstan_plugin build NAME.py NAME.wasm",
     },
+    Template {
+        langs: &["c"],
+        files: example!(
+            "c/require-labels",
+            [
+                "Makefile",
+                ".gitignore",
+                "src/require_labels.c",
+                "test/require_labels_test.c"
+            ]
+        ),
+        sdk_path: "../../../plugin-sdk",
+        next: "make test && make",
+    },
 ];
 
 /// What the example is called, in its files and file names.
@@ -206,6 +220,23 @@ mod tests {
         assert!(text.contains("team_labels"), "{text}");
         let conftest = std::fs::read_to_string(tmp.path().join("team-labels/conftest.py")).unwrap();
         assert!(!conftest.contains("../../../plugin-sdk"), "{conftest}");
+    }
+
+    #[test]
+    fn a_c_project_builds_against_the_sdks_makefile() {
+        let tmp = tempfile::tempdir().unwrap();
+        run(&args("c", "team-labels", tmp.path())).unwrap();
+        let make = std::fs::read_to_string(tmp.path().join("team-labels/Makefile")).unwrap();
+        assert!(make.contains("PLUGIN := team-labels"), "{make}");
+        assert!(make.contains("SOURCES := src/team_labels.c"), "{make}");
+        assert!(
+            make.contains("/plugin-sdk/c/plugin.mk") && !make.contains("../../../"),
+            "{make}"
+        );
+        assert!(tmp
+            .path()
+            .join("team-labels/test/team_labels_test.c")
+            .exists());
     }
 
     #[test]

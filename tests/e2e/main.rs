@@ -6,6 +6,7 @@ mod support;
 mod access_control;
 mod admission_plugins;
 mod api_discovery;
+mod c_plugins;
 mod cluster_apis;
 mod connections;
 mod custom_resource_definitions;
