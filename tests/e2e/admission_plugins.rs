@@ -345,27 +345,6 @@ fn builtin_entries_without_rules_or_phases_take_the_plugins_declared_ones() {
 }
 
 #[test]
-fn a_users_plugin_from_a_path_rejects_kubectl_apply() {
-    let wasm = crate::rust_plugins::build_example("require-labels");
-    let wasm = wasm.display();
-    let config = format!(
-        "admission:\n- name: require-labels\n  module: {wasm}\n  config: {{labels: [team]}}\n  rules: [{{operations: [CREATE, UPDATE], apiGroups: [apps], apiVersions: [v1], resources: [deployments]}}]\n"
-    );
-    let s = start_with_config(&config);
-    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: nginx}]}\n";
-    let err = stderr(&s.kubectl_stdin(&["apply", "-f", "-"], Some(deployment)));
-    assert!(
-        err.contains("require-labels") && err.contains("team"),
-        "{err}"
-    );
-    let labelled = deployment.replace(
-        "metadata: {name: web}",
-        "metadata: {name: web, labels: {team: a}}",
-    );
-    s.ok_stdin(&["apply", "-f", "-"], &labelled);
-}
-
-#[test]
 fn resource_quota_counts_usage_and_rejects_past_the_hard_limit() {
     let s = Server::start();
     s.ok(&["create", "namespace", "quota"]);

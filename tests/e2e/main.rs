@@ -24,6 +24,7 @@ mod patching;
 mod plugin_cache;
 mod pod_subresources;
 mod policy_bundles;
+mod policy_examples;
 mod python_client;
 mod python_plugins;
 mod real_crds;
