@@ -44,6 +44,39 @@ pub struct KubeconfigArgs {
 pub enum PluginCommand {
     /// Call an admission plugin with an AdmissionReview and print its answer (like kwctl run).
     Run(PluginRunArgs),
+    /// Turn a core wasm32-wasip1 module (C, Go) into a component of a Capstan
+    /// world, with the WASI preview1 reactor adapter.
+    Componentize(PluginComponentizeArgs),
+    /// Start a policy project in a language, from its require-labels example.
+    New(PluginNewArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct PluginNewArgs {
+    /// The language: rust, ts (or js).
+    #[arg(long)]
+    pub lang: String,
+    /// The policy's name (a lowercase DNS label); also the folder made.
+    pub name: String,
+    /// The folder to create (default: ./NAME).
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+    /// The plugin-sdk folder of a Capstan checkout (default: the one this binary was built from).
+    #[arg(long)]
+    pub sdk: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct PluginComponentizeArgs {
+    /// The core module (e.g. built with clang --target=wasm32-wasi or GOOS=wasip1).
+    #[arg(long)]
+    pub module: PathBuf,
+    /// The world it implements (admission, authenticator, authorizer, strategy, converter).
+    #[arg(long, default_value = "admission")]
+    pub world: String,
+    /// Where to write the component.
+    #[arg(long, short = 'o')]
+    pub output: PathBuf,
 }
 
 #[derive(Args, Debug, Clone)]

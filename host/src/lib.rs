@@ -22,6 +22,8 @@ pub mod kube_json;
 pub mod kubeconfig;
 pub mod patch;
 pub mod pki;
+pub mod plugin_componentize;
+pub mod plugin_new;
 pub mod plugin_run;
 pub mod plugins;
 pub mod protobuf;

@@ -27,5 +27,13 @@ fn main() -> anyhow::Result<()> {
             println!("{}", out.answer);
             Ok(())
         }
+        Command::Plugin(PluginCommand::New(args)) => {
+            println!("{}", capstan::plugin_new::run(&args)?);
+            Ok(())
+        }
+        Command::Plugin(PluginCommand::Componentize(args)) => {
+            eprintln!("{}", capstan::plugin_componentize::run(&args)?);
+            Ok(())
+        }
     }
 }
