@@ -9,7 +9,7 @@ import (
 // componentize wraps the core module into a component of world.
 func componentize(core, wit, world, out, dir string) error {
 	if capstan := capstanBinary(); capstan != "" {
-		return run("", nil, capstan, "plugin", "componentize", "--wit", wit, "--world", world, "--module", core, "-o", out)
+		return run("", nil, capstan, "plugin", "componentize", "--world", world, "--module", core, "-o", out)
 	}
 	wasmTools, err := tool("WASM_TOOLS", "wasm-tools")
 	if err != nil {
