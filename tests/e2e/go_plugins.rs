@@ -257,6 +257,50 @@ fn go_policies_in_the_chain_refuse_kubectl_apply_with_their_messages() {
     );
 }
 
+/// Go's collector reads clocks and polls timers; the component model
+/// forbids imports while the host allocates in the guest (`cabi_realloc`),
+/// so a collection starting there traps ("cannot leave component
+/// instance", wasmtime#14318). Large reviews make most of the allocation
+/// happen there: one instance must still answer every call.
+#[test]
+fn a_go_instance_survives_garbage_collections_across_many_large_calls() {
+    use capstan::plugins::store_reader::EmptyReader;
+    use capstan::plugins::{CallContext, Limits, PluginKind, PluginRuntime};
+    use std::sync::Arc;
+    let test = "a_go_instance_survives_garbage_collections_across_many_large_calls";
+    let Some(tools) = go_tools(test) else {
+        return;
+    };
+    let (wasm, _) = components(tools);
+    let bytes = std::fs::read(wasm).unwrap();
+    let big = "x".repeat(40 << 10);
+    let input = review("big", serde_json::json!({"note": big}));
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let runtime = PluginRuntime::new(None).unwrap();
+        let plugin = runtime
+            .load("require-labels", &bytes, PluginKind::Admission)
+            .unwrap();
+        for call in 0..600 {
+            let ctx = CallContext {
+                config: r#"{"labels": ["team"]}"#.to_string(),
+                reader: Arc::new(EmptyReader),
+                limits: Limits {
+                    timeout: Duration::from_secs(10),
+                    memory_bytes: (MEMORY_MIB as usize) << 20,
+                    fuel: None,
+                },
+            };
+            let answer = plugin.call(&input, ctx).await;
+            let answer = answer.unwrap_or_else(|e| panic!("call {call}: {e}"));
+            assert!(
+                answer.contains("missing required label(s): team"),
+                "{answer}"
+            );
+        }
+    });
+}
+
 /// Not a check (timing is never asserted): prints the Go component's size,
 /// first compile, first call (instantiate + call), per-call p50/p99 and the
 /// smallest memory limit under which an instance answers 10 000 calls (a

@@ -25,6 +25,8 @@ const exportTemplate = `// Written by capstan-plugin-build: the world's export a
 package export_wit_world
 
 import (
+	"runtime/debug"
+
 	"capstan.dev/capstan"
 	witTypes "go.bytecodealliance.org/pkg/wit/types"
 	host "wit_component/capstan_plugin_host"
@@ -32,13 +34,28 @@ import (
 	policy "{{.Policy}}"
 )
 
+// The garbage collector runs only inside the policy's own code. Go's
+// collector reads clocks and polls timers, and the component model forbids
+// imports while the host allocates in the guest (cabi_realloc: the call's
+// input, an import's result), so a collection starting there would trap
+// ("cannot leave component instance"; the WASI adapter pauses only the
+// monotonic clock, wasmtime#14318). So collection is off between calls and
+// around each import, and on while the policy runs.
+const gcPercent = 100
+
+func gcOff() { debug.SetGCPercent(-1) } // returns once no collection is running
+func gcOn()  { debug.SetGCPercent(gcPercent) }
+
 func init() {
+	gcOff()
 	capstan.SetHost(witHost{})
 }
 
 // {{.Export}} is the world's export: JSON text in, result<string, string> out.
 func {{.Export}}({{.Param}} string) witTypes.Result[string, string] {
+	gcOn()
 	out, err := {{.Call}}
+	gcOff()
 	if err != nil {
 		return witTypes.Err[string, string](err.Error())
 	}
@@ -48,16 +65,24 @@ func {{.Export}}({{.Param}} string) witTypes.Result[string, string] {
 // witHost is capstan.Host over the generated imports of capstan:plugin/host.
 type witHost struct{}
 
+// Each import runs with the collector off (its result is allocated by cabi_realloc).
+
 func (witHost) Log(level capstan.Level, message string) {
+	gcOff()
+	defer gcOn()
 	host.Log(host.Level(level), message)
 }
 
 func (witHost) Config() string {
+	gcOff()
+	defer gcOn()
 	return host.Config()
 }
 
 func (witHost) GetObject(apiVersion, resource string, namespace *string, name string) (*string, error) {
+	gcOff()
 	r := host.GetObject(apiVersion, resource, option(namespace), name)
+	gcOn()
 	if r.IsErr() {
 		return nil, hostError(r.Err())
 	}
@@ -69,10 +94,14 @@ func (witHost) GetObject(apiVersion, resource string, namespace *string, name st
 }
 
 func (witHost) ListObjects(apiVersion, resource string, namespace, labelSelector, fieldSelector *string) (string, error) {
+	gcOff()
+	defer gcOn()
 	return text(host.ListObjects(apiVersion, resource, option(namespace), option(labelSelector), option(fieldSelector)))
 }
 
 func (witHost) Watermark(apiVersion, resource string) (string, error) {
+	gcOff()
+	defer gcOn()
 	return text(host.Watermark(apiVersion, resource))
 }
 
