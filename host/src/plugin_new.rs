@@ -48,6 +48,15 @@ const TEMPLATES: &[Template] = &[
         sdk_path: "../../../plugin-sdk",
         next: "npm install && npm test && npm run build",
     },
+    Template {
+        langs: &["go"],
+        files: example!(
+            "go/require-labels",
+            ["go.mod", "policy.go", "policy_test.go"]
+        ),
+        sdk_path: "../../../plugin-sdk",
+        next: "go test ./... && go run capstan.dev/capstan/cmd/capstan-plugin-build .",
+    },
 ];
 
 /// What the example is called, in its files and file names.
@@ -175,6 +184,20 @@ mod tests {
         assert!(text.contains("'../src/team-labels.js'"), "{text}");
         let package = std::fs::read_to_string(tmp.path().join("team-labels/package.json")).unwrap();
         assert!(package.contains("/plugin-sdk/js\""), "{package}");
+    }
+
+    #[test]
+    fn a_go_project_requires_the_sdk_by_its_path() {
+        let tmp = tempfile::tempdir().unwrap();
+        run(&args("go", "team-labels", tmp.path())).unwrap();
+        let module = std::fs::read_to_string(tmp.path().join("team-labels/go.mod")).unwrap();
+        assert!(
+            module.contains("module capstan.dev/examples/team-labels"),
+            "{module}"
+        );
+        assert!(module.contains("/plugin-sdk/go\n"), "{module}");
+        assert!(!module.contains("../"), "{module}");
+        assert!(tmp.path().join("team-labels/policy_test.go").exists());
     }
 
     #[test]
