@@ -56,7 +56,7 @@ pub enum PluginCommand {
 
 #[derive(Args, Debug, Clone)]
 pub struct PluginNewArgs {
-    /// The language: rust, ts (or js), python, c.
+    /// The language: rust, ts (or js), python, c, go.
     #[arg(long)]
     pub lang: String,
     /// The policy's name (a lowercase DNS label); also the folder made.

@@ -74,6 +74,15 @@ const TEMPLATES: &[Template] = &[
         sdk_path: "../../../plugin-sdk",
         next: "make test && make",
     },
+    Template {
+        langs: &["go"],
+        files: example!(
+            "go/require-labels",
+            ["go.mod", "policy.go", "policy_test.go"]
+        ),
+        sdk_path: "../../../plugin-sdk",
+        next: "go test ./... && go run capstan.dev/capstan/cmd/capstan-plugin-build .",
+    },
 ];
 
 /// What the example is called, in its files and file names.
@@ -237,6 +246,20 @@ mod tests {
             .path()
             .join("team-labels/test/team_labels_test.c")
             .exists());
+    }
+
+    #[test]
+    fn a_go_project_requires_the_sdk_by_its_path() {
+        let tmp = tempfile::tempdir().unwrap();
+        run(&args("go", "team-labels", tmp.path())).unwrap();
+        let module = std::fs::read_to_string(tmp.path().join("team-labels/go.mod")).unwrap();
+        assert!(
+            module.contains("module capstan.dev/examples/team-labels"),
+            "{module}"
+        );
+        assert!(module.contains("/plugin-sdk/go\n"), "{module}");
+        assert!(!module.contains("../"), "{module}");
+        assert!(tmp.path().join("team-labels/policy_test.go").exists());
     }
 
     #[test]

@@ -14,6 +14,8 @@ mod custom_resources;
 mod encoding;
 mod errors;
 mod etcd;
+mod go_plugins;
+mod go_toolchain;
 mod header_bytes;
 mod hostile_requests;
 mod js_plugins;

@@ -82,7 +82,10 @@ pub fn require_labels_answers_offline(module: &Path, extra: &[&str]) {
     assert_eq!(details["name"], "bare", "{answer}");
     assert_eq!(details["kind"], "configmaps", "{answer}");
     // kube omits an empty group (omitempty); "" says the same.
-    assert!(details["group"].is_null() || details["group"] == "", "{answer}");
+    assert!(
+        details["group"].is_null() || details["group"] == "",
+        "{answer}"
+    );
     let (answer, _) = plugin_run(module, dir.path(), "owned", json!({"team": "a"}), extra);
     assert_eq!(answer["response"]["allowed"], true, "{answer}");
     assert_eq!(answer["response"]["uid"], "uid-owned");

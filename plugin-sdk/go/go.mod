@@ -1,0 +1,3 @@
+module capstan.dev/capstan
+
+go 1.24
