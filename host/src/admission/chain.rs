@@ -29,6 +29,8 @@ pub enum ChainEntry {
     Plugin(Box<CallableEntry>),
     /// Where the API's webhooks of this phase run.
     Webhooks(Phase),
+    /// Where the policies of the API's PolicyBundles of this phase run.
+    Policies(Phase),
 }
 
 /// Source of the API's webhooks (admissionregistration.k8s.io), asked per
@@ -37,12 +39,20 @@ pub trait WebhookSource: Send + Sync {
     fn webhooks<'a>(&'a self, phase: Phase) -> BoxFuture<'a, Vec<Arc<CallableEntry>>>;
 }
 
+/// Source of the policies of the API's PolicyBundles: the set loaded when
+/// the request asks, so a request runs the set it started with while a new
+/// one is swapped in (`policy_bundles/`).
+pub trait PolicySource: Send + Sync {
+    fn policies(&self, phase: Phase) -> Vec<Arc<CallableEntry>>;
+}
+
 /// The configured chain, shared by all requests.
 pub struct Chain {
     pub entries: Vec<ChainEntry>,
     pub registry: Registry,
     pub namespaces: ResourceInfo,
     pub webhooks: Option<Arc<dyn WebhookSource>>,
+    pub policies: Option<Arc<dyn PolicySource>>,
 }
 
 impl Chain {
@@ -57,6 +67,7 @@ impl Chain {
             registry,
             namespaces,
             webhooks: None,
+            policies: None,
         }
     }
 
@@ -81,6 +92,8 @@ impl Chain {
                 ChainEntry::Plugin(p) => p.config.name.clone(),
                 ChainEntry::Webhooks(Phase::Mutating) => "webhooks: mutating".into(),
                 ChainEntry::Webhooks(Phase::Validating) => "webhooks: validating".into(),
+                ChainEntry::Policies(Phase::Mutating) => "policies: mutating".into(),
+                ChainEntry::Policies(Phase::Validating) => "policies: validating".into(),
             })
             .collect()
     }
@@ -96,6 +109,11 @@ impl Chain {
                 ChainEntry::Webhooks(ph) if *ph == phase => {
                     if let Some(src) = &self.webhooks {
                         out.extend(src.webhooks(phase).await.into_iter().map(EntryRef::Shared));
+                    }
+                }
+                ChainEntry::Policies(ph) if *ph == phase => {
+                    if let Some(src) = &self.policies {
+                        out.extend(src.policies(phase).into_iter().map(EntryRef::Shared));
                     }
                 }
                 _ => {}
