@@ -146,14 +146,14 @@ impl ModeTransport {
         };
         let (bundle, policy) = self.policy.split_once('/').unwrap_or((&self.policy, ""));
         tracing::info!(
-            bundle,
-            policy,
+            bundle = %bundle,
+            policy = %policy,
             uid = %text("/uid"),
             operation = %text("/operation"),
             resource = %text("/resource/resource"),
             namespace = %text("/namespace"),
             name = %text("/name"),
-            message,
+            violation = %message,
             "policy violation audited"
         );
     }
