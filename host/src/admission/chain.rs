@@ -696,6 +696,39 @@ mod tests {
         assert_eq!(calls.load(Ordering::SeqCst), 1);
     }
 
+    /// PolicyBundles' policies as a `PolicySource` gives them.
+    struct Loaded(Vec<Arc<CallableEntry>>);
+
+    impl PolicySource for Loaded {
+        fn policies(&self, phase: Phase) -> Vec<Arc<CallableEntry>> {
+            let of_phase = |e: &&Arc<CallableEntry>| e.config.phases.contains(&phase);
+            self.0.iter().filter(of_phase).cloned().collect()
+        }
+    }
+
+    #[tokio::test]
+    async fn policies_run_only_where_a_marker_of_their_phase_is() {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let ChainEntry::Plugin(policy) = denier(&["configmaps"], None, calls.clone()) else {
+            unreachable!()
+        };
+        let source: Arc<dyn PolicySource> = Arc::new(Loaded(vec![Arc::from(policy)]));
+        let w = Mutex::new(Vec::new());
+        let obj = json!({"metadata": {"name": "c"}});
+        for markers in [vec![], vec![ChainEntry::Policies(Phase::Mutating)]] {
+            let (mut c, _dir) = chain(markers);
+            c.policies = Some(source.clone());
+            c.validate(&request(), Some(&obj), None, &w).await.unwrap();
+        }
+        assert_eq!(calls.load(Ordering::SeqCst), 0);
+        let (mut c, _dir) = chain(vec![ChainEntry::Policies(Phase::Validating)]);
+        c.policies = Some(source);
+        assert_eq!(c.names(), ["policies: validating"]);
+        let denied = c.validate(&request(), Some(&obj), None, &w).await;
+        assert_eq!(denied.unwrap_err().code, 403);
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+    }
+
     #[tokio::test]
     async fn dry_run_is_refused_by_entries_with_side_effects() {
         let (c, _dir) = chain(vec![entry(

@@ -209,3 +209,146 @@ fn entry_config(
     };
     config::entry_with_manifest(&label, raw, manifest).map_err(|e| refusal("InvalidSpec", e))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::admission::config::PluginEntry;
+    use crate::admission::matcher::Selector;
+    use futures_util::future::BoxFuture;
+
+    struct Silent;
+
+    impl Transport for Silent {
+        fn call<'a>(&'a self, _review: &'a str) -> BoxFuture<'a, Result<String, String>> {
+            Box::pin(async { Err("not called".to_string()) })
+        }
+    }
+
+    fn entry(name: &str, phase: Phase) -> Arc<CallableEntry> {
+        let config = PluginEntry {
+            name: name.into(),
+            module: "bundle:sha256:00".into(),
+            phases: vec![phase],
+            failure_policy: FailurePolicy::Fail,
+            timeout: config::DEFAULT_TIMEOUT,
+            memory_bytes: 1 << 20,
+            fuel: None,
+            config: "{}".into(),
+            rules: None,
+            namespace_selector: Selector::parse(None).unwrap(),
+            object_selector: Selector::parse(None).unwrap(),
+            reinvoke_if_needed: false,
+            match_conditions: Default::default(),
+        };
+        Arc::new(CallableEntry {
+            config,
+            transport: Arc::new(Silent),
+            verbatim: true,
+            dry_run_safe: true,
+        })
+    }
+
+    fn names(entries: &[Arc<CallableEntry>]) -> Vec<&str> {
+        entries.iter().map(|e| e.config.name.as_str()).collect()
+    }
+
+    /// The test bundle of `bundles/tests.rs` (policies `first`, mutating,
+    /// and `second`, validating, with settings `{n: 1}` of schema `{n: integer}`).
+    fn bundle() -> (tempfile::TempDir, Bundle) {
+        let dir = tempfile::tempdir().unwrap();
+        crate::bundles::tests::source(dir.path(), "deny-service-external-ips", "admission");
+        let out = dir.path().join("b.tar");
+        crate::bundles::build(dir.path(), None, &out).unwrap();
+        let bundle = crate::bundles::load(&out).unwrap();
+        (dir, bundle)
+    }
+
+    fn spec(yaml: &str) -> Spec {
+        let v: serde_json::Value = crate::yaml::config_from_str(yaml).unwrap();
+        Spec::of(&serde_json::json!({ "spec": v })).unwrap()
+    }
+
+    fn refused(spec: &Spec, bundle: &Bundle) -> Refusal {
+        match built(spec, bundle) {
+            Ok(entries) => panic!("built {:?}", names(&entries)),
+            Err(r) => r,
+        }
+    }
+
+    fn built(spec: &Spec, bundle: &Bundle) -> Result<Vec<Arc<CallableEntry>>, Refusal> {
+        let runtime = PluginRuntime::new(None).unwrap();
+        let ctx = Context {
+            runtime: &runtime,
+            reader: Arc::new(crate::plugins::store_reader::EmptyReader),
+            counters: Arc::default(),
+        };
+        build(&ctx, "pb", spec, bundle)
+    }
+
+    #[test]
+    fn entries_take_the_manifest_then_the_spec() {
+        let (_dir, bundle) = bundle();
+        let all = built(&spec("bundle: b.tar\nmode: Warn"), &bundle).unwrap();
+        assert_eq!(names(&all), ["pb/first", "pb/second"]);
+        assert_eq!(all[0].config.phases, [Phase::Mutating]);
+        assert_eq!(all[1].config.config, r#"{"n":1}"#);
+        assert_eq!(
+            all[1].config.failure_policy,
+            FailurePolicy::Ignore,
+            "never denies outside Enforce"
+        );
+        let text = "bundle: b.tar\npolicies: [second]\noverrides:\n- name: second\n  settings: {n: 2}\n  failurePolicy: Ignore\n  rules: [{operations: [DELETE], apiGroups: [''], apiVersions: ['*'], resources: [secrets]}]\nobjectSelector: {matchLabels: {team: a}}";
+        let one = built(&spec(text), &bundle).unwrap();
+        assert_eq!(names(&one), ["pb/second"]);
+        let e = &one[0].config;
+        assert_eq!(
+            (e.config.as_str(), e.failure_policy),
+            (r#"{"n":2}"#, FailurePolicy::Ignore)
+        );
+        assert_eq!(e.rules.as_ref().unwrap()[0].resources, ["secrets"]);
+        assert!(!e.object_selector.is_everything());
+    }
+
+    #[test]
+    fn unknown_policies_and_bad_settings_are_refused_naming_the_bundle() {
+        let (_dir, bundle) = bundle();
+        let r = refused(&spec("bundle: b.tar\npolicies: [third]"), &bundle);
+        assert_eq!(r.reason, "PolicyNotFound");
+        assert!(r.message.contains("b.tar: spec.policies names policy \"third\", which it does not have (its policies: first, second)"), "{}", r.message);
+        let bad = "bundle: b.tar\noverrides: [{name: second, settings: {n: many}}]";
+        let r = refused(&spec(bad), &bundle);
+        assert_eq!(r.reason, "InvalidSettings");
+        assert!(
+            r.message
+                .contains("policy second: settings: n: Invalid value"),
+            "{}",
+            r.message
+        );
+    }
+
+    #[test]
+    fn a_request_keeps_the_set_it_took_while_another_is_swapped_in() {
+        let set = PolicySet::default();
+        set.replace("b", Arc::new(vec![entry("b/one", Phase::Validating)]));
+        set.replace(
+            "a",
+            Arc::new(vec![
+                entry("a/fix", Phase::Mutating),
+                entry("a/check", Phase::Validating),
+            ]),
+        );
+        let taken = set.policies(Phase::Validating);
+        assert_eq!(
+            names(&taken),
+            ["a/check", "b/one"],
+            "PolicyBundles in name order"
+        );
+        assert_eq!(names(&set.policies(Phase::Mutating)), ["a/fix"]);
+        set.replace("b", Arc::new(vec![entry("b/two", Phase::Validating)]));
+        set.remove("a");
+        assert_eq!(names(&taken), ["a/check", "b/one"]);
+        assert_eq!(names(&set.policies(Phase::Validating)), ["b/two"]);
+        assert_eq!(set.bundles(), ["b"]);
+    }
+}
