@@ -247,6 +247,63 @@ fn plain_log(s: &Server) -> String {
     out
 }
 
+#[test]
+fn only_cluster_admins_manage_policy_bundles_and_no_write_fails_while_modes_swap() {
+    let build = tempfile::tempdir().unwrap();
+    let (_, tar) = build_baseline(build.path());
+    let s = Server::start();
+    let bundles = s.dir.path().join("bundles");
+    std::fs::create_dir_all(&bundles).unwrap();
+    std::fs::copy(&tar, bundles.join("baseline.tar")).unwrap();
+
+    // An editor of every namespace may not read or create them.
+    s.ok(&[
+        "create",
+        "clusterrolebinding",
+        "alice-edit",
+        "--clusterrole=edit",
+        "--user=alice",
+    ]);
+    let alice = s.user_kubeconfig("alice", &[]);
+    let out = s.kubectl_with(&alice, &["get", "policybundles"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("policybundles.policies.capstan.dev is forbidden: User \"alice\" cannot list resource \"policybundles\" in API group \"policies.capstan.dev\" at the cluster scope"),
+        "{}",
+        stderr(&out)
+    );
+
+    // `:latest` pods created while the mode swaps between Warn and Audit:
+    // allowed in both, none fails during a swap.
+    apply(&s, &policy_bundle("baseline", "baseline.tar", "Warn"));
+    assert_eq!(wait_ready(&s, "baseline").0, "True");
+    let writer = {
+        let kubeconfig = s.kubeconfig();
+        std::thread::spawn(move || {
+            (0..24)
+                .map(|i| {
+                    std::process::Command::new(crate::support::kubectl_path())
+                        .arg("--kubeconfig")
+                        .arg(&kubeconfig)
+                        .args(["run", &format!("s{i}"), "--image=nginx:latest"])
+                        .output()
+                        .unwrap()
+                })
+                .filter(|out| !out.status.success())
+                .map(|out| stderr(&out))
+                .collect::<Vec<_>>()
+        })
+    };
+    for mode in ["Audit", "Warn", "Audit", "Warn"] {
+        let patch = format!(r#"{{"spec":{{"mode":"{mode}"}}}}"#);
+        s.ok(&["patch", "pb", "baseline", "--type=merge", "-p", &patch]);
+        assert_eq!(wait_ready(&s, "baseline").0, "True");
+    }
+    let failed = writer.join().unwrap();
+    assert!(failed.is_empty(), "{failed:?}");
+    assert_eq!(s.ok(&["get", "pods", "-o", "name"]).lines().count(), 24);
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
