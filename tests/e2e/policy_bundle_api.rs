@@ -74,8 +74,10 @@ fn a_policy_bundle_enforces_warns_audits_and_goes_without_a_restart() {
         "{message}"
     );
     let listed = s.ok(&["get", "pb"]);
-    assert!(
-        listed.contains("baseline.tar") && listed.contains("Enforce"),
+    let row: Vec<&str> = listed.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(
+        row[..4],
+        ["baseline", "baseline.tar", "Enforce", "True"],
         "{listed}"
     );
 
