@@ -5,7 +5,9 @@
 //! (Warn), records it in the server's log (Audit), and stops once deleted;
 //! an update naming a missing bundle leaves the previous bundle in effect;
 //! missing and tampered bundles get Ready=False naming the bundle and why;
-//! a bad spec is kube's 422 with field paths.
+//! a bad spec is kube's 422 with field paths; only cluster-admins reach
+//! them; no create fails while the mode swaps; both replicas on etcd
+//! load them.
 
 use crate::policy_bundles::build_baseline;
 use crate::support::{eventually, stderr, stdout, Server};
@@ -304,6 +306,44 @@ fn only_cluster_admins_manage_policy_bundles_and_no_write_fails_while_modes_swap
     let failed = writer.join().unwrap();
     assert!(failed.is_empty(), "{failed:?}");
     assert_eq!(s.ok(&["get", "pods", "-o", "name"]).lines().count(), 24);
+}
+
+#[test]
+fn every_replica_on_etcd_loads_the_policy_bundles() {
+    let build = tempfile::tempdir().unwrap();
+    let (_, tar) = build_baseline(build.path());
+    let etcd = crate::etcd::Etcd::start(1);
+    let servers = etcd.servers();
+    let a = Server::start_with(&["--etcd-servers", &servers]);
+    let b = a.start_replica(&["--etcd-servers", &servers]);
+    let bundles = a.dir.path().join("bundles");
+    std::fs::create_dir_all(&bundles).unwrap();
+    std::fs::copy(&tar, bundles.join("baseline.tar")).unwrap();
+
+    apply(&a, &policy_bundle("baseline", "baseline.tar", "Enforce"));
+    assert_eq!(wait_ready(&a, "baseline").0, "True");
+    // Only one replica leads the controllers; both enforce.
+    for s in [&a, &b] {
+        let denied = eventually(WAIT, || {
+            let out = s.kubectl(&["run", "p", "--image=nginx:latest", "--dry-run=server"]);
+            stderr(&out).contains(DENIAL)
+        });
+        assert!(denied, "{}", s.log());
+    }
+    assert!(run_latest(&b, "p").1.contains(DENIAL));
+    b.ok(&[
+        "patch",
+        "pb",
+        "baseline",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"mode":"Warn"}}"#,
+    ]);
+    let warned = eventually(WAIT, || {
+        let out = a.kubectl(&["run", "p", "--image=nginx:latest", "--dry-run=server"]);
+        out.status.success() && stderr(&out).contains(&format!("Warning: {DENIAL}"))
+    });
+    assert!(warned, "{}", a.log());
 }
 
 fn copy_dir(from: &Path, to: &Path) {
