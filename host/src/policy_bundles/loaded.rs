@@ -113,31 +113,42 @@ pub fn build(
             let manifest = &l.policy.manifest;
             let over = spec.overrides.iter().find(|o| o.name == manifest.name);
             let entry = entry_config(name, spec, bundle, manifest, over)?;
-            let limits = Limits {
-                timeout: entry.timeout,
-                memory_bytes: entry.memory_bytes,
-                fuel: entry.fuel,
-            };
-            let wasm = WasmTransport {
-                plugin: l.plugin,
-                config: entry.config.clone(),
-                reader: ctx.reader.clone(),
-                limits,
-            };
-            let transport = ModeTransport {
-                inner: Arc::new(wasm),
-                policy: entry.name.clone(),
-                mode: spec.mode,
-                counters: ctx.counters.clone(),
-            };
-            Ok(Arc::new(CallableEntry {
-                config: entry,
-                transport: Arc::new(transport) as Arc<dyn Transport>,
-                verbatim: true,
-                dry_run_safe: true,
-            }))
+            Ok(callable(ctx, spec, entry, l.plugin))
         })
         .collect()
+}
+
+/// The chain entry of one policy: its plugin with the entry's settings and
+/// limits, the PolicyBundle's mode applied to its answers.
+fn callable(
+    ctx: &Context<'_>,
+    spec: &Spec,
+    entry: config::PluginEntry,
+    plugin: crate::plugins::Plugin,
+) -> Arc<CallableEntry> {
+    let limits = Limits {
+        timeout: entry.timeout,
+        memory_bytes: entry.memory_bytes,
+        fuel: entry.fuel,
+    };
+    let wasm = WasmTransport {
+        plugin,
+        config: entry.config.clone(),
+        reader: ctx.reader.clone(),
+        limits,
+    };
+    let transport = ModeTransport {
+        inner: Arc::new(wasm),
+        policy: entry.name.clone(),
+        mode: spec.mode,
+        counters: ctx.counters.clone(),
+    };
+    Arc::new(CallableEntry {
+        config: entry,
+        transport: Arc::new(transport) as Arc<dyn Transport>,
+        verbatim: true,
+        dry_run_safe: true,
+    })
 }
 
 /// The names of the policies the spec takes (checked against the bundle,
