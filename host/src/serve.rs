@@ -12,6 +12,7 @@ use crate::crd::conversion::ConversionSetup;
 use crate::inflight::InFlight;
 use crate::plugins::wasm_strategy::{WasmStrategy, STRATEGY_PLUGIN};
 use crate::plugins::{cache_dir, embedded, PluginRuntime};
+use crate::policy_bundles::{Controller as PolicyController, PolicySet};
 use crate::state::AppState;
 use crate::storage::sqlite::SqliteStorage;
 use crate::storage::{
@@ -85,7 +86,7 @@ fn precompile(runtime: &PluginRuntime, entries: &[config::EntryConfig], auth: &A
         .iter()
         .filter_map(|e| match e {
             config::EntryConfig::Plugin(p) => assemble::module_bytes(&p.module).ok(),
-            config::EntryConfig::Webhooks(_) => None,
+            config::EntryConfig::Webhooks(_) | config::EntryConfig::Policies(_) => None,
         })
         .collect();
     modules.extend(
@@ -168,7 +169,10 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         state.registry.strategy =
             Arc::new(crate::crd::strategy::CustomAware { inner: Arc::new(v) });
     }
-    state.admission = Arc::new(admission_chain(&state, &entries, &config, &runtime)?);
+    let policies = Arc::new(PolicySet::default());
+    let mut chain = admission_chain(&state, &entries, &config, &runtime)?;
+    chain.policies = Some(policies.clone());
+    state.admission = Arc::new(chain);
     tracing::info!(chain = ?state.admission.names(), "admission chain");
     let conversion = ConversionSetup::load(&config, &runtime, state.reader());
     state.conversion = Arc::new(conversion.map_err(anyhow::Error::msg)?);
@@ -202,6 +206,16 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     if !state.catalogue.caught_up(0, Duration::from_secs(5)).await {
         tracing::warn!("the stored CustomResourceDefinitions are not served yet");
     }
+    // In every replica: each loads the PolicyBundles into its own chain.
+    let bundles = PolicyController::new(
+        state.registry.clone(),
+        &state.catalogue.get(),
+        args.data_dir.clone(),
+        runtime.clone(),
+        state.reader(),
+        policies,
+    );
+    bundles.map(PolicyController::spawn);
     let election = start_controllers(&args, &state);
     let kubeconfig_path = args.data_dir.join(kubeconfig::ADMIN_FILE);
     kubeconfig::write_admin(&kubeconfig_path, &format!("https://{address}"), &pki)?;

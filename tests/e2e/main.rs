@@ -25,6 +25,7 @@ mod openapi_v2;
 mod patching;
 mod plugin_cache;
 mod pod_subresources;
+mod policy_bundle_api;
 mod policy_bundles;
 mod policy_examples;
 mod python_client;

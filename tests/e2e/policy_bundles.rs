@@ -50,7 +50,7 @@ fn ok(args: &[&str], cache: &Path) -> String {
 }
 
 /// Builds the baseline bundle into `dir` as a layout and a tarball; returns their paths.
-fn build_baseline(dir: &Path) -> (String, String) {
+pub(crate) fn build_baseline(dir: &Path) -> (String, String) {
     let modules = components().display().to_string();
     let layout = dir.join("layout").display().to_string();
     let tar = dir.join("baseline.tar").display().to_string();

@@ -101,6 +101,7 @@ pub fn assemble(
         .enumerate()
         .map(|(i, e)| match e {
             EntryConfig::Webhooks(phase) => Ok(ChainEntry::Webhooks(*phase)),
+            EntryConfig::Policies(phase) => Ok(ChainEntry::Policies(*phase)),
             EntryConfig::Plugin(p) => {
                 load(runtime, i, p, &reader).map(|e| ChainEntry::Plugin(Box::new(e)))
             }

@@ -29,6 +29,8 @@ pub enum ChainEntry {
     Plugin(Box<CallableEntry>),
     /// Where the API's webhooks of this phase run.
     Webhooks(Phase),
+    /// Where the policies of the API's PolicyBundles of this phase run.
+    Policies(Phase),
 }
 
 /// Source of the API's webhooks (admissionregistration.k8s.io), asked per
@@ -37,12 +39,20 @@ pub trait WebhookSource: Send + Sync {
     fn webhooks<'a>(&'a self, phase: Phase) -> BoxFuture<'a, Vec<Arc<CallableEntry>>>;
 }
 
+/// Source of the policies of the API's PolicyBundles: the set loaded when
+/// the request asks, so a request runs the set it started with while a new
+/// one is swapped in (`policy_bundles/`).
+pub trait PolicySource: Send + Sync {
+    fn policies(&self, phase: Phase) -> Vec<Arc<CallableEntry>>;
+}
+
 /// The configured chain, shared by all requests.
 pub struct Chain {
     pub entries: Vec<ChainEntry>,
     pub registry: Registry,
     pub namespaces: ResourceInfo,
     pub webhooks: Option<Arc<dyn WebhookSource>>,
+    pub policies: Option<Arc<dyn PolicySource>>,
 }
 
 impl Chain {
@@ -57,6 +67,7 @@ impl Chain {
             registry,
             namespaces,
             webhooks: None,
+            policies: None,
         }
     }
 
@@ -81,6 +92,8 @@ impl Chain {
                 ChainEntry::Plugin(p) => p.config.name.clone(),
                 ChainEntry::Webhooks(Phase::Mutating) => "webhooks: mutating".into(),
                 ChainEntry::Webhooks(Phase::Validating) => "webhooks: validating".into(),
+                ChainEntry::Policies(Phase::Mutating) => "policies: mutating".into(),
+                ChainEntry::Policies(Phase::Validating) => "policies: validating".into(),
             })
             .collect()
     }
@@ -96,6 +109,11 @@ impl Chain {
                 ChainEntry::Webhooks(ph) if *ph == phase => {
                     if let Some(src) = &self.webhooks {
                         out.extend(src.webhooks(phase).await.into_iter().map(EntryRef::Shared));
+                    }
+                }
+                ChainEntry::Policies(ph) if *ph == phase => {
+                    if let Some(src) = &self.policies {
+                        out.extend(src.policies(phase).into_iter().map(EntryRef::Shared));
                     }
                 }
                 _ => {}
@@ -673,6 +691,39 @@ mod tests {
         }
         assert_eq!(calls.load(Ordering::SeqCst), 0);
         let (c, _dir) = chain(vec![denier(&["configmaps"], None, calls.clone())]);
+        let denied = c.validate(&request(), Some(&obj), None, &w).await;
+        assert_eq!(denied.unwrap_err().code, 403);
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+    }
+
+    /// PolicyBundles' policies as a `PolicySource` gives them.
+    struct Loaded(Vec<Arc<CallableEntry>>);
+
+    impl PolicySource for Loaded {
+        fn policies(&self, phase: Phase) -> Vec<Arc<CallableEntry>> {
+            let of_phase = |e: &&Arc<CallableEntry>| e.config.phases.contains(&phase);
+            self.0.iter().filter(of_phase).cloned().collect()
+        }
+    }
+
+    #[tokio::test]
+    async fn policies_run_only_where_a_marker_of_their_phase_is() {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let ChainEntry::Plugin(policy) = denier(&["configmaps"], None, calls.clone()) else {
+            unreachable!()
+        };
+        let source: Arc<dyn PolicySource> = Arc::new(Loaded(vec![Arc::from(policy)]));
+        let w = Mutex::new(Vec::new());
+        let obj = json!({"metadata": {"name": "c"}});
+        for markers in [vec![], vec![ChainEntry::Policies(Phase::Mutating)]] {
+            let (mut c, _dir) = chain(markers);
+            c.policies = Some(source.clone());
+            c.validate(&request(), Some(&obj), None, &w).await.unwrap();
+        }
+        assert_eq!(calls.load(Ordering::SeqCst), 0);
+        let (mut c, _dir) = chain(vec![ChainEntry::Policies(Phase::Validating)]);
+        c.policies = Some(source);
+        assert_eq!(c.names(), ["policies: validating"]);
         let denied = c.validate(&request(), Some(&obj), None, &w).await;
         assert_eq!(denied.unwrap_err().code, 403);
         assert_eq!(calls.load(Ordering::SeqCst), 1);

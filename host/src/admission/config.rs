@@ -1,7 +1,9 @@
 //! The admission part of `capstan serve --config FILE`: an ordered list of
 //! entries, each a plugin (`builtin:<name>` or a path to a component) with its
 //! phases, failurePolicy, timeout, configuration and match rules, or a marker
-//! `webhooks: mutating|validating` saying where the API's webhooks run.
+//! `webhooks: mutating|validating` saying where the API's webhooks run, or
+//! `policies: mutating|validating` saying where the policies of the API's
+//! PolicyBundles run (`policy_bundles/`).
 //! Errors name the entry, so a bad file fails the start with a clear message.
 //! What a `builtin:<name>` entry leaves out (phases, rules, failurePolicy,
 //! limits) comes from the plugin's manifest (`plugins/manifest.rs`); the
@@ -80,6 +82,8 @@ pub enum ReinvocationPolicy {
 pub enum EntryConfig {
     Plugin(Box<PluginEntry>),
     Webhooks(Phase),
+    /// Where the API's PolicyBundles' policies of this phase run.
+    Policies(Phase),
 }
 
 #[derive(Clone, Debug)]
@@ -192,12 +196,19 @@ pub fn parse(text: &str) -> Result<Option<Vec<EntryConfig>>, String> {
     parse_file(text).map(|c| c.admission)
 }
 
+/// The phase of a `webhooks:` or `policies:` marker.
+fn marker_phase(i: usize, key: &str, marker: &Value) -> Result<Phase, String> {
+    serde_json::from_value(marker.clone()).map_err(|_| {
+        format!("admission[{i}]: {key} must be \"mutating\" or \"validating\", got {marker}")
+    })
+}
+
 fn entry(i: usize, v: &Value) -> Result<EntryConfig, String> {
     if let Some(marker) = v.get("webhooks") {
-        let phase: Phase = serde_json::from_value(marker.clone()).map_err(|_| {
-            format!("admission[{i}]: webhooks must be \"mutating\" or \"validating\", got {marker}")
-        })?;
-        return Ok(EntryConfig::Webhooks(phase));
+        return marker_phase(i, "webhooks", marker).map(EntryConfig::Webhooks);
+    }
+    if let Some(marker) = v.get("policies") {
+        return marker_phase(i, "policies", marker).map(EntryConfig::Policies);
     }
     let label = v
         .get("name")
@@ -232,6 +243,16 @@ fn builtin_manifest(label: &str, module: &str) -> Result<Option<&'static PluginM
         )),
         _ => Ok(manifest),
     }
+}
+
+/// A checked entry for a plugin whose manifest is `m` (a bundle's policy):
+/// what `raw` leaves out, the manifest declares.
+pub fn entry_with_manifest(
+    label: &str,
+    raw: PluginEntryConfig,
+    m: &PluginManifest,
+) -> Result<PluginEntry, String> {
+    check(label, with_manifest_defaults(raw, m))
 }
 
 /// What the entry leaves out, the plugin's manifest declares.
@@ -307,7 +328,9 @@ const BEFORE_WEBHOOKS: [&str; 7] = [
 const AFTER_WEBHOOKS: [&str; 1] = ["resource-quota"];
 
 /// The chain without a configuration: the built-ins in kube-apiserver's
-/// order with the webhook markers where kube runs its webhooks; each
+/// order with the webhook markers where kube runs its webhooks, each
+/// preceded by the policies marker of its phase (where kube runs its
+/// Mutating/ValidatingAdmissionPolicies); each
 /// built-in's phases and rules are its manifest's. Names missing from
 /// `available` are skipped; a built-in without a (valid) manifest is an error.
 pub fn default_chain(available: &[&str]) -> Result<Vec<EntryConfig>, String> {
@@ -316,7 +339,9 @@ pub fn default_chain(available: &[&str]) -> Result<Vec<EntryConfig>, String> {
         .iter()
         .filter_map(builtin)
         .collect::<Result<Vec<_>, _>>()?;
+    out.push(EntryConfig::Policies(Phase::Mutating));
     out.push(EntryConfig::Webhooks(Phase::Mutating));
+    out.push(EntryConfig::Policies(Phase::Validating));
     out.push(EntryConfig::Webhooks(Phase::Validating));
     for entry in AFTER_WEBHOOKS.iter().filter_map(builtin) {
         out.push(entry?);
@@ -358,6 +383,7 @@ admission:
   config: {labels: [team]}
   rules: [{operations: [CREATE], apiGroups: ["apps"], apiVersions: ["v1"], resources: ["deployments"]}]
 - webhooks: mutating
+- policies: validating
 "#;
         let chain = parse(text).unwrap().unwrap();
         let EntryConfig::Plugin(p) = &chain[0] else {
@@ -370,6 +396,7 @@ admission:
         assert_eq!(p.config, r#"{"labels":["team"]}"#);
         assert_eq!((p.fuel, p.reinvoke_if_needed), (Some(1_000_000), true));
         assert!(matches!(chain[1], EntryConfig::Webhooks(Phase::Mutating)));
+        assert!(matches!(chain[2], EntryConfig::Policies(Phase::Validating)));
     }
 
     #[test]
@@ -394,6 +421,10 @@ admission:
         assert!(parse("admission:\n- webhooks: sideways\n")
             .unwrap_err()
             .contains("admission[0]: webhooks must be"));
+        assert_eq!(
+            parse("admission:\n- webhooks: mutating\n- policies: both\n").unwrap_err(),
+            "admission[1]: policies must be \"mutating\" or \"validating\", got \"both\""
+        );
     }
 
     #[test]
@@ -404,6 +435,7 @@ admission:
             .map(|e| match e {
                 EntryConfig::Plugin(p) => p.name.clone(),
                 EntryConfig::Webhooks(p) => format!("webhooks:{p:?}"),
+                EntryConfig::Policies(p) => format!("policies:{p:?}"),
             })
             .collect();
         assert_eq!(
@@ -411,7 +443,9 @@ admission:
             [
                 "namespace-lifecycle",
                 "service-account",
+                "policies:Mutating",
                 "webhooks:Mutating",
+                "policies:Validating",
                 "webhooks:Validating"
             ]
         );
@@ -431,9 +465,7 @@ admission:
     fn plugin(entry: &EntryConfig) -> &PluginEntry {
         match entry {
             EntryConfig::Plugin(p) => p,
-            EntryConfig::Webhooks(phase) => {
-                panic!("webhooks {phase:?} where a plugin was expected")
-            }
+            marker => panic!("{marker:?} where a plugin was expected"),
         }
     }
 
@@ -509,9 +541,14 @@ admission:
         ];
         let builtins = crate::admission::assemble::public_builtins();
         let chain = default_chain(&builtins).unwrap();
-        assert_eq!(chain.len(), expected.len() + 2);
-        assert!(matches!(chain[7], EntryConfig::Webhooks(Phase::Mutating)));
-        assert!(matches!(chain[8], EntryConfig::Webhooks(Phase::Validating)));
+        assert_eq!(chain.len(), expected.len() + 4);
+        assert!(matches!(chain[7], EntryConfig::Policies(Phase::Mutating)));
+        assert!(matches!(chain[8], EntryConfig::Webhooks(Phase::Mutating)));
+        assert!(matches!(chain[9], EntryConfig::Policies(Phase::Validating)));
+        assert!(matches!(
+            chain[10],
+            EntryConfig::Webhooks(Phase::Validating)
+        ));
         let plugins = chain.iter().filter(|e| matches!(e, EntryConfig::Plugin(_)));
         for (entry, (name, phases, rules)) in plugins.zip(expected) {
             let p = plugin(entry);

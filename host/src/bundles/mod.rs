@@ -47,4 +47,4 @@ pub fn digest(bytes: &[u8]) -> String {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -6,7 +6,7 @@ use crate::plugins::{embedded, PluginRuntime};
 use std::path::Path;
 
 /// A source folder with two policies, their components taken from built-ins.
-fn source(dir: &Path, second: &str, second_world: &str) {
+pub(crate) fn source(dir: &Path, second: &str, second_world: &str) {
     let wasm = |name| embedded::builtin(name).unwrap();
     std::fs::write(dir.join("a.wasm"), wasm("always-pull-images")).unwrap();
     std::fs::write(dir.join("b.wasm"), wasm(second)).unwrap();

@@ -12,7 +12,6 @@ use serde_json::Value;
 use tokio::sync::watch;
 
 use super::openapi::OpenApiCache;
-use super::schemas::list_schema;
 use super::{group_version, Catalogue, ResourceInfo};
 
 /// One resource a CRD serves, with its kind schema (a complete OpenAPI v3
@@ -104,12 +103,7 @@ impl LiveCatalogue {
 
     fn with_custom(&self, entries: &[CustomEntry]) -> Catalogue {
         let mut cat = (*self.builtin).clone();
-        for entry in entries {
-            let list = list_schema(&entry.schema, &entry.info);
-            cat.insert_schema(&entry.info.schema_name, entry.schema.clone());
-            cat.insert_schema(&format!("{}List", entry.info.schema_name), list);
-            cat.insert(entry.info.clone());
-        }
+        cat.insert_custom(entries.to_vec());
         cat
     }
 

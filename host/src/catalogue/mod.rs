@@ -124,9 +124,21 @@ impl Catalogue {
             .get_or_init(|| {
                 let resources = builtin::resources();
                 let schemas = schemas::builtin_schemas(&resources);
-                Catalogue { resources, schemas }
+                let mut cat = Catalogue { resources, schemas };
+                cat.insert_custom(crate::policy_bundles::resource::entries());
+                cat
             })
             .clone()
+    }
+
+    /// Serves `entries` (resources declared as a CRD would declare them).
+    pub fn insert_custom(&mut self, entries: Vec<live::CustomEntry>) {
+        for entry in entries {
+            let list = schemas::list_schema(&entry.schema, &entry.info);
+            self.insert_schema(&entry.info.schema_name, entry.schema);
+            self.insert_schema(&format!("{}List", entry.info.schema_name), list);
+            self.insert(entry.info);
+        }
     }
 
     pub fn resources(&self) -> &[ResourceInfo] {

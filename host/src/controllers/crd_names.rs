@@ -267,7 +267,7 @@ fn is_true(status: &Value, kind: &str) -> bool {
 
 /// `SetCRDCondition`: replaces the condition of its type (keeping the
 /// transition time when the status did not change) or appends it.
-fn set_condition(status: &mut Value, mut new: Value) {
+pub(crate) fn set_condition(status: &mut Value, mut new: Value) {
     if !status.get("conditions").is_some_and(Value::is_array) {
         status["conditions"] = json!([]);
     }
@@ -286,7 +286,7 @@ fn set_condition(status: &mut Value, mut new: Value) {
 }
 
 /// Conditions compared without their timestamps.
-fn same_status(a: &Value, b: &Value) -> bool {
+pub(crate) fn same_status(a: &Value, b: &Value) -> bool {
     let strip = |s: &Value| {
         let mut s = s.clone();
         if let Some(list) = s.get_mut("conditions").and_then(Value::as_array_mut) {

@@ -1,0 +1,329 @@
+//! The PolicyBundle controller, run in every replica (each loads the same
+//! bundles into its own chain; on etcd, not only in the leader): it lists
+//! and watches the PolicyBundles and, for each new generation, loads its
+//! bundle (`bundles::load`: digests, shape, worlds), compiles the selected
+//! policies off the async workers and swaps them into the `PolicySet`. A
+//! bundle that cannot be loaded leaves the previous good state of that
+//! PolicyBundle (or none) in effect; its status says why. A refused one is
+//! tried again every [`RETRY`] (a bundle copied in after its PolicyBundle
+//! was created is picked up). Deleted PolicyBundles' policies stop running.
+
+use super::loaded::{build, Context, PolicySet, Refusal};
+use super::resource::{GROUP, PLURAL, VERSION};
+use super::spec::{bundle_path, Spec};
+use crate::admission::NoAdmission;
+use crate::catalogue::ResourceInfo;
+use crate::controllers::crd_names::{same_status, set_condition};
+use crate::plugins::{ObjectReader, PluginRuntime};
+use crate::registry::{meta, ListQuery, Registry, WriteOptions};
+use crate::status::{ApiError, ApiResult};
+use futures_util::StreamExt;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How often a refused bundle is tried again.
+pub const RETRY: Duration = Duration::from_secs(10);
+
+pub struct Controller {
+    pub registry: Registry,
+    pub resource: ResourceInfo,
+    pub data_dir: PathBuf,
+    pub runtime: Arc<PluginRuntime>,
+    pub reader: Arc<dyn ObjectReader>,
+    pub set: Arc<PolicySet>,
+    /// Per PolicyBundle: the (uid, generation) last acted on, and when it
+    /// was refused (None: in effect).
+    seen: Mutex<HashMap<String, (Key, Option<Instant>)>>,
+}
+
+type Key = (String, i64);
+
+impl Controller {
+    /// None when the catalogue does not serve PolicyBundles.
+    pub fn new(
+        registry: Registry,
+        catalogue: &crate::catalogue::Catalogue,
+        data_dir: PathBuf,
+        runtime: Arc<PluginRuntime>,
+        reader: Arc<dyn ObjectReader>,
+        set: Arc<PolicySet>,
+    ) -> Option<Controller> {
+        let resource = catalogue.lookup(GROUP, VERSION, PLURAL)?.clone();
+        Some(Controller {
+            registry,
+            resource,
+            data_dir,
+            runtime,
+            reader,
+            set,
+            seen: Mutex::default(),
+        })
+    }
+
+    /// Follows the PolicyBundles until the process ends.
+    pub fn spawn(self) -> tokio::task::JoinHandle<()> {
+        let this = Arc::new(self);
+        tokio::spawn(async move {
+            loop {
+                if let Err(e) = this.follow().await {
+                    tracing::warn!(error = %e.message, "PolicyBundle watch restarting");
+                }
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        })
+    }
+
+    /// Syncs now, on every change, and every [`RETRY`], until the watch ends.
+    async fn follow(self: &Arc<Self>) -> ApiResult<()> {
+        let internal = |e: crate::storage::StorageError| ApiError::internal(e.to_string());
+        let storage = &self.registry.storage;
+        let prefix = crate::registry::keys::prefix(&self.resource, None);
+        let revision = storage.current_revision().await.map_err(internal)?;
+        let mut events = storage.watch(&prefix, revision).await.map_err(internal)?;
+        let mut tick = tokio::time::interval(RETRY);
+        loop {
+            self.sync().await?;
+            tokio::select! {
+                ev = events.next() => match ev {
+                    Some(ev) => { ev.map_err(internal)?; }
+                    None => return Ok(()),
+                },
+                _ = tick.tick() => {}
+            }
+        }
+    }
+
+    /// Every PolicyBundle's current generation in effect (or refused), and
+    /// nothing of the deleted ones.
+    async fn sync(&self) -> ApiResult<()> {
+        let items = self
+            .registry
+            .list(&self.resource, None, &ListQuery::default())
+            .await?
+            .items;
+        let names: Vec<&str> = items.iter().filter_map(meta::name).collect();
+        for gone in self
+            .set
+            .bundles()
+            .iter()
+            .filter(|b| !names.contains(&b.as_str()))
+        {
+            self.set.remove(gone);
+            tracing::info!(policy_bundle = %gone, "policy bundle removed");
+        }
+        if let Ok(mut seen) = self.seen.lock() {
+            seen.retain(|n, _| names.contains(&n.as_str()));
+        }
+        for item in &items {
+            if self.due(item) {
+                self.reconcile(item).await;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `item`'s generation is new, or was refused a while ago.
+    fn due(&self, item: &Value) -> bool {
+        let Ok(seen) = self.seen.lock() else {
+            return true;
+        };
+        match seen.get(meta::name(item).unwrap_or_default()) {
+            Some((key, refused)) if *key == key_of(item) => {
+                refused.is_some_and(|at| at.elapsed() >= RETRY)
+            }
+            _ => true,
+        }
+    }
+
+    async fn reconcile(&self, item: &Value) {
+        let name = meta::name(item).unwrap_or_default().to_string();
+        let outcome = self.load(&name, item).await;
+        let refused = match &outcome {
+            Ok((digest, policies)) => {
+                tracing::info!(policy_bundle = %name, %digest, ?policies, "policy bundle loaded");
+                None
+            }
+            Err(r) => {
+                tracing::warn!(policy_bundle = %name, reason = r.reason, message = %r.message, "policy bundle refused");
+                Some(Instant::now())
+            }
+        };
+        if let Ok(mut seen) = self.seen.lock() {
+            seen.insert(name.clone(), (key_of(item), refused));
+        }
+        if let Err(e) = self.write_status(&name, item, &outcome).await {
+            tracing::warn!(policy_bundle = %name, error = %e.message, "PolicyBundle status not written");
+        }
+    }
+
+    /// Loads and builds `item`'s bundle off the async workers and puts it
+    /// in effect; returns its digest and the policies now running.
+    async fn load(&self, name: &str, item: &Value) -> Result<(String, Vec<String>), Refusal> {
+        let spec = Spec::of(item).map_err(|m| refusal("InvalidSpec", m))?;
+        let path =
+            bundle_path(&self.data_dir, &spec.bundle).map_err(|m| refusal("InvalidSpec", m))?;
+        let (runtime, reader) = (self.runtime.clone(), self.reader.clone());
+        let counters = self.set.counters.clone();
+        let name_owned = name.to_string();
+        let built = tokio::task::spawn_blocking(move || {
+            let bundle = crate::bundles::load(&path).map_err(|e| {
+                let reason = if path.exists() {
+                    "InvalidBundle"
+                } else {
+                    "BundleNotFound"
+                };
+                refusal(reason, format!("{e:#}"))
+            })?;
+            let ctx = Context {
+                runtime: &runtime,
+                reader,
+                counters,
+            };
+            let entries = build(&ctx, &name_owned, &spec, &bundle)?;
+            Ok::<_, Refusal>((bundle.manifest_digest.clone(), entries))
+        })
+        .await
+        .map_err(|e| refusal("InternalError", e.to_string()))??;
+        let (digest, entries) = built;
+        let policies = entries.iter().map(|e| e.config.name.clone()).collect();
+        self.set.replace(name, Arc::new(entries));
+        Ok((digest, policies))
+    }
+
+    async fn write_status(
+        &self,
+        name: &str,
+        item: &Value,
+        outcome: &Result<(String, Vec<String>), Refusal>,
+    ) -> ApiResult<()> {
+        let generation = key_of(item).1;
+        let status = desired_status(item.get("status"), generation, outcome);
+        if item.get("status").is_some_and(|s| same_status(s, &status)) {
+            return Ok(());
+        }
+        let opts = WriteOptions {
+            dry_run: false,
+            admit: &NoAdmission,
+            propagation: Default::default(),
+        };
+        let set = move |mut obj: Value| {
+            obj["status"] = status.clone();
+            Ok(obj)
+        };
+        match self
+            .registry
+            .guaranteed_update(&self.resource, None, name, opts, &set)
+            .await
+        {
+            Err(e) if e.code == 404 => Ok(()),
+            other => other.map(|_| ()),
+        }
+    }
+}
+
+fn refusal(reason: &'static str, message: String) -> Refusal {
+    Refusal { reason, message }
+}
+
+fn key_of(item: &Value) -> Key {
+    let uid = item
+        .pointer("/metadata/uid")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let generation = item
+        .pointer("/metadata/generation")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    (uid.to_string(), generation)
+}
+
+/// The status after a load of `generation`: Loaded and Ready conditions;
+/// after a refusal, the digest and policies of the state still in effect.
+pub fn desired_status(
+    old: Option<&Value>,
+    generation: i64,
+    outcome: &Result<(String, Vec<String>), Refusal>,
+) -> Value {
+    let mut status = old.cloned().unwrap_or(json!({}));
+    status["observedGeneration"] = json!(generation);
+    let condition = |kind: &str, ok: bool, reason: &str, message: &str| {
+        json!({"type": kind, "status": if ok { "True" } else { "False" },
+               "reason": reason, "message": message,
+               "lastTransitionTime": meta::now(), "observedGeneration": generation})
+    };
+    match outcome {
+        Ok((digest, policies)) => {
+            status["digest"] = json!(digest);
+            status["policies"] = json!(policies);
+            let loaded = format!("bundle {digest} verified and compiled");
+            set_condition(&mut status, condition("Loaded", true, "Loaded", &loaded));
+            let ready = format!("{} policies in effect", policies.len());
+            set_condition(
+                &mut status,
+                condition("Ready", true, "PoliciesInEffect", &ready),
+            );
+        }
+        Err(r) => {
+            set_condition(
+                &mut status,
+                condition("Loaded", false, r.reason, &r.message),
+            );
+            let kept = match status.get("digest").and_then(Value::as_str) {
+                Some(d) => format!("{}; the previous bundle ({d}) stays in effect", r.message),
+                None => format!("{}; none of its policies are in effect", r.message),
+            };
+            set_condition(&mut status, condition("Ready", false, r.reason, &kept));
+        }
+    }
+    status
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conditions(status: &Value) -> Vec<(String, String, String)> {
+        status["conditions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                let s = |k: &str| c[k].as_str().unwrap().to_string();
+                (s("type"), s("status"), s("reason"))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_refusal_keeps_the_previous_bundle_and_says_so() {
+        let good = Ok(("sha256:aa".to_string(), vec!["b/p".to_string()]));
+        let first = desired_status(None, 1, &good);
+        assert_eq!(
+            conditions(&first),
+            [
+                ("Loaded".into(), "True".into(), "Loaded".into()),
+                ("Ready".into(), "True".into(), "PoliciesInEffect".into())
+            ]
+        );
+        let bad = Err(refusal(
+            "InvalidBundle",
+            "bundle x.tar: blob sha256:bb: tampered".into(),
+        ));
+        let second = desired_status(Some(&first), 2, &bad);
+        assert_eq!(second["observedGeneration"], 2);
+        assert_eq!(second["digest"], "sha256:aa");
+        assert_eq!(
+            second["conditions"][1]["message"],
+            "bundle x.tar: blob sha256:bb: tampered; the previous bundle (sha256:aa) stays in effect"
+        );
+        assert_eq!(second["conditions"][1]["reason"], "InvalidBundle");
+        let never = desired_status(None, 1, &bad);
+        assert!(never["conditions"][1]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("none of its policies are in effect"));
+    }
+}

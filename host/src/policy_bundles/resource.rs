@@ -1,0 +1,246 @@
+//! `policies.capstan.dev/v1alpha1 PolicyBundle`: served from the built-in
+//! catalogue, declared as a CustomResourceDefinition would declare it (so
+//! its schema, `x-kubernetes-validations`, defaults, status subresource and
+//! printer columns are the CRD machinery's: kube's 422 wording with field
+//! paths, generation, `kubectl get` columns) but never stored as a CRD.
+
+use crate::catalogue::live::CustomEntry;
+use serde_json::{json, Value};
+
+pub const GROUP: &str = "policies.capstan.dev";
+pub const VERSION: &str = "v1alpha1";
+pub const PLURAL: &str = "policybundles";
+
+/// The catalogue entries of the resource (one version).
+pub fn entries() -> Vec<CustomEntry> {
+    crate::crd::resource::entries(&definition(), &Default::default())
+}
+
+/// The resource as a CustomResourceDefinition, Established.
+fn definition() -> Value {
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": format!("{PLURAL}.{GROUP}"), "resourceVersion": "1"},
+        "spec": {
+            "group": GROUP,
+            "scope": "Cluster",
+            "names": {"plural": PLURAL, "singular": "policybundle", "kind": "PolicyBundle",
+                      "listKind": "PolicyBundleList", "shortNames": ["pb"]},
+            "versions": [{
+                "name": VERSION, "served": true, "storage": true,
+                "subresources": {"status": {}},
+                "additionalPrinterColumns": columns(),
+                "schema": {"openAPIV3Schema": schema()},
+            }],
+        },
+        "status": {"conditions": [{"type": "Established", "status": "True"}]},
+    })
+}
+
+fn columns() -> Value {
+    json!([
+        {"name": "Bundle", "type": "string", "jsonPath": ".spec.bundle"},
+        {"name": "Mode", "type": "string", "jsonPath": ".spec.mode"},
+        {"name": "Ready", "type": "string", "jsonPath": ".status.conditions[?(@.type==\"Ready\")].status"},
+        {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
+    ])
+}
+
+fn schema() -> Value {
+    json!({
+        "type": "object",
+        "description": "A policy bundle loaded into the admission chain at its `policies` markers.",
+        "required": ["spec"],
+        "properties": {
+            "apiVersion": {"type": "string"},
+            "kind": {"type": "string"},
+            "metadata": {"type": "object"},
+            "spec": spec_schema(),
+            "status": status_schema(),
+        },
+    })
+}
+
+fn spec_schema() -> Value {
+    json!({
+        "type": "object",
+        "required": ["bundle"],
+        "properties": {
+            "bundle": {
+                "type": "string", "minLength": 1, "maxLength": 4096,
+                "description": "An OCI image layout directory or its .tar; a relative path is under <data-dir>/bundles/.",
+                "x-kubernetes-validations": [{
+                    "rule": "!self.matches('(^|/)[.][.](/|$)')",
+                    "message": "must not contain a '..' path segment",
+                }],
+            },
+            "policies": {
+                "type": "array", "maxItems": 64, "x-kubernetes-list-type": "set",
+                "description": "The policies of the bundle to run (default: all).",
+                "items": {"type": "string", "minLength": 1, "maxLength": 253},
+            },
+            "mode": {
+                "type": "string", "enum": ["Enforce", "Warn", "Audit"], "default": "Enforce",
+                "description": "Enforce denies; Warn allows with a warning; Audit allows and records.",
+            },
+            "overrides": {
+                "type": "array", "maxItems": 64,
+                "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+                "description": "Per policy: settings, rules and failurePolicy instead of the bundle's.",
+                "items": override_schema(),
+            },
+            "namespaceSelector": label_selector(),
+            "objectSelector": label_selector(),
+        },
+    })
+}
+
+fn override_schema() -> Value {
+    json!({
+        "type": "object",
+        "required": ["name"],
+        "properties": {
+            "name": {"type": "string", "minLength": 1, "maxLength": 253},
+            "settings": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+            "failurePolicy": {"type": "string", "enum": ["Fail", "Ignore"]},
+            "rules": {"type": "array", "items": rule_schema()},
+        },
+    })
+}
+
+fn strings() -> Value {
+    json!({"type": "array", "items": {"type": "string"}})
+}
+
+fn rule_schema() -> Value {
+    json!({
+        "type": "object",
+        "required": ["operations", "apiGroups", "apiVersions", "resources"],
+        "properties": {
+            "operations": {"type": "array", "items": {"type": "string",
+                "enum": ["*", "CREATE", "UPDATE", "DELETE", "CONNECT"]}},
+            "apiGroups": strings(),
+            "apiVersions": strings(),
+            "resources": strings(),
+            "scope": {"type": "string", "enum": ["*", "Cluster", "Namespaced"]},
+        },
+    })
+}
+
+fn label_selector() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "matchLabels": {"type": "object", "additionalProperties": {"type": "string"}},
+            "matchExpressions": {"type": "array", "items": {
+                "type": "object",
+                "required": ["key", "operator"],
+                "properties": {
+                    "key": {"type": "string"},
+                    "operator": {"type": "string", "enum": ["In", "NotIn", "Exists", "DoesNotExist"]},
+                    "values": strings(),
+                },
+            }},
+        },
+    })
+}
+
+fn status_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "observedGeneration": {"type": "integer", "format": "int64"},
+            "digest": {"type": "string"},
+            "policies": strings(),
+            "conditions": {
+                "type": "array",
+                "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"],
+                "items": {
+                    "type": "object",
+                    "required": ["type", "status"],
+                    "properties": {
+                        "type": {"type": "string"},
+                        "status": {"type": "string", "enum": ["True", "False", "Unknown"]},
+                        "reason": {"type": "string"},
+                        "message": {"type": "string"},
+                        "lastTransitionTime": {"type": "string", "format": "date-time"},
+                        "observedGeneration": {"type": "integer", "format": "int64"},
+                    },
+                },
+            },
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The causes of a 422 for `spec`, as `field: message`.
+    fn problems(spec: Value) -> Vec<String> {
+        let entries = entries();
+        let custom = entries[0].info.custom.as_ref().unwrap();
+        let obj = json!({"apiVersion": "policies.capstan.dev/v1alpha1", "kind": "PolicyBundle",
+                         "metadata": {"name": "b"}, "spec": spec});
+        crate::crd::strategy::validate(custom, &obj, None)
+            .into_iter()
+            .map(|c| format!("{}: {}", c.field, c.message))
+            .collect()
+    }
+
+    #[test]
+    fn served_as_a_cluster_scoped_builtin_with_a_status_subresource() {
+        let cat = crate::catalogue::Catalogue::builtin();
+        let info = cat.lookup(GROUP, VERSION, PLURAL).unwrap();
+        assert_eq!(
+            (info.kind.as_str(), info.namespaced),
+            ("PolicyBundle", false)
+        );
+        assert_eq!(info.short_names, ["pb"]);
+        assert!(info.has_subresource("status"));
+        assert!(cat
+            .schemas()
+            .contains_key("dev.capstan.policies.v1alpha1.PolicyBundleList"));
+    }
+
+    #[test]
+    fn a_good_spec_passes() {
+        let spec = json!({"bundle": "baseline.tar", "mode": "Warn", "policies": ["a"],
+            "overrides": [{"name": "a", "failurePolicy": "Ignore", "settings": {"x": [1]},
+                "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"]}]}],
+            "namespaceSelector": {"matchExpressions": [{"key": "k", "operator": "In", "values": ["v"]}]}});
+        assert_eq!(problems(spec), Vec::<String>::new());
+    }
+
+    #[test]
+    fn bad_specs_are_refused_with_field_paths() {
+        let p = problems(json!({"bundle": "../etc/x.tar", "mode": "Sometimes"}));
+        assert!(p.contains(&"spec.mode: Unsupported value: \"Sometimes\": supported values: \"Enforce\", \"Warn\", \"Audit\"".to_string()), "{p:?}");
+        assert!(
+            p.iter()
+                .any(|c| c.starts_with("spec.bundle: Invalid value:")
+                    && c.ends_with("must not contain a '..' path segment")),
+            "{p:?}"
+        );
+        let p = problems(json!({"policies": ["a", "a"],
+            "overrides": [{"failurePolicy": "Never"}]}));
+        assert!(
+            p.contains(&"spec.bundle: Required value".to_string()),
+            "{p:?}"
+        );
+        assert!(
+            p.contains(&"spec.policies[1]: Duplicate value: \"a\"".to_string()),
+            "{p:?}"
+        );
+        assert!(
+            p.contains(&"spec.overrides[0].name: Required value".to_string()),
+            "{p:?}"
+        );
+        assert!(
+            p.iter()
+                .any(|c| c.starts_with("spec.overrides[0].failurePolicy: Unsupported value")),
+            "{p:?}"
+        );
+    }
+}

@@ -1,0 +1,103 @@
+//! A PolicyBundle's spec as the loader reads it (the schema in
+//! `resource.rs` has checked its shape on write), and the bundle path it
+//! names: absolute, or relative to `<data-dir>/bundles/`, never escaping
+//! with `..`.
+
+use super::mode::Mode;
+use crate::admission::config::FailurePolicy;
+use crate::admission::matcher::Rule;
+use serde::Deserialize;
+use serde_json::Value;
+use std::path::{Component, Path, PathBuf};
+
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Spec {
+    pub bundle: String,
+    /// None: every policy of the bundle.
+    #[serde(default)]
+    pub policies: Option<Vec<String>>,
+    #[serde(default)]
+    pub mode: Mode,
+    #[serde(default)]
+    pub overrides: Vec<Override>,
+    #[serde(default)]
+    pub namespace_selector: Option<Value>,
+    #[serde(default)]
+    pub object_selector: Option<Value>,
+}
+
+/// What a PolicyBundle changes in one policy.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Override {
+    pub name: String,
+    #[serde(default)]
+    pub settings: Option<Value>,
+    #[serde(default)]
+    pub rules: Option<Vec<Rule>>,
+    #[serde(default)]
+    pub failure_policy: Option<FailurePolicy>,
+}
+
+impl Spec {
+    /// The spec of a stored PolicyBundle.
+    pub fn of(obj: &Value) -> Result<Spec, String> {
+        let spec = obj.get("spec").cloned().unwrap_or_default();
+        serde_json::from_value(spec).map_err(|e| format!("spec: {e}"))
+    }
+}
+
+/// The bundle's path: `bundle` itself when absolute, else under
+/// `<data_dir>/bundles/`; a `..` component is refused either way.
+pub fn bundle_path(data_dir: &Path, bundle: &str) -> Result<PathBuf, String> {
+    let path = Path::new(bundle);
+    if path.components().any(|c| c == Component::ParentDir) {
+        return Err(format!(
+            "bundle {bundle:?} must not contain a '..' path segment"
+        ));
+    }
+    if path.is_absolute() {
+        Ok(path.to_path_buf())
+    } else {
+        Ok(data_dir.join("bundles").join(path))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn relative_paths_are_under_the_data_dirs_bundles() {
+        let dir = Path::new("/var/lib/capstan");
+        assert_eq!(
+            bundle_path(dir, "baseline.tar").unwrap(),
+            Path::new("/var/lib/capstan/bundles/baseline.tar")
+        );
+        assert_eq!(
+            bundle_path(dir, "/opt/b/layout").unwrap(),
+            Path::new("/opt/b/layout")
+        );
+        for escape in ["../x.tar", "a/../../x", "/opt/../etc"] {
+            let e = bundle_path(dir, escape).unwrap_err();
+            assert!(e.contains("must not contain a '..' path segment"), "{e}");
+        }
+        assert!(bundle_path(dir, "a..b/c.tar").is_ok());
+    }
+
+    #[test]
+    fn the_spec_defaults_to_enforcing_every_policy() {
+        let spec = Spec::of(&json!({"spec": {"bundle": "b.tar"}})).unwrap();
+        assert_eq!((spec.mode, spec.policies), (Mode::Enforce, None));
+        let spec = Spec::of(&json!({"spec": {"bundle": "b.tar", "mode": "Audit",
+            "overrides": [{"name": "p", "failurePolicy": "Ignore", "settings": {"a": 1}}]}}))
+        .unwrap();
+        assert_eq!(spec.mode, Mode::Audit);
+        assert_eq!(
+            spec.overrides[0].failure_policy,
+            Some(FailurePolicy::Ignore)
+        );
+    }
+}
