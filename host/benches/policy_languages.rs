@@ -8,8 +8,8 @@
 //! succeeds).
 //!
 //! `cargo bench --bench policy_languages` measures the Rust example (built
-//! here) and the examples of the other languages that are built already
-//! (examples/<lang>/require-labels, after the language's own build command);
+//! here) and the other languages' require-labels where the end-to-end tests
+//! (or the language's own build command) left them;
 //! `CAPSTAN_POLICY_MODULES="go=/path/a.wasm,python=/path/b.wasm"` names others.
 
 #[path = "support/admission.rs"]
@@ -23,20 +23,20 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples");
+const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
-/// The components of the other languages' examples, where they were built.
+/// The other languages' require-labels, where the e2e tests build them.
 const BUILT: &[(&str, &str)] = &[
-    ("js", "js/require-labels/require-labels.wasm"),
-    ("python", "python/require-labels/require-labels.wasm"),
-    ("go", "go/require-labels/require-labels.wasm"),
-    ("c", "c/require-labels/require-labels.wasm"),
+    ("c", "examples/c/require-labels/require-labels.wasm"),
+    ("go", "target/tmp/go-plugins/require-labels.wasm"),
+    ("js", "examples/js/require-labels/require-labels.wasm"),
+    ("python", "target/tmp/python-plugins/require-labels.wasm"),
 ];
 
 /// The Rust example built for wasm32-wasip2 (release).
 fn rust_example() -> PathBuf {
     let target = concat!(env!("CARGO_MANIFEST_DIR"), "/../target/examples-wasm");
-    let manifest = format!("{EXAMPLES}/rust/require-labels/Cargo.toml");
+    let manifest = format!("{REPO}/examples/rust/require-labels/Cargo.toml");
     let status = std::process::Command::new(env!("CARGO"))
         .args(["build", "-q", "--release", "--target", "wasm32-wasip2"])
         .args(["--manifest-path", &manifest, "--target-dir", target])
@@ -54,7 +54,7 @@ fn rust_example() -> PathBuf {
 fn components() -> Vec<(String, PathBuf)> {
     let mut all = vec![("rust".to_string(), rust_example())];
     for (lang, path) in BUILT {
-        let path = Path::new(EXAMPLES).join(path);
+        let path = Path::new(REPO).join(path);
         if path.exists() {
             all.push((lang.to_string(), path));
         }
