@@ -7,9 +7,11 @@
 //! missing and tampered bundles get Ready=False naming the bundle and why;
 //! a bad spec is kube's 422 with field paths; only cluster-admins reach
 //! them; no create fails while the mode swaps; both replicas on etcd
-//! load them.
+//! load them. The multi-tenancy bundle's context-aware policies read the
+//! live store.
 
-use crate::policy_bundles::build_baseline;
+use crate::policy_bundles::{build_baseline, build_bundle};
+use crate::policy_examples::ingress;
 use crate::support::{eventually, stderr, stdout, Server};
 use std::path::Path;
 use std::time::Duration;
@@ -357,4 +359,56 @@ fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(entry.path(), &target).unwrap();
         }
     }
+}
+
+/// The multi-tenancy bundle's context-aware policies read the live store
+/// (what `capstan policy test` cannot show offline): a workload waits for
+/// its namespace's first ResourceQuota, and an Ingress host another
+/// namespace holds is refused naming its holder.
+#[test]
+fn the_multi_tenancy_bundle_reads_the_cluster_it_guards() {
+    let build = tempfile::tempdir().unwrap();
+    let (_, tar) = build_bundle(build.path(), "multi-tenancy", 3);
+    let s = Server::start();
+    let bundles = s.dir.path().join("bundles");
+    std::fs::create_dir_all(&bundles).unwrap();
+    std::fs::copy(&tar, bundles.join("multi-tenancy.tar")).unwrap();
+    apply(
+        &s,
+        "apiVersion: policies.capstan.dev/v1alpha1\nkind: PolicyBundle\nmetadata:\n  name: multi-tenancy\n\
+         spec:\n  bundle: multi-tenancy.tar\n",
+    );
+    let (status, _, message) = wait_ready(&s, "multi-tenancy");
+    assert_eq!(status, "True", "{message}");
+
+    let err = s.fails(&["create", "namespace", "scratch"]);
+    assert!(err.contains("policy multi-tenancy/require-namespace-labels: namespaces \"scratch\" is forbidden: missing required label \"team\""), "{err}");
+    for ns in ["team-a", "team-b"] {
+        apply(
+            &s,
+            &format!("apiVersion: v1\nkind: Namespace\nmetadata: {{name: {ns}, labels: {{team: {ns}}}}}\n"),
+        );
+    }
+
+    let run = ["run", "web", "-n", "team-a", "--image=nginx:1.27"];
+    let err = s.fails(&run);
+    assert!(err.contains("policy multi-tenancy/require-quota: pods \"web\" is forbidden: namespace \"team-a\" has no ResourceQuota"), "{err}");
+    s.ok(&[
+        "create",
+        "quota",
+        "compute",
+        "-n",
+        "team-a",
+        "--hard=pods=10",
+    ]);
+    s.ok(&run);
+
+    apply(&s, &ingress("team-a", "shop", "shop.example.com"));
+    let copy = s.kubectl_stdin(
+        &["apply", "-f", "-"],
+        Some(&ingress("team-b", "copy", "shop.example.com")),
+    );
+    assert!(!copy.status.success(), "{}", stdout(&copy));
+    assert!(stderr(&copy).contains("policy multi-tenancy/unique-ingress-host: ingresses.networking.k8s.io \"copy\" is forbidden: host \"shop.example.com\" is already used by ingress team-a/shop"), "{}", stderr(&copy));
+    apply(&s, &ingress("team-b", "blog", "blog.example.com"));
 }

@@ -52,7 +52,7 @@ fn ok(args: &[&str], cache: &Path) -> String {
 
 /// Builds policies/<name> into `dir` as a layout and a tarball (the same
 /// digest), checking it holds `policies` policies; returns their paths.
-fn build_bundle(dir: &Path, name: &str, policies: usize) -> (String, String) {
+pub(crate) fn build_bundle(dir: &Path, name: &str, policies: usize) -> (String, String) {
     let modules = components().display().to_string();
     let layout = dir.join(name).display().to_string();
     let tar = dir.join(format!("{name}.tar")).display().to_string();
