@@ -3,7 +3,8 @@
 //! can be written in, side by side in one run, next to the same logic as an
 //! HTTPS webhook on loopback: the component's size, its first compile (a
 //! fresh cache), instantiate + first call, warm p50/p99 of mutate + validate
-//! through a chain of that one policy, and the memory an instance needs (the
+//! through a chain of that one policy (and what it adds to an empty
+//! chain's), and the memory an instance needs (the
 //! smallest memory limit, in steps of 256 KiB, under which its first call
 //! succeeds).
 //!
@@ -129,7 +130,11 @@ fn main() {
         let dir = tempfile::tempdir().expect("temp dir");
         let state = state(dir.path()).await;
         let bare = config_map(json!({}));
-        println!("| require-labels in | component KiB | first compile ms | instantiate + first call ms | warm p50 µs | warm p99 µs | memory per instance MiB |\n|---|---|---|---|---|---|---|");
+        let empty = chain_of(&state, &PluginRuntime::new(None).expect("runtime"), Some("admission: []"));
+        let (base, _) = time(&empty, &bare, true).await;
+        println!("| require-labels in | component KiB | first compile ms | instantiate + first call ms | warm p50 µs | warm p99 µs | added p50 µs | memory per instance MiB |\n|---|---|---|---|---|---|---|---|");
+        println!("| no admission (baseline) | – | – | – | {:.0} | – | – | – |", base.as_secs_f64() * 1e6);
+        let added = |d: Duration| (d.as_secs_f64() - base.as_secs_f64()).max(1e-7);
         let mut p50s = Vec::new();
         for (lang, path) in components() {
             let size = std::fs::metadata(&path).expect("component").len() / 1024;
@@ -149,11 +154,12 @@ fn main() {
             let plugin = runtime.load(&lang, &bytes, PluginKind::Admission).expect("load");
             let memory = memory_per_instance(&plugin).await;
             println!(
-                "| {lang} (in process) | {size} | {} | {:.1} | {:.0} | {:.0} | {memory:.2} |",
+                "| {lang} (in process) | {size} | {} | {:.1} | {:.0} | {:.0} | {:.0} | {memory:.2} |",
                 compile.as_millis(),
                 first.as_secs_f64() * 1e3,
                 p50.as_secs_f64() * 1e6,
                 p99.as_secs_f64() * 1e6,
+                added(p50) * 1e6,
             );
             p50s.push((lang, p50));
         }
@@ -163,14 +169,16 @@ fn main() {
         let webhook = chain_of(&state, &runtime, Some("admission:\n- webhooks: validating"));
         let (p50, p99) = time(&webhook, &bare, false).await;
         println!(
-            "| Rust HTTPS webhook on loopback | – | – | – | {:.0} | {:.0} | – |",
+            "| Rust HTTPS webhook on loopback | – | – | – | {:.0} | {:.0} | {:.0} | – |",
             p50.as_secs_f64() * 1e6,
-            p99.as_secs_f64() * 1e6
+            p99.as_secs_f64() * 1e6,
+            added(p50) * 1e6
         );
+        println!();
         for (lang, wasm) in p50s {
             println!(
-                "\nwebhook / {lang} in process, p50: {:.1}×",
-                p50.as_secs_f64() / wasm.as_secs_f64()
+                "webhook / {lang} in process, added p50: {:.1}×",
+                added(p50) / added(wasm)
             );
         }
     });
