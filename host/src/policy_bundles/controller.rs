@@ -260,7 +260,7 @@ pub fn desired_status(
             status["policies"] = json!(policies);
             let loaded = format!("bundle {digest} verified and compiled");
             set_condition(&mut status, condition("Loaded", true, "Loaded", &loaded));
-            let ready = format!("{} policies in effect", policies.len());
+            let ready = format!("in effect: {}", policies.join(", "));
             set_condition(
                 &mut status,
                 condition("Ready", true, "PoliciesInEffect", &ready),
