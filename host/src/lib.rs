@@ -21,6 +21,7 @@ pub mod https_webhook;
 pub mod inflight;
 pub mod kube_json;
 pub mod kubeconfig;
+pub mod metrics;
 pub mod patch;
 pub mod pki;
 pub mod plugin_componentize;

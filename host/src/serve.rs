@@ -170,6 +170,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
             Arc::new(crate::crd::strategy::CustomAware { inner: Arc::new(v) });
     }
     let policies = Arc::new(PolicySet::default());
+    state.metrics.push(policies.metrics.clone());
     let mut chain = admission_chain(&state, &entries, &config, &runtime)?;
     chain.policies = Some(policies.clone());
     state.admission = Arc::new(chain);

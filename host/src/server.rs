@@ -213,6 +213,9 @@ async fn serve_admitted(
         );
         return resp;
     }
+    if path == "/metrics" && req.method() == http::Method::GET {
+        return crate::metrics::serve(&state.metrics);
+    }
     if let Some(ri) = resource {
         let (parts, body) = req.into_parts();
         return handlers::handle(state, ri, parts, body).await;

@@ -42,6 +42,8 @@ pub struct AppState {
     /// What CRDs' converters are built from: the configured converter
     /// plugins and webhook services (`crd::conversion::Converter::from_crd`).
     pub conversion: Arc<crate::crd::conversion::ConversionSetup>,
+    /// What `GET /metrics` shows.
+    pub metrics: crate::metrics::Sources,
 }
 
 impl AppState {
@@ -74,6 +76,7 @@ impl AppState {
             pki: None,
             on_etcd: false,
             conversion: Arc::default(),
+            metrics: Vec::new(),
         }
     }
 

@@ -1,7 +1,8 @@
 //! PolicyBundles through the API with the real binary and kubectl: the
 //! baseline bundle (built once, as policy_bundles.rs builds it) placed
 //! under the data directory's `bundles/`, referenced by a PolicyBundle that
-//! becomes Ready and then denies a `:latest` pod (Enforce), warns
+//! becomes Ready and then denies a `:latest` pod (Enforce; counted on
+//! /metrics; skipped where its matchConditions say so), warns
 //! (Warn), records it in the server's log (Audit), and stops once deleted;
 //! an update naming a missing bundle leaves the previous bundle in effect;
 //! missing and tampered bundles get Ready=False naming the bundle and why;
@@ -90,6 +91,31 @@ fn a_policy_bundle_enforces_warns_audits_and_goes_without_a_restart() {
     assert!(!created, "a :latest pod was created under Enforce");
     assert!(err.contains(DENIAL), "{err}");
     s.ok(&["run", "pinned", "--image=nginx:1.27"]);
+
+    // Every decision is counted and timed on /metrics.
+    let metrics = s.ok(&["get", "--raw", "/metrics"]);
+    let denied = "capstan_policy_decisions_total{policy_bundle=\"baseline\",policy=\"disallow-latest-tag\",mode=\"Enforce\",verdict=\"denied\"} 1";
+    assert!(metrics.lines().any(|l| l == denied), "{metrics}");
+    let timed = "capstan_policy_duration_seconds_count{policy_bundle=\"baseline\",policy=\"disallow-latest-tag\"} ";
+    assert!(metrics.lines().any(|l| l.starts_with(timed)), "{metrics}");
+
+    // matchConditions: a pod labelled exempt is left alone, others are not.
+    s.ok(&[
+        "patch",
+        "pb",
+        "baseline",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"matchConditions":[{"name":"not-exempt","expression":"!has(object.metadata.labels) || !('exempt' in object.metadata.labels)"}]}}"#,
+    ]);
+    assert_eq!(wait_ready(&s, "baseline").0, "True");
+    s.ok(&[
+        "run",
+        "exempt",
+        "--image=nginx:latest",
+        "--labels=exempt=yes",
+    ]);
+    assert!(run_latest(&s, "p").1.contains(DENIAL));
 
     // A generation naming a missing bundle: refused, the previous one stays.
     s.ok(&[
@@ -271,6 +297,12 @@ fn only_cluster_admins_manage_policy_bundles_and_no_write_fails_while_modes_swap
         "--user=alice",
     ]);
     let alice = s.user_kubeconfig("alice", &[]);
+    let out = s.kubectl_with(&alice, &["get", "--raw", "/metrics"]);
+    assert!(
+        stderr(&out).contains("User \"alice\" cannot get path \"/metrics\""),
+        "{}",
+        stderr(&out)
+    );
     let out = s.kubectl_with(&alice, &["get", "policybundles"]);
     assert!(!out.status.success());
     assert!(

@@ -68,6 +68,14 @@ struct Args {
     /// Length of the heavy-load phase.
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
     heavy_seconds: u64,
+    /// Flip this PolicyBundle's mode between Warn and Enforce while every
+    /// create phase runs (its policies must match and allow the created
+    /// objects); the flips are reported as a `swap` phase.
+    #[arg(long)]
+    swap_policy_bundle: Option<String>,
+    /// Milliseconds between two flips of --swap-policy-bundle.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    swap_every_ms: u64,
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
@@ -92,6 +100,8 @@ impl Args {
             memory_objects: size(self.memory_objects),
             heavy_clients: size(self.heavy_clients),
             heavy_seconds: self.heavy_seconds,
+            swap_policy_bundle: self.swap_policy_bundle.clone(),
+            swap_every: std::time::Duration::from_millis(self.swap_every_ms),
         }
     }
 }

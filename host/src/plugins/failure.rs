@@ -25,6 +25,37 @@ pub enum PluginFailure {
     Internal(String),
 }
 
+impl PluginFailure {
+    /// A short name of the failure's kind, for metrics and logs.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            PluginFailure::Timeout(_) => "timeout",
+            PluginFailure::OutOfMemory(_) => "out_of_memory",
+            PluginFailure::OutOfFuel => "out_of_fuel",
+            PluginFailure::Trap(_) => "trap",
+            PluginFailure::Returned(_) => "returned_error",
+            PluginFailure::Internal(_) => "internal",
+        }
+    }
+
+    /// The kind of a failure known only by its message (admission
+    /// transports carry text): the kind whose message it starts with.
+    pub fn kind_of_message(message: &str) -> &'static str {
+        const PREFIXES: [(&str, &str); 6] = [
+            ("plugin timed out", "timeout"),
+            ("plugin exceeded its memory limit", "out_of_memory"),
+            ("plugin ran out of fuel", "out_of_fuel"),
+            ("plugin trapped", "trap"),
+            ("plugin returned an error", "returned_error"),
+            ("plugin runtime error", "internal"),
+        ];
+        PREFIXES
+            .iter()
+            .find(|(prefix, _)| message.starts_with(prefix))
+            .map_or("other", |(_, kind)| kind)
+    }
+}
+
 fn mib(bytes: usize) -> String {
     if bytes.is_multiple_of(1 << 20) {
         format!("{} MiB", bytes >> 20)
@@ -98,6 +129,26 @@ mod tests {
         assert_eq!(t.to_string(), "plugin timed out after 300ms");
         let m = PluginFailure::OutOfMemory(64 << 20);
         assert_eq!(m.to_string(), "plugin exceeded its memory limit of 64 MiB");
+    }
+
+    #[test]
+    fn every_kind_is_known_again_from_its_message() {
+        let all = [
+            PluginFailure::Timeout(Duration::from_millis(5)),
+            PluginFailure::OutOfMemory(1 << 20),
+            PluginFailure::OutOfFuel,
+            PluginFailure::Trap("boom".into()),
+            PluginFailure::Returned("no".into()),
+            PluginFailure::Internal("x".into()),
+        ];
+        for failure in all {
+            let message = failure.to_string();
+            assert_eq!(PluginFailure::kind_of_message(&message), failure.kind());
+        }
+        assert_eq!(
+            PluginFailure::kind_of_message("connection refused"),
+            "other"
+        );
     }
 
     #[test]

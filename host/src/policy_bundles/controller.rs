@@ -166,7 +166,7 @@ impl Controller {
         let path =
             bundle_path(&self.data_dir, &spec.bundle).map_err(|m| refusal("InvalidSpec", m))?;
         let (runtime, reader) = (self.runtime.clone(), self.reader.clone());
-        let counters = self.set.counters.clone();
+        let metrics = self.set.metrics.clone();
         let name_owned = name.to_string();
         let built = tokio::task::spawn_blocking(move || {
             let bundle = crate::bundles::load(&path).map_err(|e| {
@@ -180,7 +180,7 @@ impl Controller {
             let ctx = Context {
                 runtime: &runtime,
                 reader,
-                counters,
+                metrics,
             };
             let entries = build(&ctx, &name_owned, &spec, &bundle)?;
             Ok::<_, Refusal>((bundle.manifest_digest.clone(), entries))

@@ -3,7 +3,8 @@
 //! phase (`PolicySource::policies`), so it finishes with the set it started
 //! with while a new one is swapped in, and no request waits for a load.
 
-use super::mode::{Counters, ModeTransport};
+use super::metrics::PolicyMetrics;
+use super::mode::ModeTransport;
 use super::spec::{Override, Spec};
 use crate::admission::assemble::WasmTransport;
 use crate::admission::chain::{CallableEntry, PolicySource};
@@ -20,7 +21,7 @@ pub type Entries = Arc<Vec<Arc<CallableEntry>>>;
 #[derive(Default)]
 pub struct PolicySet {
     current: RwLock<Arc<BTreeMap<String, Entries>>>,
-    pub counters: Arc<Counters>,
+    pub metrics: Arc<PolicyMetrics>,
 }
 
 impl PolicySet {
@@ -92,7 +93,7 @@ fn refusal(reason: &'static str, message: impl Into<String>) -> Refusal {
 pub struct Context<'a> {
     pub runtime: &'a PluginRuntime,
     pub reader: Arc<dyn ObjectReader>,
-    pub counters: Arc<Counters>,
+    pub metrics: Arc<PolicyMetrics>,
 }
 
 /// The entries of PolicyBundle `name` (spec `spec`) over `bundle`: its
@@ -141,7 +142,7 @@ fn callable(
         inner: Arc::new(wasm),
         policy: entry.name.clone(),
         mode: spec.mode,
-        counters: ctx.counters.clone(),
+        metrics: ctx.metrics.clone(),
     };
     Arc::new(CallableEntry {
         config: entry,
@@ -216,6 +217,9 @@ fn entry_config(
         rules: over.and_then(|o| o.rules.clone()),
         namespace_selector: spec.namespace_selector.clone(),
         object_selector: spec.object_selector.clone(),
+        match_conditions: over
+            .and_then(|o| o.match_conditions.clone())
+            .or_else(|| spec.match_conditions.clone()),
         ..Default::default()
     };
     config::entry_with_manifest(&label, raw, manifest).map_err(|e| refusal("InvalidSpec", e))
@@ -292,7 +296,7 @@ mod tests {
         let ctx = Context {
             runtime: &runtime,
             reader: Arc::new(crate::plugins::store_reader::EmptyReader),
-            counters: Arc::default(),
+            metrics: Arc::default(),
         };
         build(&ctx, "pb", spec, bundle)
     }
@@ -333,6 +337,33 @@ mod tests {
         assert!(
             r.message
                 .contains("policy second: settings: n: Invalid value"),
+            "{}",
+            r.message
+        );
+    }
+
+    #[test]
+    fn match_conditions_come_from_the_spec_or_the_policys_override() {
+        let (_dir, bundle) = bundle();
+        let text = "bundle: b.tar\nmatchConditions: [{name: not-system, expression: \"request.namespace != 'kube-system'\"}]\noverrides:\n- name: second\n  matchConditions: [{name: labelled, expression: \"has(object.metadata.labels)\"}]";
+        let all = built(&spec(text), &bundle).unwrap();
+        let conditions: Vec<String> = all
+            .iter()
+            .map(|e| format!("{:?}", e.config.match_conditions))
+            .collect();
+        assert_eq!(
+            conditions,
+            [
+                r#"MatchConditions(["not-system"])"#,
+                r#"MatchConditions(["labelled"])"#
+            ]
+        );
+        let bad = "bundle: b.tar\nmatchConditions: [{name: broken, expression: 'object.'}]";
+        let r = refused(&spec(bad), &bundle);
+        assert_eq!(r.reason, "InvalidSpec");
+        assert!(
+            r.message
+                .contains("matchConditions[0].expression: Invalid value"),
             "{}",
             r.message
         );

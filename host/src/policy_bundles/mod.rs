@@ -7,10 +7,12 @@
 //! catalogue); `spec.rs` reads its spec and resolves the bundle's path;
 //! `controller.rs` (every replica) loads bundles as PolicyBundles change and
 //! writes their status; `loaded.rs` holds the policies in effect and builds
-//! their chain entries; `mode.rs` applies the mode to each answer.
+//! their chain entries; `mode.rs` applies the mode to each answer;
+//! `metrics.rs` counts and times every policy call for `/metrics`.
 
 pub mod controller;
 pub mod loaded;
+pub mod metrics;
 pub mod mode;
 pub mod resource;
 pub mod spec;

@@ -4,15 +4,17 @@
 //! The message a client sees names the policy as `<PolicyBundle>/<policy>`:
 //! `policy baseline/disallow-latest-tag: pods "p" is forbidden: ...`.
 //! Outside Enforce a mutating policy's patch is dropped (it would change
-//! what Warn and Audit promise to leave alone). Every verdict is counted
-//! per policy, verdict and mode.
+//! what Warn and Audit promise to leave alone). Every call is measured
+//! (`metrics.rs`): its verdict per mode, or its failure's kind, and its time.
 
+use super::metrics::PolicyMetrics;
 use crate::admission::Transport;
+use crate::plugins::PluginFailure;
 use futures_util::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::Value;
-use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::time::Instant;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
 pub enum Mode {
@@ -32,46 +34,30 @@ impl Mode {
     }
 }
 
-/// Decisions per (policy, verdict, mode); verdict is `allowed` or `denied`
-/// (what the policy said, whatever the mode made of it).
-#[derive(Default)]
-pub struct Counters(Mutex<BTreeMap<(String, &'static str, Mode), u64>>);
-
-impl Counters {
-    fn add(&self, policy: &str, verdict: &'static str, mode: Mode) {
-        if let Ok(mut m) = self.0.lock() {
-            *m.entry((policy.to_string(), verdict, mode)).or_default() += 1;
-        }
-    }
-
-    /// The count for one policy, verdict and mode.
-    pub fn get(&self, policy: &str, verdict: &str, mode: Mode) -> u64 {
-        self.0
-            .lock()
-            .ok()
-            .and_then(|m| {
-                m.iter()
-                    .find(|((p, v, md), _)| p == policy && *v == verdict && *md == mode)
-                    .map(|(_, n)| *n)
-            })
-            .unwrap_or(0)
-    }
-}
-
 /// A policy's transport with its PolicyBundle's mode applied to the answer.
 pub struct ModeTransport {
     pub inner: Arc<dyn Transport>,
     /// `<PolicyBundle>/<policy>`.
     pub policy: String,
     pub mode: Mode,
-    pub counters: Arc<Counters>,
+    pub metrics: Arc<PolicyMetrics>,
 }
 
 impl Transport for ModeTransport {
     fn call<'a>(&'a self, review: &'a str) -> BoxFuture<'a, Result<String, String>> {
         Box::pin(async move {
-            let answer = self.inner.call(review).await?;
-            Ok(self.apply(review, answer))
+            let started = Instant::now();
+            let answer = self.inner.call(review).await;
+            self.metrics.timed(&self.policy, started.elapsed());
+            match answer {
+                Ok(answer) => Ok(self.apply(review, answer)),
+                Err(e) => {
+                    let kind = PluginFailure::kind_of_message(&e);
+                    self.metrics.failed(&self.policy, kind);
+                    tracing::warn!(policy = %self.policy, kind, error = %e, "policy call failed");
+                    Err(e)
+                }
+            }
         })
     }
 }
@@ -91,14 +77,14 @@ impl ModeTransport {
             resp.remove("patchType");
         }
         if resp.get("allowed") != Some(&Value::Bool(false)) {
-            self.counters.add(&self.policy, "allowed", self.mode);
+            self.metrics.decided(&self.policy, "allowed", self.mode);
             return if self.mode == Mode::Enforce {
                 answer
             } else {
                 doc.to_string()
             };
         }
-        self.counters.add(&self.policy, "denied", self.mode);
+        self.metrics.decided(&self.policy, "denied", self.mode);
         let said = resp
             .get("status")
             .and_then(|s| s.get("message"))
@@ -182,16 +168,16 @@ mod tests {
         }
     }
 
-    fn transport(mode: Mode, counters: &Arc<Counters>) -> ModeTransport {
+    fn transport(mode: Mode, counters: &Arc<PolicyMetrics>) -> ModeTransport {
         ModeTransport {
             inner: Arc::new(Deny),
             policy: "baseline/disallow-latest-tag".into(),
             mode,
-            counters: counters.clone(),
+            metrics: counters.clone(),
         }
     }
 
-    async fn answer(mode: Mode, counters: &Arc<Counters>) -> Value {
+    async fn answer(mode: Mode, counters: &Arc<PolicyMetrics>) -> Value {
         let review = json!({"request": {"uid": "u", "name": "p", "namespace": "default"}});
         let text = transport(mode, counters)
             .call(&review.to_string())

@@ -92,6 +92,7 @@ fn spec_schema() -> Value {
             },
             "namespaceSelector": label_selector(),
             "objectSelector": label_selector(),
+            "matchConditions": match_conditions(),
         },
     })
 }
@@ -105,6 +106,25 @@ fn override_schema() -> Value {
             "settings": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
             "failurePolicy": {"type": "string", "enum": ["Fail", "Ignore"]},
             "rules": {"type": "array", "items": rule_schema()},
+            "matchConditions": match_conditions(),
+        },
+    })
+}
+
+/// As a webhook's: at most 64, named uniquely, each a CEL expression over
+/// `object`, `oldObject` and `request` (compiled when the bundle loads).
+fn match_conditions() -> Value {
+    json!({
+        "type": "array", "maxItems": 64,
+        "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+        "description": "CEL conditions that must all hold for a policy to run.",
+        "items": {
+            "type": "object",
+            "required": ["name", "expression"],
+            "properties": {
+                "name": {"type": "string", "minLength": 1, "maxLength": 63},
+                "expression": {"type": "string", "minLength": 1, "maxLength": 10240},
+            },
         },
     })
 }
@@ -209,7 +229,8 @@ mod tests {
         let spec = json!({"bundle": "baseline.tar", "mode": "Warn", "policies": ["a"],
             "overrides": [{"name": "a", "failurePolicy": "Ignore", "settings": {"x": [1]},
                 "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"]}]}],
-            "namespaceSelector": {"matchExpressions": [{"key": "k", "operator": "In", "values": ["v"]}]}});
+            "namespaceSelector": {"matchExpressions": [{"key": "k", "operator": "In", "values": ["v"]}]},
+            "matchConditions": [{"name": "c", "expression": "object != null"}]});
         assert_eq!(problems(spec), Vec::<String>::new());
     }
 
@@ -224,7 +245,17 @@ mod tests {
             "{p:?}"
         );
         let p = problems(json!({"policies": ["a", "a"],
-            "overrides": [{"failurePolicy": "Never"}]}));
+            "overrides": [{"failurePolicy": "Never"}],
+            "matchConditions": [{"name": "c", "expression": "true"}, {"name": "c"}]}));
+        assert!(
+            p.iter()
+                .any(|c| c.starts_with("spec.matchConditions[1]: Duplicate value")),
+            "{p:?}"
+        );
+        assert!(
+            p.contains(&"spec.matchConditions[1].expression: Required value".to_string()),
+            "{p:?}"
+        );
         assert!(
             p.contains(&"spec.bundle: Required value".to_string()),
             "{p:?}"

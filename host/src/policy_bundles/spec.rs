@@ -25,6 +25,9 @@ pub struct Spec {
     pub namespace_selector: Option<Value>,
     #[serde(default)]
     pub object_selector: Option<Value>,
+    /// CEL conditions, as a webhook's: every policy runs only where all hold.
+    #[serde(default)]
+    pub match_conditions: Option<Value>,
 }
 
 /// What a PolicyBundle changes in one policy.
@@ -38,6 +41,9 @@ pub struct Override {
     pub rules: Option<Vec<Rule>>,
     #[serde(default)]
     pub failure_policy: Option<FailurePolicy>,
+    /// Instead of the spec's matchConditions, for this policy.
+    #[serde(default)]
+    pub match_conditions: Option<Value>,
 }
 
 impl Spec {

@@ -16,6 +16,7 @@ pub mod report;
 pub mod runner;
 pub mod startup;
 pub mod stats;
+pub mod swap;
 #[cfg(test)]
 mod testing;
 pub mod tls;
@@ -54,6 +55,10 @@ pub struct Options {
     /// heavy-load phase (0: no such phase).
     pub heavy_clients: usize,
     pub heavy_seconds: u64,
+    /// A PolicyBundle whose mode is flipped during every create phase.
+    pub swap_policy_bundle: Option<String>,
+    /// How often it is flipped.
+    pub swap_every: std::time::Duration,
 }
 
 impl Options {
@@ -172,7 +177,14 @@ async fn run_level(scope: &Arc<Scope>, c: usize, opts: &Options) -> Vec<PhaseRes
         logged(result)
     };
     let mut out = Vec::new();
+    let swapper = opts
+        .swap_policy_bundle
+        .as_ref()
+        .map(|name| swap::start(scope.client.clone(), name.clone(), opts.swap_every, c));
     out.push(of_kind(phases::create(scope, c, n, &rvs).await));
+    if let Some(swapper) = swapper {
+        out.push(of_kind(swapper.stop().await));
+    }
     out.push(of_kind(phases::get(scope, c, n, &rvs).await));
     out.push(of_kind(phases::list(scope, c, opts.list_ops()).await));
     out.push(of_kind(phases::update(scope, c, n, &rvs).await));
@@ -227,6 +239,8 @@ mod tests {
             memory_objects: 0,
             heavy_clients: 0,
             heavy_seconds: 20,
+            swap_policy_bundle: None,
+            swap_every: std::time::Duration::from_millis(100),
         }
     }
 
