@@ -47,7 +47,8 @@ pub async fn run(args: &PluginRunArgs) -> Result<RunOutput> {
         memory_bytes: (args.memory_mib << 20) as usize,
         fuel: None,
     };
-    let parsed = call_offline(&plugin, &review, args.config.clone(), limits).await?;
+    let reader = Arc::new(EmptyReader);
+    let parsed = call_offline(&plugin, &review, args.config.clone(), limits, reader).await?;
     let world = format!(
         "{} implements the {} world (capstan:plugin@{}).",
         args.module,
@@ -65,17 +66,18 @@ pub async fn run(args: &PluginRunArgs) -> Result<RunOutput> {
     })
 }
 
-/// One call of `plugin` with `input`, outside a server (nothing to read in
-/// the store): the answer, parsed. Also `capstan policy test`'s call.
+/// One call of `plugin` with `input`, outside a server (its reads answered
+/// by `reader`): the answer, parsed. Also `capstan policy test`'s call.
 pub async fn call_offline(
     plugin: &Plugin,
     input: &serde_json::Value,
     config: String,
     limits: Limits,
+    reader: Arc<dyn crate::plugins::ObjectReader>,
 ) -> Result<serde_json::Value> {
     let ctx = CallContext {
         config,
-        reader: Arc::new(EmptyReader),
+        reader,
         limits,
     };
     let answer = plugin

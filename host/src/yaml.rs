@@ -36,6 +36,12 @@ pub fn config_from_str<T: DeserializeOwned>(text: &str) -> Result<T, String> {
     serde_saphyr::from_str_with_options(text, options(false)).map_err(|e| one_line(&e.to_string()))
 }
 
+/// Every document of a configuration-like file (`---`-separated) as `T`.
+pub fn documents_from_str<T: DeserializeOwned>(text: &str) -> Result<Vec<T>, String> {
+    serde_saphyr::from_multiple_with_options(text, options(false))
+        .map_err(|e| one_line(&e.to_string()))
+}
+
 /// `value` as a YAML document; strings YAML 1.1 would read as something
 /// else (`"yes"`, `"0777"`) are quoted.
 pub fn to_string<T: Serialize>(value: &T) -> Result<String, String> {

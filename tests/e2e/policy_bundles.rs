@@ -177,20 +177,26 @@ fn multi_tenancy_bundle_builds_inspects_and_passes_its_fixtures() {
         "PASS namespace-unlabelled [require-namespace-labels]: denied: namespaces \"scratch\" is forbidden: missing required label \"team\"",
         "PASS pod-without-quota [require-quota]: denied: pods \"web\" is forbidden: namespace \"team-b\" has no ResourceQuota",
         "PASS pod-in-kube-system [require-quota]: allowed",
-        // Offline the store reader has no objects: no host is taken (the
-        // denial is covered by the policy's unit tests with the fake host).
+        // A case's .cluster.yaml is what the policy's reads find: without
+        // one, no host is taken and no quota exists.
         "PASS ingress-new-host [unique-ingress-host]: allowed",
+        "PASS ingress-host-taken [unique-ingress-host]: denied: ingresses.networking.k8s.io \"shop\" is forbidden: host \"shop.example.com\" is already used by ingress team-a/storefront",
+        "PASS pod-with-quota [require-quota]: allowed",
     ] {
         assert!(tested.contains(expected), "{expected:?} not in:\n{tested}");
     }
-    for policy in ["require-namespace-labels", "require-quota"] {
+    for policy in [
+        "require-namespace-labels",
+        "require-quota",
+        "unique-ingress-host",
+    ] {
         assert_eq!(
             verdicts_seen(&tested, policy),
             (true, true),
             "{policy} needs an allow and a deny case:\n{tested}"
         );
     }
-    assert!(tested.contains("12 cases, 12 passed, 0 failed"), "{tested}");
+    assert!(tested.contains("14 cases, 14 passed, 0 failed"), "{tested}");
 }
 
 #[test]

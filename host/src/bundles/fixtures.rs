@@ -10,11 +10,16 @@
 //! settings: {registries: [ghcr.io/acme/]}   # optional: instead of the default settings
 //! ```
 //!
+//! An optional `<case>.cluster.yaml` holds the objects the policy finds
+//! through `get-object` and `list-objects` (`fixture_cluster.rs`); without
+//! it the cluster is empty.
+//!
 //! A case sees what the chain would do: a request the policy's rules do not
 //! cover is allowed without a call; a policy that fails (trap, timeout, an
 //! error returned) denies under failurePolicy Fail and allows under Ignore.
 
 use super::components::LoadedPolicy;
+use super::fixture_cluster::{FixtureCluster, CLUSTER_SUFFIX};
 use crate::admission::config::{FailurePolicy, DEFAULT_MEMORY_MIB, DEFAULT_TIMEOUT};
 use crate::plugin_run::{attributes, call_offline};
 use crate::plugins::Limits;
@@ -22,6 +27,7 @@ use anyhow::{anyhow, Context};
 use serde::Deserialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 const EXPECT_SUFFIX: &str = ".expect.yaml";
@@ -49,6 +55,8 @@ pub struct Case {
     pub name: String,
     pub review: Value,
     pub expect: Expectation,
+    /// What the policy's reads find.
+    pub cluster: Arc<FixtureCluster>,
 }
 
 /// The result of one case.
@@ -89,24 +97,33 @@ pub fn read_cases(folder: &Path) -> anyhow::Result<Vec<Case>> {
             .display()
             .to_string();
         let review = read_review(json)?;
+        let cluster_file = PathBuf::from(format!("{}{CLUSTER_SUFFIX}", base.display()));
+        let cluster = match files.contains(&cluster_file) {
+            true => FixtureCluster::read(&cluster_file)?,
+            false => Arc::default(),
+        };
         for e in read_expectations(&expect)? {
             cases.push(Case {
                 name: name.clone(),
                 review: review.clone(),
                 expect: e,
+                cluster: cluster.clone(),
             });
         }
         if cases.len() > MAX_CASES {
             anyhow::bail!("{}: more than {MAX_CASES} cases", folder.display());
         }
     }
-    for expect in files
-        .iter()
-        .filter(|f| f.to_string_lossy().ends_with(EXPECT_SUFFIX))
-    {
-        let json = expect.to_string_lossy().replace(EXPECT_SUFFIX, ".json");
-        if !files.contains(&PathBuf::from(&json)) {
-            anyhow::bail!("{}: no {json} beside it", expect.display());
+    for suffix in [EXPECT_SUFFIX, CLUSTER_SUFFIX] {
+        for companion in files
+            .iter()
+            .filter(|f| f.to_string_lossy().ends_with(suffix))
+        {
+            let text = companion.to_string_lossy();
+            let json = format!("{}.json", &text[..text.len() - suffix.len()]);
+            if !files.contains(&PathBuf::from(&json)) {
+                anyhow::bail!("{}: no {json} beside it", companion.display());
+            }
         }
     }
     Ok(cases)
@@ -216,7 +233,15 @@ async fn verdict(loaded: &LoadedPolicy<'_>, case: &Case) -> Result<Verdict, Stri
         memory_bytes: (manifest.memory_mib.unwrap_or(DEFAULT_MEMORY_MIB) << 20) as usize,
         fuel: manifest.fuel,
     };
-    let answer = call_offline(&loaded.plugin, &case.review, settings.to_string(), limits).await;
+    let reader = case.cluster.clone();
+    let answer = call_offline(
+        &loaded.plugin,
+        &case.review,
+        settings.to_string(),
+        limits,
+        reader,
+    )
+    .await;
     Ok(match answer {
         Ok(answer) => Verdict {
             allowed: answer["response"]["allowed"].as_bool().unwrap_or(false),

@@ -9,13 +9,14 @@
 //! naming its layer by digest. `build.rs` makes one from a folder;
 //! `components.rs` loads its components as the worlds they are declared;
 //! `fixtures.rs` runs them against AdmissionReview fixtures (`capstan
-//! policy test`). The commands are in `policy_cli.rs`.
+//! policy test`), each case's cluster from `fixture_cluster.rs`. The commands are in `policy_cli.rs`.
 //!
 //! Every blob is read within a bound and checked against its digest and
 //! size; errors name the bundle, the digest and why.
 
 mod build;
 pub mod components;
+pub mod fixture_cluster;
 pub mod fixtures;
 mod layout;
 pub mod manifest;
