@@ -28,6 +28,7 @@ pub mod plugin_new;
 pub mod plugin_run;
 pub mod plugins;
 pub mod policy_bundles;
+pub mod policy_reports;
 pub mod policy_cli;
 pub mod protobuf;
 pub mod registry;

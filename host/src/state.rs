@@ -42,6 +42,11 @@ pub struct AppState {
     /// What CRDs' converters are built from: the configured converter
     /// plugins and webhook services (`crd::conversion::Converter::from_crd`).
     pub conversion: Arc<crate::crd::conversion::ConversionSetup>,
+    /// The PolicyBundles' policies in effect (the chain's `policies`
+    /// markers and the background audit run them).
+    pub policies: Arc<crate::policy_bundles::PolicySet>,
+    /// How often the background audit scans (`--policy-audit-interval`).
+    pub policy_audit_interval: std::time::Duration,
 }
 
 impl AppState {
@@ -74,6 +79,8 @@ impl AppState {
             pki: None,
             on_etcd: false,
             conversion: Arc::default(),
+            policies: Arc::default(),
+            policy_audit_interval: std::time::Duration::from_secs(300),
         }
     }
 

@@ -35,18 +35,22 @@ impl Mode {
 /// Decisions per (policy, verdict, mode); verdict is `allowed` or `denied`
 /// (what the policy said, whatever the mode made of it).
 #[derive(Default)]
-pub struct Counters(Mutex<BTreeMap<(String, &'static str, Mode), u64>>);
+pub struct Counters {
+    counts: Mutex<BTreeMap<(String, &'static str, Mode), u64>>,
+    /// Notified on each violation audited (the audit then reports it soon).
+    pub audited: tokio::sync::Notify,
+}
 
 impl Counters {
     fn add(&self, policy: &str, verdict: &'static str, mode: Mode) {
-        if let Ok(mut m) = self.0.lock() {
+        if let Ok(mut m) = self.counts.lock() {
             *m.entry((policy.to_string(), verdict, mode)).or_default() += 1;
         }
     }
 
     /// The count for one policy, verdict and mode.
     pub fn get(&self, policy: &str, verdict: &str, mode: Mode) -> u64 {
-        self.0
+        self.counts
             .lock()
             .ok()
             .and_then(|m| {
@@ -132,8 +136,9 @@ impl ModeTransport {
         doc.to_string()
     }
 
-    /// The audit record of a violation (PolicyReports are a later step).
+    /// The audit record of a violation: a log line, and a PolicyReport soon.
     fn audit(&self, review: &str, message: &str) {
+        self.counters.audited.notify_one();
         let req: Value = serde_json::from_str::<Value>(review)
             .ok()
             .and_then(|mut r| r.get_mut("request").map(Value::take))
