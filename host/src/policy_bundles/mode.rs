@@ -244,6 +244,11 @@ mod tests {
         assert_eq!(a["response"]["allowed"], true);
         assert!(a["response"].get("warnings").is_none());
         assert!(a["response"].get("patch").is_none());
+        use futures_util::FutureExt;
+        assert!(
+            counters.audited.notified().now_or_never().is_some(),
+            "the background audit is told of the violation"
+        );
         answer(Mode::Audit, &counters).await;
         assert_eq!(
             counters.get("baseline/disallow-latest-tag", "denied", Mode::Audit),
