@@ -72,7 +72,8 @@ fn wait_report(s: &Server, args: &[&str], check: impl Fn(&Value) -> bool) -> Val
 
 fn latest_denial(pod: &str) -> String {
     format!(
-        "pods \"{pod}\" is forbidden: container \"{pod}\" uses image \"nginx:latest\", tagged latest"
+        "pods \"{pod}\" is forbidden: container \"{pod}\" uses image \"nginx:latest\", tagged latest: \
+         pin a tag other than \"latest\", or a digest"
     )
 }
 
