@@ -114,17 +114,33 @@ fn an_audit_mode_bundle_reports_existing_and_new_pods_per_namespace() {
     assert_eq!(first["source"], "capstan");
     assert_eq!(first["resources"][0]["kind"], "Pod");
     assert!(first["timestamp"]["seconds"].as_i64().unwrap() > 0);
-    assert_eq!(r["metadata"]["labels"]["app.kubernetes.io/managed-by"], "capstan");
+    assert_eq!(
+        r["metadata"]["labels"]["app.kubernetes.io/managed-by"],
+        "capstan"
+    );
 
     let listed = s.ok(&["get", "polr", "-A"]);
     let header: Vec<&str> = listed.lines().next().unwrap().split_whitespace().collect();
     assert_eq!(
         header,
-        ["NAMESPACE", "NAME", "PASS", "FAIL", "WARN", "ERROR", "SKIP", "AGE"],
+        [
+            "NAMESPACE",
+            "NAME",
+            "PASS",
+            "FAIL",
+            "WARN",
+            "ERROR",
+            "SKIP",
+            "AGE"
+        ],
         "{listed}"
     );
     let row: Vec<&str> = listed.lines().nth(1).unwrap().split_whitespace().collect();
-    assert_eq!(row[..7], ["team-a", "pb-baseline", "1", "2", "0", "0", "0"], "{listed}");
+    assert_eq!(
+        row[..7],
+        ["team-a", "pb-baseline", "1", "2", "0", "0", "0"],
+        "{listed}"
+    );
 
     // A Warn-mode PolicyBundle writes no report.
     apply(
@@ -142,7 +158,11 @@ fn an_audit_mode_bundle_reports_existing_and_new_pods_per_namespace() {
 
     // The PolicyBundle deleted: its reports go.
     s.ok(&["delete", "pb", "baseline"]);
-    assert!(eventually(WAIT, || report(&s, &polr).is_none()), "{}", s.log());
+    assert!(
+        eventually(WAIT, || report(&s, &polr).is_none()),
+        "{}",
+        s.log()
+    );
     assert!(!s.ok(&["get", "polr", "-A"]).contains("pb-"));
 }
 
@@ -157,13 +177,21 @@ fn cluster_scoped_objects_are_reported_in_a_cluster_policy_report() {
     );
     apply(
         &s,
-        &policy_bundle("tenancy", "multi-tenancy.tar", "Audit", "require-namespace-labels"),
+        &policy_bundle(
+            "tenancy",
+            "multi-tenancy.tar",
+            "Audit",
+            "require-namespace-labels",
+        ),
     );
     assert_eq!(wait_ready(&s, "tenancy").0, "True");
     let r = wait_report(&s, &["cpolr", "pb-tenancy"], |r| !results(r).is_empty());
     assert_eq!(r["kind"], "ClusterPolicyReport");
     let found = results(&r);
-    assert!(found.contains(&("team-a".into(), "pass".into(), String::new())), "{found:?}");
+    assert!(
+        found.contains(&("team-a".into(), "pass".into(), String::new())),
+        "{found:?}"
+    );
     assert!(
         found.contains(&(
             "default".into(),

@@ -59,7 +59,9 @@ impl Resources {
         Some(Resources {
             namespaced: catalogue.lookup(GROUP, VERSION, NAMESPACED)?.clone(),
             cluster: catalogue.lookup(GROUP, VERSION, CLUSTER)?.clone(),
-            bundles: catalogue.lookup(pb::GROUP, pb::VERSION, pb::PLURAL)?.clone(),
+            bundles: catalogue
+                .lookup(pb::GROUP, pb::VERSION, pb::PLURAL)?
+                .clone(),
         })
     }
 
@@ -156,7 +158,11 @@ async fn stored_reports(state: &AppState, res: &Resources) -> ApiResult<Vec<Valu
         filter: Some(&managed),
         ..ListQuery::default()
     };
-    let mut out = state.registry.list(&res.namespaced, None, &query).await?.items;
+    let mut out = state
+        .registry
+        .list(&res.namespaced, None, &query)
+        .await?
+        .items;
     out.extend(state.registry.list(&res.cluster, None, &query).await?.items);
     Ok(out)
 }
@@ -255,10 +261,18 @@ async fn delete_all(state: &AppState, res: &Resources, reports: &[&Value]) {
         let name = meta::name(r).unwrap_or_default();
         let deleted = state
             .registry
-            .delete(res.report(ns), ns, name, &Value::Null, WriteOptions::default())
+            .delete(
+                res.report(ns),
+                ns,
+                name,
+                &Value::Null,
+                WriteOptions::default(),
+            )
             .await;
         match deleted {
-            Ok(_) => tracing::info!(report = %name, namespace = ns.unwrap_or_default(), "policy report deleted"),
+            Ok(_) => {
+                tracing::info!(report = %name, namespace = ns.unwrap_or_default(), "policy report deleted")
+            }
             Err(e) if e.code == 404 => {}
             Err(e) => {
                 tracing::warn!(report = %name, error = %e.message, "policy report not deleted")

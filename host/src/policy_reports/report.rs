@@ -164,7 +164,10 @@ pub fn summary(findings: &[&Finding]) -> Value {
 }
 
 fn result(owner: &Owner<'_>, f: &Finding, previous: &[Value], now: (i64, u32)) -> Value {
-    let rule = f.policy.split_once('/').map_or(f.policy.as_str(), |(_, p)| p);
+    let rule = f
+        .policy
+        .split_once('/')
+        .map_or(f.policy.as_str(), |(_, p)| p);
     let mut r = json!({
         "source": SOURCE,
         "policy": f.policy,
@@ -233,14 +236,20 @@ pub fn updated(mut stored: Value, desired: &Value) -> Value {
 /// The PolicyBundle a stored report belongs to, if Capstan manages it.
 pub fn bundle_of(report: &Value) -> Option<&str> {
     let managed = report
-        .pointer(&format!("/metadata/labels/{}", MANAGED_BY.0.replace('/', "~1")))
+        .pointer(&format!(
+            "/metadata/labels/{}",
+            MANAGED_BY.0.replace('/', "~1")
+        ))
         .and_then(Value::as_str)
         == Some(MANAGED_BY.1);
     if !managed {
         return None;
     }
     report
-        .pointer(&format!("/metadata/annotations/{}", BUNDLE_ANNOTATION.replace('/', "~1")))
+        .pointer(&format!(
+            "/metadata/annotations/{}",
+            BUNDLE_ANNOTATION.replace('/', "~1")
+        ))
         .and_then(Value::as_str)
 }
 
@@ -274,7 +283,10 @@ mod tests {
     fn a_report_counts_and_lists_each_result() {
         let findings = [
             finding("ok", Outcome::Pass),
-            finding("web", Outcome::Fail("pods \"web\" is forbidden: latest".into())),
+            finding(
+                "web",
+                Outcome::Fail("pods \"web\" is forbidden: latest".into()),
+            ),
             finding("odd", Outcome::Error("policy trapped".into())),
         ];
         let r = desired(&OWNER, Some("team-a"), &refs(&findings), None, (100, 5));
@@ -282,14 +294,20 @@ mod tests {
         assert_eq!(r["apiVersion"], "wgpolicyk8s.io/v1alpha2");
         assert_eq!(r["metadata"]["name"], "pb-baseline");
         assert_eq!(r["metadata"]["namespace"], "team-a");
-        assert_eq!(r["metadata"]["labels"]["app.kubernetes.io/managed-by"], "capstan");
+        assert_eq!(
+            r["metadata"]["labels"]["app.kubernetes.io/managed-by"],
+            "capstan"
+        );
         assert_eq!(r["metadata"]["ownerReferences"][0]["kind"], "PolicyBundle");
         assert_eq!(
             r["summary"],
             json!({"pass": 1, "fail": 1, "warn": 0, "error": 1, "skip": 0})
         );
         let results = r["results"].as_array().unwrap();
-        let outcomes: Vec<&str> = results.iter().map(|x| x["result"].as_str().unwrap()).collect();
+        let outcomes: Vec<&str> = results
+            .iter()
+            .map(|x| x["result"].as_str().unwrap())
+            .collect();
         assert_eq!(outcomes, ["error", "fail", "pass"], "failures first");
         let fail = &results[1];
         assert_eq!(
@@ -311,10 +329,22 @@ mod tests {
     fn an_unchanged_scan_is_up_to_date_and_a_change_is_not() {
         let findings = [finding("web", Outcome::Fail("latest".into()))];
         let first = desired(&OWNER, Some("team-a"), &refs(&findings), None, (100, 0));
-        let again = desired(&OWNER, Some("team-a"), &refs(&findings), Some(&first), (200, 0));
+        let again = desired(
+            &OWNER,
+            Some("team-a"),
+            &refs(&findings),
+            Some(&first),
+            (200, 0),
+        );
         assert!(up_to_date(&first, &again), "timestamps kept");
         let fixed = [finding("web", Outcome::Pass)];
-        let later = desired(&OWNER, Some("team-a"), &refs(&fixed), Some(&first), (300, 0));
+        let later = desired(
+            &OWNER,
+            Some("team-a"),
+            &refs(&fixed),
+            Some(&first),
+            (300, 0),
+        );
         assert!(!up_to_date(&first, &later));
         assert_eq!(later["results"][0]["timestamp"]["seconds"], 300);
         let stored = updated(first, &later);
@@ -331,8 +361,15 @@ mod tests {
         let r = desired(&OWNER, Some("team-a"), &refs(&findings), None, (1, 0));
         let results = r["results"].as_array().unwrap();
         assert!(results.len() < findings.len());
-        assert!(r.to_string().len() < 3 * (1 << 20) / 2, "under kube's 1.5 MiB");
-        assert_eq!(r["summary"]["fail"], findings.len(), "the summary counts them all");
+        assert!(
+            r.to_string().len() < 3 * (1 << 20) / 2,
+            "under kube's 1.5 MiB"
+        );
+        assert_eq!(
+            r["summary"]["fail"],
+            findings.len(),
+            "the summary counts them all"
+        );
         let omitted: usize = r["metadata"]["annotations"][OMITTED_ANNOTATION]
             .as_str()
             .unwrap()

@@ -50,9 +50,7 @@ fn definition(kind: &str, short: &str, scope: &str) -> Value {
 
 /// Kyverno's printer columns for both kinds.
 fn columns() -> Value {
-    let count = |name: &str, field: &str| {
-        json!({"name": name, "type": "integer", "jsonPath": format!(".summary.{field}")})
-    };
+    let count = |name: &str, field: &str| json!({"name": name, "type": "integer", "jsonPath": format!(".summary.{field}")});
     json!([
         {"name": "Kind", "type": "string", "jsonPath": ".scope.kind", "priority": 1},
         {"name": "Name", "type": "string", "jsonPath": ".scope.name", "priority": 1},
@@ -156,7 +154,10 @@ mod tests {
     fn both_kinds_are_served_with_kyvernos_names_and_columns() {
         let cat = crate::catalogue::Catalogue::builtin();
         let polr = cat.lookup(GROUP, VERSION, NAMESPACED).unwrap();
-        assert_eq!((polr.kind.as_str(), polr.namespaced), ("PolicyReport", true));
+        assert_eq!(
+            (polr.kind.as_str(), polr.namespaced),
+            ("PolicyReport", true)
+        );
         assert_eq!(polr.short_names, ["polr"]);
         assert!(polr.subresources.is_empty());
         let cpolr = cat.lookup(GROUP, VERSION, CLUSTER).unwrap();
@@ -193,7 +194,9 @@ mod tests {
             .map(|c| format!("{}: {}", c.field, c.message))
             .collect();
         assert!(
-            problems.iter().any(|p| p.starts_with("results[0].result: Unsupported value")),
+            problems
+                .iter()
+                .any(|p| p.starts_with("results[0].result: Unsupported value")),
             "{problems:?}"
         );
     }

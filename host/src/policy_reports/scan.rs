@@ -71,14 +71,22 @@ pub async fn objects(
 }
 
 /// Each namespace's labels (for the policies' namespaceSelector).
-pub async fn namespace_labels(registry: &Registry, catalogue: &Catalogue) -> ApiResult<NamespaceLabels> {
+pub async fn namespace_labels(
+    registry: &Registry,
+    catalogue: &Catalogue,
+) -> ApiResult<NamespaceLabels> {
     let Some(res) = catalogue.lookup("", "v1", "namespaces") else {
         return Ok(HashMap::new());
     };
     let items = registry.list(res, None, &ListQuery::default()).await?.items;
     Ok(items
         .iter()
-        .filter_map(|n| Some((crate::registry::meta::name(n)?.to_string(), labels_of(Some(n)))))
+        .filter_map(|n| {
+            Some((
+                crate::registry::meta::name(n)?.to_string(),
+                labels_of(Some(n)),
+            ))
+        })
         .collect())
 }
 
@@ -156,7 +164,12 @@ fn rules_take(e: &CallableEntry, attrs: &RequestAttributes) -> bool {
 
 /// The entry's object selector, and its namespace selector for namespaced
 /// objects and namespaces (as the chain applies them).
-fn selectors_take(e: &CallableEntry, res: &ResourceInfo, obj: &Value, namespaces: &NamespaceLabels) -> bool {
+fn selectors_take(
+    e: &CallableEntry,
+    res: &ResourceInfo,
+    obj: &Value,
+    namespaces: &NamespaceLabels,
+) -> bool {
     let labels = labels_of(Some(obj));
     if !e.config.object_selector.matches(&labels) {
         return false;
@@ -288,7 +301,10 @@ mod tests {
     fn targets_are_what_the_rules_take_once_per_resource() {
         let cat = Catalogue::builtin();
         let found = targets(&cat, &[entry(None)]);
-        let names: Vec<String> = found.iter().map(|r| format!("{}/{}", r.group, r.plural)).collect();
+        let names: Vec<String> = found
+            .iter()
+            .map(|r| format!("{}/{}", r.group, r.plural))
+            .collect();
         assert_eq!(names, ["/pods"]);
     }
 
@@ -302,12 +318,22 @@ mod tests {
             (pods.clone(), pod("other", "web", "nginx:latest")),
         ];
         let mut namespaces = NamespaceLabels::new();
-        namespaces.insert("team-a".into(), labels_of(Some(&json!({"metadata": {"labels": {"audit": "yes"}}}))));
+        namespaces.insert(
+            "team-a".into(),
+            labels_of(Some(&json!({"metadata": {"labels": {"audit": "yes"}}}))),
+        );
         let selector = json!({"matchLabels": {"audit": "yes"}});
         let found = evaluate(vec![entry(Some(selector))], objects, namespaces).await;
-        assert_eq!(found.len(), 2, "the namespace selector leaves `other` out: {found:?}");
+        assert_eq!(
+            found.len(),
+            2,
+            "the namespace selector leaves `other` out: {found:?}"
+        );
         assert_eq!(found[0].policy, "baseline/disallow-latest-tag");
-        assert_eq!(found[0].outcome, Outcome::Fail("pods \"web\" is forbidden: latest".into()));
+        assert_eq!(
+            found[0].outcome,
+            Outcome::Fail("pods \"web\" is forbidden: latest".into())
+        );
         assert_eq!(
             found[0].object,
             json!({"apiVersion": "v1", "kind": "Pod", "name": "web", "namespace": "team-a", "uid": "u-web"})
