@@ -131,8 +131,10 @@ impl Scanned {
         namespaces: &scan::NamespaceLabels,
         owner: &Owner<'_>,
     ) -> ApiResult<Scanned> {
+        let started = std::time::Instant::now();
         let targets = scan::targets(catalogue, &audited.entries);
         let (objects, capped) = scan::objects(&state.registry, &targets).await?;
+        let scanned = objects.len();
         if capped {
             tracing::warn!(policy_bundle = %owner.name, max = scan::MAX_OBJECTS, "policy audit scanned only the first objects");
         }
@@ -140,6 +142,13 @@ impl Scanned {
         let findings = crate::plugins::run_on_pool(job)
             .await
             .map_err(|e| ApiError::internal(format!("policy audit: {e}")))?;
+        tracing::info!(
+            policy_bundle = %owner.name,
+            objects = scanned,
+            results = findings.len(),
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "policy audit scanned"
+        );
         let mut groups: BTreeMap<Option<String>, Vec<Finding>> = BTreeMap::new();
         for f in findings {
             groups
