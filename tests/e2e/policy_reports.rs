@@ -5,11 +5,11 @@
 //! `kubectl get polr` prints; a pod deleted leaves the report at the next
 //! scan; a Warn-mode PolicyBundle writes none; a deleted PolicyBundle's
 //! reports go. Cluster-scoped objects (namespaces) land in a
-//! ClusterPolicyReport.
+//! ClusterPolicyReport. A namespace's viewers read its reports.
 
 use crate::policy_bundle_api::{apply, wait_ready};
 use crate::policy_bundles::{build_baseline, build_bundle};
-use crate::support::{eventually, Server};
+use crate::support::{eventually, stdout, Server};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -141,6 +141,23 @@ fn an_audit_mode_bundle_reports_existing_and_new_pods_per_namespace() {
         ["team-a", "pb-baseline", "1", "2", "0", "0", "0"],
         "{listed}"
     );
+
+    // The namespace's viewers read it (`view` aggregates the reports' role).
+    s.ok(&[
+        "create",
+        "rolebinding",
+        "alice-view",
+        "--clusterrole=view",
+        "--user=alice",
+        "-n",
+        "team-a",
+    ]);
+    let alice = s.user_kubeconfig("alice", &[]);
+    let read = eventually(WAIT, || {
+        let out = s.kubectl_with(&alice, &["get", "polr", "-n", "team-a"]);
+        out.status.success() && stdout(&out).contains("pb-baseline")
+    });
+    assert!(read, "a viewer of team-a cannot read its reports");
 
     // A Warn-mode PolicyBundle writes no report.
     apply(

@@ -33,8 +33,9 @@ fn resource<'a>(state: &'a AppState, kind: &str) -> ApiResult<&'a ResourceInfo> 
 
 /// Creates the bootstrap objects that do not exist yet.
 pub async fn bootstrap(state: &AppState) -> ApiResult<()> {
-    let objects: Vec<Value> = serde_json::from_str(BOOTSTRAP_POLICY)
+    let mut objects: Vec<Value> = serde_json::from_str(BOOTSTRAP_POLICY)
         .map_err(|e| ApiError::internal(format!("bootstrap policy: {e}")))?;
+    objects.extend(crate::policy_reports::rbac::cluster_roles());
     let mut created = 0;
     for obj in objects {
         let kind = obj["kind"].as_str().unwrap_or_default().to_string();
