@@ -204,8 +204,18 @@ async fn write_all(
             .find(|r| namespace_of(r) == ns.as_deref() && meta::name(r) == Some(name.as_str()))
             .copied();
         let refs: Vec<&Finding> = findings.iter().collect();
-        let desired = report::desired(owner, ns.as_deref(), &refs, old, at);
-        if let Err(e) = write(state, res.report(ns.as_deref()), old, desired).await {
+        // Up to a MiB of results: built, and then written, as a large
+        // request's steps are (`cpu`), not inline on an async worker.
+        let (desired, size) = crate::cpu::heavy(|| {
+            let d = report::desired(owner, ns.as_deref(), &refs, old, at);
+            let size = d.to_string().len();
+            (d, size)
+        });
+        let written = crate::cpu::request_scope(async {
+            crate::cpu::mark_large(size);
+            write(state, res.report(ns.as_deref()), old, desired).await
+        });
+        if let Err(e) = written.await {
             tracing::warn!(policy_bundle = %owner.name, namespace = ns.as_deref().unwrap_or_default(), error = %e.message, "policy report not written");
         }
     }
