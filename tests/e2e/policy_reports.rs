@@ -5,7 +5,8 @@
 //! `kubectl get polr` prints; a pod deleted leaves the report at the next
 //! scan; a Warn-mode PolicyBundle writes none; a deleted PolicyBundle's
 //! reports go. Cluster-scoped objects (namespaces) land in a
-//! ClusterPolicyReport. A namespace's viewers read its reports.
+//! ClusterPolicyReport, in Enforce mode too; a fix shows at the periodic
+//! scan. A namespace's viewers read its reports.
 
 use crate::policy_bundle_api::{apply, wait_ready};
 use crate::policy_bundles::{build_baseline, build_bundle};
@@ -22,9 +23,10 @@ fn policy_bundle(name: &str, bundle: &str, mode: &str, policy: &str) -> String {
     )
 }
 
-/// A server auditing every 2 s, with `bundle`'s tarball under its data directory.
-fn server_with(bundle: &str, tar: &str) -> Server {
-    let s = Server::start_with(&["--policy-audit-interval", "2s"]);
+/// A server auditing every `interval`, with `bundle`'s tarball under its
+/// data directory.
+fn server_with(bundle: &str, tar: &str, interval: &str) -> Server {
+    let s = Server::start_with(&["--policy-audit-interval", interval]);
     let bundles = s.dir.path().join("bundles");
     std::fs::create_dir_all(&bundles).unwrap();
     std::fs::copy(tar, bundles.join(format!("{bundle}.tar"))).unwrap();
@@ -81,7 +83,9 @@ fn latest_denial(pod: &str) -> String {
 fn an_audit_mode_bundle_reports_existing_and_new_pods_per_namespace() {
     let build = tempfile::tempdir().unwrap();
     let (_, tar) = build_baseline(build.path());
-    let s = server_with("baseline", &tar);
+    // No periodic scan during the test: what it sees comes from the scans
+    // a bundle change or an audited violation starts.
+    let s = server_with("baseline", &tar, "30m");
     s.ok(&["create", "namespace", "team-a"]);
     s.ok(&["run", "before", "-n", "team-a", "--image=nginx:latest"]);
 
@@ -159,15 +163,14 @@ fn an_audit_mode_bundle_reports_existing_and_new_pods_per_namespace() {
     });
     assert!(read, "a viewer of team-a cannot read its reports");
 
-    // A Warn-mode PolicyBundle writes no report.
+    // The pod deleted: its result goes at the next scan (here, the one a
+    // new PolicyBundle starts); a Warn-mode PolicyBundle writes no report.
+    s.ok(&["delete", "pod", "after", "-n", "team-a", "--wait=false"]);
     apply(
         &s,
         &policy_bundle("warned", "baseline.tar", "Warn", "disallow-latest-tag"),
     );
     assert_eq!(wait_ready(&s, "warned").0, "True");
-
-    // The pod deleted: its result goes at the next scan.
-    s.ok(&["delete", "pod", "after", "-n", "team-a", "--wait=false"]);
     let r = wait_report(&s, &polr, |r| results(r).len() == 2);
     assert!(results(&r).iter().all(|(name, _, _)| name != "after"));
     assert_eq!(r["summary"]["fail"], 1);
@@ -183,11 +186,13 @@ fn an_audit_mode_bundle_reports_existing_and_new_pods_per_namespace() {
     assert!(!s.ok(&["get", "polr", "-A"]).contains("pb-"));
 }
 
+/// An Enforce-mode PolicyBundle reports the objects stored before it; a
+/// fix its mode lets through is seen by the periodic scan.
 #[test]
 fn cluster_scoped_objects_are_reported_in_a_cluster_policy_report() {
     let build = tempfile::tempdir().unwrap();
     let (_, tar) = build_bundle(build.path(), "multi-tenancy", 3);
-    let s = server_with("multi-tenancy", &tar);
+    let s = server_with("multi-tenancy", &tar, "2s");
     apply(
         &s,
         "apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a, labels: {team: a}}\n",
@@ -197,7 +202,7 @@ fn cluster_scoped_objects_are_reported_in_a_cluster_policy_report() {
         &policy_bundle(
             "tenancy",
             "multi-tenancy.tar",
-            "Audit",
+            "Enforce",
             "require-namespace-labels",
         ),
     );
@@ -217,7 +222,18 @@ fn cluster_scoped_objects_are_reported_in_a_cluster_policy_report() {
         )),
         "{found:?}"
     );
+    assert_eq!(r["results"][0]["properties"]["mode"], "Enforce");
     let listed = s.ok(&["get", "cpolr"]);
     assert!(listed.starts_with("NAME"), "{listed}");
     assert!(listed.contains("pb-tenancy"), "{listed}");
+
+    s.ok(&["label", "namespace", "default", "team=platform"]);
+    let r = wait_report(&s, &["cpolr", "pb-tenancy"], |r| {
+        results(r)
+            .iter()
+            .any(|(name, result, _)| name == "default" && result == "pass")
+    });
+    let count = |want: &str| results(&r).iter().filter(|(_, x, _)| x == want).count();
+    assert_eq!(r["summary"]["pass"], count("pass"));
+    assert_eq!(r["summary"]["fail"], count("fail"));
 }
