@@ -187,6 +187,11 @@ pub struct ServeArgs {
     /// (kube-apiserver's --request-timeout; 0s: no bound).
     #[arg(long = "request-timeout", default_value = "1m", value_parser = parse_duration)]
     pub request_timeout: Duration,
+    /// How often the background audit evaluates the stored objects against
+    /// the PolicyBundles in Audit or Enforce mode and rewrites their
+    /// PolicyReports (it also runs soon after a bundle changes; at least 1s).
+    #[arg(long = "policy-audit-interval", default_value = "5m", value_parser = parse_duration)]
+    pub policy_audit_interval: Duration,
 }
 
 /// A Go-style duration of one unit: `500ms`, `15s`, `2m`.

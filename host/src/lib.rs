@@ -30,6 +30,7 @@ pub mod plugin_run;
 pub mod plugins;
 pub mod policy_bundles;
 pub mod policy_cli;
+pub mod policy_reports;
 pub mod protobuf;
 pub mod registry;
 pub mod request_info;

@@ -188,6 +188,8 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     .with_request_timeout(args.request_timeout);
     state.pki = Some(pki.clone());
     state.on_etcd = !args.etcd_servers.is_empty();
+    state.policies = policies.clone();
+    state.policy_audit_interval = args.policy_audit_interval;
     let state = Arc::new(state);
     crate::crd::served::spawn(
         state.storage.clone(),

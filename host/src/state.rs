@@ -44,6 +44,11 @@ pub struct AppState {
     pub conversion: Arc<crate::crd::conversion::ConversionSetup>,
     /// What `GET /metrics` shows.
     pub metrics: crate::metrics::Sources,
+    /// The PolicyBundles' policies in effect (the chain's `policies`
+    /// markers and the background audit run them).
+    pub policies: Arc<crate::policy_bundles::PolicySet>,
+    /// How often the background audit scans (`--policy-audit-interval`).
+    pub policy_audit_interval: std::time::Duration,
 }
 
 impl AppState {
@@ -77,6 +82,8 @@ impl AppState {
             on_etcd: false,
             conversion: Arc::default(),
             metrics: Vec::new(),
+            policies: Arc::default(),
+            policy_audit_interval: std::time::Duration::from_secs(300),
         }
     }
 

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 const WAIT: Duration = Duration::from_secs(60);
 
-fn apply(s: &Server, yaml: &str) {
+pub(crate) fn apply(s: &Server, yaml: &str) {
     s.ok_stdin(&["apply", "-f", "-"], yaml);
 }
 
@@ -44,7 +44,7 @@ fn ready_when_observed(s: &Server, name: &str) -> Option<(String, String, String
     Some((text("status"), text("reason"), text("message")))
 }
 
-fn wait_ready(s: &Server, name: &str) -> (String, String, String) {
+pub(crate) fn wait_ready(s: &Server, name: &str) -> (String, String, String) {
     let mut last = None;
     let observed = eventually(WAIT, || {
         last = ready_when_observed(s, name);

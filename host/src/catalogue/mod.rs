@@ -126,6 +126,7 @@ impl Catalogue {
                 let schemas = schemas::builtin_schemas(&resources);
                 let mut cat = Catalogue { resources, schemas };
                 cat.insert_custom(crate::policy_bundles::resource::entries());
+                cat.insert_custom(crate::policy_reports::resource::entries());
                 cat
             })
             .clone()

@@ -33,6 +33,7 @@ pub fn spawn_all(state: Arc<AppState>) -> Vec<JoinHandle<()>> {
         crate::crd::api_services::spawn(state.clone()),
         rbac::spawn_aggregation(state.clone()),
         resource_quota::spawn(state.clone()),
+        crate::policy_reports::audit::spawn(state.clone()),
         garbage_collector::spawn(state),
     ]
 }

@@ -31,5 +31,6 @@ pub mod wasm_strategy;
 
 pub use context::{CallContext, Limits, ObjectReader};
 pub use failure::PluginFailure;
+pub use offload::run_on_pool;
 pub(crate) use runtime::check_is_component;
 pub use runtime::{Plugin, PluginKind, PluginRuntime};

@@ -37,6 +37,17 @@ pub async fn run<T: Send + 'static>(
     }
 }
 
+/// Runs `job` on the plugin runtime whatever its input (work whose cost
+/// grows with the cluster: the background audit), or here when there is none.
+pub async fn run_on_pool<T: Send + 'static>(
+    job: impl Future<Output = T> + Send + 'static,
+) -> Result<T, tokio::task::JoinError> {
+    match POOL.as_ref() {
+        Some(pool) => pool.spawn(job).await,
+        None => Ok(job.await),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

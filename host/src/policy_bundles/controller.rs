@@ -187,9 +187,13 @@ impl Controller {
         })
         .await
         .map_err(|e| refusal("InternalError", e.to_string()))??;
-        let (digest, entries) = built;
-        let policies = entries.iter().map(|e| e.config.name.clone()).collect();
-        self.set.replace(name, Arc::new(entries));
+        let (digest, built) = built;
+        let policies = built
+            .entries
+            .iter()
+            .map(|e| e.config.name.clone())
+            .collect();
+        self.set.load(name, built);
         Ok((digest, policies))
     }
 

@@ -2,9 +2,11 @@
 //! selected policies, swapped as a whole. A request takes the set once per
 //! phase (`PolicySource::policies`), so it finishes with the set it started
 //! with while a new one is swapped in, and no request waits for a load.
+//! Beside them, each PolicyBundle's policies with their own answers (no
+//! mode applied), for the background audit (`policy_reports/`).
 
 use super::metrics::PolicyMetrics;
-use super::mode::ModeTransport;
+use super::mode::{Mode, ModeTransport};
 use super::spec::{Override, Spec};
 use crate::admission::assemble::WasmTransport;
 use crate::admission::chain::{CallableEntry, PolicySource};
@@ -21,7 +23,23 @@ pub type Entries = Arc<Vec<Arc<CallableEntry>>>;
 #[derive(Default)]
 pub struct PolicySet {
     current: RwLock<Arc<BTreeMap<String, Entries>>>,
+    audited: RwLock<Arc<BTreeMap<String, Arc<Audited>>>>,
     pub metrics: Arc<PolicyMetrics>,
+    /// Notified when a PolicyBundle's policies are loaded or removed.
+    pub changed: tokio::sync::Notify,
+}
+
+/// What the background audit runs of one PolicyBundle: its mode, and its
+/// policies as chain entries whose transport answers as the policy does.
+pub struct Audited {
+    pub mode: Mode,
+    pub entries: Vec<Arc<CallableEntry>>,
+}
+
+/// A PolicyBundle's policies as built: the chain's entries and the audit's.
+pub struct Built {
+    pub entries: Vec<Arc<CallableEntry>>,
+    pub audited: Audited,
 }
 
 impl PolicySet {
@@ -54,6 +72,37 @@ impl PolicySet {
         self.change(|m| {
             m.remove(bundle);
         });
+        self.change_audited(|m| {
+            m.remove(bundle);
+        });
+        self.changed.notify_one();
+    }
+
+    /// `bundle`'s policies are now `built`'s, in the chain and the audit.
+    pub fn load(&self, bundle: &str, built: Built) {
+        self.replace(bundle, Arc::new(built.entries));
+        self.change_audited(|m| {
+            m.insert(bundle.to_string(), Arc::new(built.audited));
+        });
+        self.changed.notify_one();
+    }
+
+    /// Each loaded PolicyBundle's policies as the audit runs them.
+    pub fn audited(&self) -> Arc<BTreeMap<String, Arc<Audited>>> {
+        match self.audited.read() {
+            Ok(c) => c.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    fn change_audited(&self, f: impl FnOnce(&mut BTreeMap<String, Arc<Audited>>)) {
+        let mut guard = match self.audited.write() {
+            Ok(g) => g,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let mut next = (**guard).clone();
+        f(&mut next);
+        *guard = Arc::new(next);
     }
 
     /// The PolicyBundles whose policies are in effect.
@@ -103,11 +152,11 @@ pub fn build(
     name: &str,
     spec: &Spec,
     bundle: &Bundle,
-) -> Result<Vec<Arc<CallableEntry>>, Refusal> {
+) -> Result<Built, Refusal> {
     let selected = select(spec, bundle)?;
     let loaded = components::load_all(ctx.runtime, bundle)
         .map_err(|e| refusal("InvalidComponent", format!("{e:#}")))?;
-    loaded
+    let pairs = loaded
         .into_iter()
         .filter(|l| selected.contains(&l.policy.manifest.name.as_str()))
         .map(|l| {
@@ -116,17 +165,26 @@ pub fn build(
             let entry = entry_config(name, spec, bundle, manifest, over)?;
             Ok(callable(ctx, spec, entry, l.plugin))
         })
-        .collect()
+        .collect::<Result<Vec<_>, Refusal>>()?;
+    let (entries, audit) = pairs.into_iter().unzip();
+    Ok(Built {
+        entries,
+        audited: Audited {
+            mode: spec.mode,
+            entries: audit,
+        },
+    })
 }
 
 /// The chain entry of one policy: its plugin with the entry's settings and
-/// limits, the PolicyBundle's mode applied to its answers.
+/// limits, the PolicyBundle's mode applied to its answers; and the same
+/// entry answering as the policy does, for the audit.
 fn callable(
     ctx: &Context<'_>,
     spec: &Spec,
     entry: config::PluginEntry,
     plugin: crate::plugins::Plugin,
-) -> Arc<CallableEntry> {
+) -> (Arc<CallableEntry>, Arc<CallableEntry>) {
     let limits = Limits {
         timeout: entry.timeout,
         memory_bytes: entry.memory_bytes,
@@ -138,18 +196,26 @@ fn callable(
         reader: ctx.reader.clone(),
         limits,
     };
+    let wasm: Arc<dyn Transport> = Arc::new(wasm);
     let transport = ModeTransport {
-        inner: Arc::new(wasm),
+        inner: wasm.clone(),
         policy: entry.name.clone(),
         mode: spec.mode,
         metrics: ctx.metrics.clone(),
     };
-    Arc::new(CallableEntry {
+    let audited = Arc::new(CallableEntry {
+        config: entry.clone(),
+        transport: wasm,
+        verbatim: true,
+        dry_run_safe: true,
+    });
+    let entry = Arc::new(CallableEntry {
         config: entry,
         transport: Arc::new(transport) as Arc<dyn Transport>,
         verbatim: true,
         dry_run_safe: true,
-    })
+    });
+    (entry, audited)
 }
 
 /// The names of the policies the spec takes (checked against the bundle,
@@ -298,7 +364,7 @@ mod tests {
             reader: Arc::new(crate::plugins::store_reader::EmptyReader),
             metrics: Arc::default(),
         };
-        build(&ctx, "pb", spec, bundle)
+        build(&ctx, "pb", spec, bundle).map(|b| b.entries)
     }
 
     #[test]

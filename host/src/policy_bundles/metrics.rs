@@ -31,13 +31,18 @@ struct Stats {
     seconds: f64,
 }
 
-/// Per `<PolicyBundle>/<policy>`.
+/// Per `<PolicyBundle>/<policy>`; and a signal of Audit-mode violations.
 #[derive(Default)]
-pub struct PolicyMetrics(Mutex<BTreeMap<String, Stats>>);
+pub struct PolicyMetrics {
+    stats: Mutex<BTreeMap<String, Stats>>,
+    /// Notified on each violation audited (the background audit then
+    /// reports it soon).
+    pub violations: tokio::sync::Notify,
+}
 
 impl PolicyMetrics {
     fn lock(&self) -> MutexGuard<'_, BTreeMap<String, Stats>> {
-        self.0
+        self.stats
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }

@@ -118,8 +118,9 @@ impl ModeTransport {
         doc.to_string()
     }
 
-    /// The audit record of a violation (PolicyReports are a later step).
+    /// The audit record of a violation: a log line, and a PolicyReport soon.
     fn audit(&self, review: &str, message: &str) {
+        self.metrics.violations.notify_one();
         let req: Value = serde_json::from_str::<Value>(review)
             .ok()
             .and_then(|mut r| r.get_mut("request").map(Value::take))
@@ -225,6 +226,11 @@ mod tests {
         assert_eq!(a["response"]["allowed"], true);
         assert!(a["response"].get("warnings").is_none());
         assert!(a["response"].get("patch").is_none());
+        use futures_util::FutureExt;
+        assert!(
+            counters.violations.notified().now_or_never().is_some(),
+            "the background audit is told of the violation"
+        );
         answer(Mode::Audit, &counters).await;
         assert_eq!(
             counters.get("baseline/disallow-latest-tag", "denied", Mode::Audit),

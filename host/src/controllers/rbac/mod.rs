@@ -34,8 +34,9 @@ fn resource<'a>(state: &'a AppState, kind: &str) -> ApiResult<&'a ResourceInfo> 
 /// Creates the bootstrap objects that do not exist yet, several at a time
 /// (the store commits writes that arrive together with one sync).
 pub async fn bootstrap(state: &AppState) -> ApiResult<()> {
-    let objects: Vec<Value> = serde_json::from_str(BOOTSTRAP_POLICY)
+    let mut objects: Vec<Value> = serde_json::from_str(BOOTSTRAP_POLICY)
         .map_err(|e| ApiError::internal(format!("bootstrap policy: {e}")))?;
+    objects.extend(crate::policy_reports::rbac::cluster_roles());
     let outcomes: Vec<ApiResult<bool>> = futures_util::stream::iter(objects)
         .map(|obj| create_missing(state, obj))
         .buffer_unordered(BOOTSTRAP_WRITERS)
