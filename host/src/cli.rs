@@ -187,6 +187,12 @@ pub struct ServeArgs {
     /// (kube-apiserver's --request-timeout; 0s: no bound).
     #[arg(long = "request-timeout", default_value = "1m", value_parser = parse_duration)]
     pub request_timeout: Duration,
+    /// A registry `host:port` reached over plain HTTP for PolicyBundles' `registry://` bundles (repeatable).
+    #[arg(long = "insecure-registry")]
+    pub insecure_registries: Vec<String>,
+    /// A cosign public key (PEM) every PolicyBundle's bundle must be signed with; with several, one of them (repeatable).
+    #[arg(long = "policy-verification-key")]
+    pub policy_verification_keys: Vec<PathBuf>,
 }
 
 /// A Go-style duration of one unit: `500ms`, `15s`, `2m`.
