@@ -229,7 +229,7 @@ fn signed_bundles_from_a_registry_are_verified_pinned_and_enforced() {
         dir,
     );
 
-    let s = Server::start_with(&["--insecure-registry", r]);
+    let mut s = Server::start_with(&["--insecure-registry", r]);
     let public = std::fs::read_to_string(dir.join("cosign.pub")).unwrap();
     s.ok_stdin(
         &["apply", "-f", "-"],
@@ -301,4 +301,22 @@ fn signed_bundles_from_a_registry_are_verified_pinned_and_enforced() {
         "{message}"
     );
     assert!(run_latest(&s, "p").1.contains(DENIAL));
+
+    // Back to the signed tag, which then moves to another bundle: a
+    // restart loads the pinned digest, not the tag's new one.
+    patch(&good);
+    let (status, _, message, st) = ready(&s);
+    assert_eq!((status.as_str(), &st["digest"]), ("True", &serde_json::json!(pushed)), "{message}");
+    ok(&["push", &baseline_moved(dir), &good, "--insecure"], dir);
+    s.restart(false);
+    assert!(eventually(WAIT, || run_latest(&s, "p").1.contains(DENIAL)), "{}", s.log());
+    let st = s.json(&["get", "pb", "signed", "-o", "json"])["status"].clone();
+    assert_eq!(st["digest"], pushed.as_str());
+    let pulled = condition(&st, "Pulled")["message"].as_str().unwrap().to_string();
+    assert!(pulled.contains(&format!("{pushed} pinned")), "{pulled}");
+}
+
+/// The multi-tenancy bundle again (another digest than the baseline's).
+fn baseline_moved(dir: &Path) -> String {
+    dir.join("multi-tenancy.tar").display().to_string()
 }

@@ -14,6 +14,7 @@ use super::{ARTIFACT_TYPE, MAX_COMPONENT_BYTES, MAX_JSON_BYTES, MAX_POLICIES};
 use crate::cosign::simple_signing::{self, Signed};
 use crate::cosign::{signature_tag, PrivateKey, MAX_PAYLOAD_BYTES};
 use oci_client::client::{ClientConfig, ClientProtocol};
+use oci_client::errors::{OciDistributionError, OciErrorCode};
 use oci_client::secrets::RegistryAuth;
 use oci_client::{Client, Reference, RegistryOperation};
 use oci_spec::image::ImageManifest;
@@ -166,7 +167,7 @@ impl Registry {
                 .blob(reference, &d.digest().to_string(), d.size(), max)
                 .await
                 .map_err(|e| format!("manifest {digest}: {e}"))?;
-            files.insert(blob_path(d.digest().as_ref()), blob);
+            files.insert(blob_path(&d.digest().to_string()), blob);
         }
         files.insert(blob_path(&digest), bytes.to_vec());
         let mut entries = vec![json!({"mediaType": MANIFEST_TYPE, "digest": digest,
@@ -203,7 +204,7 @@ impl Registry {
         let blob = self
             .blob(reference, &c.digest().to_string(), c.size(), MAX_JSON_BYTES)
             .await?;
-        files.insert(blob_path(c.digest().as_ref()), blob);
+        files.insert(blob_path(&c.digest().to_string()), blob);
         for (d, size, _) in simple_signing::layers(&bytes)? {
             let blob = self.blob(reference, &d, size, MAX_PAYLOAD_BYTES).await?;
             files.insert(blob_path(&d), blob);
@@ -256,36 +257,39 @@ impl Registry {
 
     /// A manifest's bytes and digest, bounded.
     async fn manifest(&self, reference: &Reference) -> Result<(Vec<u8>, String), String> {
-        let (bytes, digest) = self
+        self.try_manifest(reference)
+            .await?
+            .ok_or_else(|| format!("{}: manifest unknown (not in the registry)", reference.whole()))
+    }
+
+    /// A manifest that may not exist (None).
+    async fn optional_manifest(
+        &self,
+        reference: &Reference,
+    ) -> Result<Option<(Vec<u8>, String)>, String> {
+        self.try_manifest(reference).await
+    }
+
+    async fn try_manifest(
+        &self,
+        reference: &Reference,
+    ) -> Result<Option<(Vec<u8>, String)>, String> {
+        let pulled = self
             .client
             .pull_manifest_raw(reference, &self.auth(reference), &[MANIFEST_TYPE])
-            .await
-            .map_err(|e| format!("{}: {e}", reference.whole()))?;
+            .await;
+        let (bytes, digest) = match pulled {
+            Ok(found) => found,
+            Err(e) if not_found(&e) => return Ok(None),
+            Err(e) => return Err(format!("{}: {e}", reference.whole())),
+        };
         if bytes.len() as u64 > MAX_JSON_BYTES {
             return Err(format!(
                 "{}: the manifest is more than {MAX_JSON_BYTES} bytes",
                 reference.whole()
             ));
         }
-        Ok((bytes.to_vec(), digest))
-    }
-
-    /// A manifest that may not exist (a 404 is None).
-    async fn optional_manifest(
-        &self,
-        reference: &Reference,
-    ) -> Result<Option<(Vec<u8>, String)>, String> {
-        match self.manifest(reference).await {
-            Ok(found) => Ok(Some(found)),
-            Err(e)
-                if e.contains("MANIFEST_UNKNOWN")
-                    || e.contains("404")
-                    || e.contains("not found") =>
-            {
-                Ok(None)
-            }
-            Err(e) => Err(e),
-        }
+        Ok(Some((bytes.to_vec(), digest)))
     }
 
     /// A blob, refused past `max` bytes or when it is not `size` bytes; oci-client checks its digest.
@@ -316,6 +320,21 @@ impl Registry {
                 out.buf.len()
             )),
         }
+    }
+}
+
+/// Whether a registry answered that the manifest (or repository) is unknown.
+fn not_found(e: &OciDistributionError) -> bool {
+    match e {
+        OciDistributionError::RegistryError { envelope, .. } => envelope.errors.iter().any(|e| {
+            matches!(
+                e.code,
+                OciErrorCode::ManifestUnknown | OciErrorCode::NameUnknown
+            )
+        }),
+        OciDistributionError::ServerError { code, .. } => *code == 404,
+        OciDistributionError::ImageManifestNotFoundError(_) => true,
+        _ => false,
     }
 }
 

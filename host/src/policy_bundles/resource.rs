@@ -110,7 +110,7 @@ fn verification_schema() -> Value {
                 "items": {
                     "type": "string", "maxLength": 4096,
                     "x-kubernetes-validations": [{
-                        "rule": "self.matches('^\\s*-----BEGIN PUBLIC KEY-----\\s+[A-Za-z0-9+/=\\s]+-----END PUBLIC KEY-----\\s*$')",
+                        "rule": "self.contains('-----BEGIN PUBLIC KEY-----') && self.contains('-----END PUBLIC KEY-----')",
                         "message": "must be a PEM public key (-----BEGIN PUBLIC KEY-----)",
                     }],
                 },

@@ -82,7 +82,11 @@ pub async fn pull(
     };
     let (digest, files) = Registry::new(access.clone()).pull(&by).await?;
     let path = cache_dir(data_dir, &digest);
-    write_cache(&path, &files).map_err(|e| format!("caching {digest}: {e}"))?;
+    let target = path.clone();
+    tokio::task::spawn_blocking(move || write_cache(&target, &files))
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| format!("caching {digest}: {e:#}"))?;
     let how = match pin {
         Some(_) => format!(
             "{digest} pinned, pulled by digest from {}",
