@@ -4,8 +4,8 @@
 //! AdmissionReview fixtures and fails when a case does.
 
 use crate::bundles::{self, components, fixtures};
-use crate::policy_registry_cli as reg;
 use crate::plugins::PluginRuntime;
+use crate::policy_registry_cli as reg;
 use clap::{Args, Subcommand};
 use std::io::Write;
 use std::path::PathBuf;

@@ -306,13 +306,24 @@ fn signed_bundles_from_a_registry_are_verified_pinned_and_enforced() {
     // restart loads the pinned digest, not the tag's new one.
     patch(&good);
     let (status, _, message, st) = ready(&s);
-    assert_eq!((status.as_str(), &st["digest"]), ("True", &serde_json::json!(pushed)), "{message}");
+    assert_eq!(
+        (status.as_str(), &st["digest"]),
+        ("True", &serde_json::json!(pushed)),
+        "{message}"
+    );
     ok(&["push", &baseline_moved(dir), &good, "--insecure"], dir);
     s.restart(false);
-    assert!(eventually(WAIT, || run_latest(&s, "p").1.contains(DENIAL)), "{}", s.log());
+    assert!(
+        eventually(WAIT, || run_latest(&s, "p").1.contains(DENIAL)),
+        "{}",
+        s.log()
+    );
     let st = s.json(&["get", "pb", "signed", "-o", "json"])["status"].clone();
     assert_eq!(st["digest"], pushed.as_str());
-    let pulled = condition(&st, "Pulled")["message"].as_str().unwrap().to_string();
+    let pulled = condition(&st, "Pulled")["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(pulled.contains(&format!("{pushed} pinned")), "{pulled}");
 }
 

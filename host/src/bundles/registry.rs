@@ -257,9 +257,12 @@ impl Registry {
 
     /// A manifest's bytes and digest, bounded.
     async fn manifest(&self, reference: &Reference) -> Result<(Vec<u8>, String), String> {
-        self.try_manifest(reference)
-            .await?
-            .ok_or_else(|| format!("{}: manifest unknown (not in the registry)", reference.whole()))
+        self.try_manifest(reference).await?.ok_or_else(|| {
+            format!(
+                "{}: manifest unknown (not in the registry)",
+                reference.whole()
+            )
+        })
     }
 
     /// A manifest that may not exist (None).
@@ -435,7 +438,12 @@ mod tests {
             tagged(&r, "sha256-x.sig").whole(),
             "localhost:5000/p:sha256-x.sig"
         );
-        for bad in ["registry://", "registry://UPPER/x:1", "baseline", "a/b:c:d"] {
+        for bad in [
+            "registry://",
+            "registry://host/UPPER:1",
+            "baseline",
+            "a/b:c:d",
+        ] {
             assert!(parse_reference(bad).is_err(), "{bad}");
         }
     }
