@@ -264,11 +264,11 @@ impl Layout {
             }
             for b in std::iter::once(parsed.config()).chain(parsed.layers()) {
                 files.insert(
-                    blob_path(&b.digest().to_string()),
+                    blob_path(b.digest().as_ref()),
                     self.blob(b, MAX_COMPONENT_BYTES)?,
                 );
             }
-            files.insert(blob_path(&d.digest().to_string()), manifest);
+            files.insert(blob_path(d.digest().as_ref()), manifest);
         }
         Ok(files)
     }

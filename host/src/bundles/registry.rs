@@ -164,10 +164,10 @@ impl Registry {
                 false => MAX_COMPONENT_BYTES,
             };
             let blob = self
-                .blob(reference, &d.digest().to_string(), d.size(), max)
+                .blob(reference, d.digest().as_ref(), d.size(), max)
                 .await
                 .map_err(|e| format!("manifest {digest}: {e}"))?;
-            files.insert(blob_path(&d.digest().to_string()), blob);
+            files.insert(blob_path(d.digest().as_ref()), blob);
         }
         files.insert(blob_path(&digest), bytes.to_vec());
         let mut entries = vec![json!({"mediaType": MANIFEST_TYPE, "digest": digest,
@@ -202,9 +202,9 @@ impl Registry {
             .map_err(|e| format!("signature manifest {sig_digest}: {e}"))?;
         let c = config.config();
         let blob = self
-            .blob(reference, &c.digest().to_string(), c.size(), MAX_JSON_BYTES)
+            .blob(reference, c.digest().as_ref(), c.size(), MAX_JSON_BYTES)
             .await?;
-        files.insert(blob_path(&c.digest().to_string()), blob);
+        files.insert(blob_path(c.digest().as_ref()), blob);
         for (d, size, _) in simple_signing::layers(&bytes)? {
             let blob = self.blob(reference, &d, size, MAX_PAYLOAD_BYTES).await?;
             files.insert(blob_path(&d), blob);

@@ -67,7 +67,8 @@ fn a_tampered_payload_a_wrong_key_or_another_digest_is_refused() {
     let key = PublicKey::from_pem(COSIGN_PUBLIC_KEY).unwrap();
     let mut tampered = cosign_signed();
     tampered.payload = COSIGN_PAYLOAD.replace("busybox", "busyb0x").into_bytes();
-    let e = simple_signing::verify(&[tampered], COSIGN_DIGEST, &[key.clone()]).unwrap_err();
+    let e =
+        simple_signing::verify(&[tampered], COSIGN_DIGEST, std::slice::from_ref(&key)).unwrap_err();
     assert!(
         e.to_string().contains("does not verify with any key"),
         "{e}"
@@ -76,7 +77,8 @@ fn a_tampered_payload_a_wrong_key_or_another_digest_is_refused() {
     let e = simple_signing::verify(&[cosign_signed()], COSIGN_DIGEST, &[other]).unwrap_err();
     assert!(matches!(e, Rejection::Invalid(_)), "{e}");
     let elsewhere = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
-    let e = simple_signing::verify(&[cosign_signed()], elsewhere, &[key.clone()]).unwrap_err();
+    let e = simple_signing::verify(&[cosign_signed()], elsewhere, std::slice::from_ref(&key))
+        .unwrap_err();
     assert!(
         e.to_string()
             .contains(&format!("is for {COSIGN_DIGEST}, not {elsewhere}")),

@@ -205,7 +205,7 @@ impl Controller {
                 message,
             }) = &verified
             {
-                return (verified.clone(), Err(refusal(*reason, message.clone())));
+                return (verified.clone(), Err(refusal(reason, message.clone())));
             }
             let built = crate::bundles::load(&path)
                 .map_err(|e| {
