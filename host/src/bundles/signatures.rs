@@ -102,3 +102,46 @@ pub fn sign(path: &Path, key: &PrivateKey, reference: &str) -> Result<String, St
     super::layout::write(path, &files).map_err(|e| format!("{e:#}"))?;
     Ok(digest)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A built bundle as a tarball and a layout directory.
+    fn built(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+        super::super::tests::source(dir, "deny-service-external-ips", "admission");
+        let (tar, layout) = (dir.join("b.tar"), dir.join("layout"));
+        super::super::build(dir, None, &tar).unwrap();
+        super::super::build(dir, None, &layout).unwrap();
+        (tar, layout)
+    }
+
+    #[test]
+    fn a_signature_kept_in_the_layout_verifies_and_the_bundle_still_loads() {
+        let dir = tempfile::tempdir().unwrap();
+        for path in <[_; 2]>::from(built(dir.path())) {
+            let key = PrivateKey::generate().unwrap();
+            let e = verify(&path, &[key.public_key()]).unwrap_err();
+            assert!(e.ends_with("no signature found"), "{e}");
+            let digest = sign(&path, &key, "capstan.dev/bundles/b").unwrap();
+            // A second signature is added beside the first, as cosign adds them.
+            let other = PrivateKey::generate().unwrap();
+            sign(&path, &other, "capstan.dev/bundles/b").unwrap();
+            for k in [&key, &other] {
+                let (verified, payload) = verify(&path, &[k.public_key()]).unwrap();
+                assert_eq!(verified, digest);
+                assert_eq!(
+                    payload["critical"]["image"]["docker-manifest-digest"],
+                    digest.as_str()
+                );
+            }
+            let stranger = PrivateKey::generate().unwrap().public_key();
+            let e = verify(&path, &[stranger]).unwrap_err();
+            assert!(
+                e.contains(&digest) && e.contains("does not verify with any key"),
+                "{e}"
+            );
+            assert_eq!(super::super::load(&path).unwrap().manifest_digest, digest);
+        }
+    }
+}
