@@ -331,3 +331,48 @@ fn signed_bundles_from_a_registry_are_verified_pinned_and_enforced() {
 fn baseline_moved(dir: &Path) -> String {
     dir.join("multi-tenancy.tar").display().to_string()
 }
+
+/// `--policy-verification-key`: every bundle, on disk too, must be signed
+/// by the server's key; a bundle signed in its layout afterwards is picked
+/// up by the retry.
+#[test]
+fn the_servers_key_is_required_of_bundles_on_disk_too() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    let (_, baseline) = build_bundle(dir, "baseline", 4);
+    ok(&["generate-key-pair"], dir);
+    let key = dir.join("cosign.pub").display().to_string();
+    let s = Server::start_with(&["--policy-verification-key", &key]);
+    let bundles = s.dir.path().join("bundles");
+    std::fs::create_dir_all(&bundles).unwrap();
+    let copy = bundles.join("baseline.tar");
+    std::fs::copy(&baseline, &copy).unwrap();
+    s.ok_stdin(
+        &["apply", "-f", "-"],
+        "apiVersion: policies.capstan.dev/v1alpha1\nkind: PolicyBundle\nmetadata:\n  name: signed\n\
+         spec:\n  bundle: baseline.tar\n  policies: [disallow-latest-tag]\n",
+    );
+    let (status, reason, message, _) = ready(&s);
+    assert_eq!(
+        (status.as_str(), reason.as_str()),
+        ("False", "Unsigned"),
+        "{message}"
+    );
+    assert!(
+        message.contains("bundle baseline.tar (sha256:") && message.contains("no signature found"),
+        "{message}"
+    );
+    assert!(
+        run_latest(&s, "free").0,
+        "an unsigned bundle's policies run"
+    );
+
+    ok(
+        &["sign", "--key", "cosign.key", &copy.display().to_string()],
+        dir,
+    );
+    let turned = eventually(WAIT, || ready(&s).0 == "True");
+    assert!(turned, "the signed bundle never became Ready: {}", s.log());
+    let (created, err) = run_latest(&s, "p");
+    assert!(!created && err.contains(DENIAL), "{err}");
+}
