@@ -4,7 +4,8 @@
 //! cosign key pair made by `generate-key-pair`, `pull` (the digest
 //! unchanged); then a server with `--insecure-registry` and a PolicyBundle
 //! naming the registry reference and the public key becomes Ready and
-//! denies a `:latest` pod; pointed at an unsigned bundle, then at a bundle
+//! denies a `:latest` pod; pointed at an unsigned bundle (another tag of the
+//! same repository), then at a bundle
 //! tampered with in the registry's storage, it is refused with a status
 //! naming the bundle, the digest and why, and the chain keeps the good one.
 
@@ -191,7 +192,7 @@ fn signed_bundles_from_a_registry_are_verified_pinned_and_enforced() {
     let (tenancy_layout, tenancy) = build_bundle(dir, "multi-tenancy", 3);
     let r = &registry.addr;
     let good = format!("{r}/policies/baseline:v1");
-    let unsigned = format!("{r}/policies/unsigned:v1");
+    let unsigned = format!("{r}/policies/baseline:unsigned");
     let tampered = format!("{r}/policies/tampered:v1");
 
     // A cosign key pair, a push, a signature, a verification, a pull.
@@ -223,7 +224,7 @@ fn signed_bundles_from_a_registry_are_verified_pinned_and_enforced() {
 
     // The unsigned and tampered bundles.
     ok(&["push", &tenancy, &unsigned, "--insecure"], dir);
-    let tampered_digest = digest_of(&ok(&["push", &tenancy, &tampered, "--insecure"], dir));
+    let tenancy_digest = digest_of(&ok(&["push", &tenancy, &tampered, "--insecure"], dir));
     ok(
         &["sign", "--key", "cosign.key", &tampered, "--insecure"],
         dir,
@@ -270,7 +271,7 @@ fn signed_bundles_from_a_registry_are_verified_pinned_and_enforced() {
     );
     assert!(
         message.contains(&unsigned)
-            && message.contains(&tampered_digest)
+            && message.contains(&tenancy_digest)
             && message.contains("no signature found")
             && message.contains(&format!("the previous bundle ({pushed}) stays in effect")),
         "{message}"
@@ -295,7 +296,7 @@ fn signed_bundles_from_a_registry_are_verified_pinned_and_enforced() {
     );
     assert!(
         message.contains(&tampered)
-            && message.contains(&tampered_digest)
+            && message.contains(&tenancy_digest)
             && message.contains(&layer)
             && message.contains("stays in effect"),
         "{message}"
