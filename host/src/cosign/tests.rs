@@ -19,6 +19,22 @@ V01tU1BlaEljNlBqd2h1Q2xHaVpJUWRvTGc9PSJ9
 -----END ENCRYPTED SIGSTORE PRIVATE KEY-----
 ";
 
+/// An older `ENCRYPTED COSIGN PRIVATE KEY` (scrypt N=65536, password
+/// "hello") whose plaintext is a SEC1 EC key, not PKCS#8: cosign decrypts it
+/// and then refuses it (sigstore/cosign keys_test.go, `pemcosigneckey`).
+const COSIGN_LABELLED_SEC1_KEY: &str = "-----BEGIN ENCRYPTED COSIGN PRIVATE KEY-----
+eyJrZGYiOnsibmFtZSI6InNjcnlwdCIsInBhcmFtcyI6eyJOIjo2NTUzNiwiciI6
+OCwicCI6MX0sInNhbHQiOiJHK3F5WTYrNzhNS0JzMXNGTGs1ajYwcS9kS3Z1czBW
+VkhlSHZybC9POTF3PSJ9LCJjaXBoZXIiOnsibmFtZSI6Im5hY2wvc2VjcmV0Ym94
+Iiwibm9uY2UiOiJRc2JGdG13WDRDK2ttV3ZCcVRaMEFGOUFYdk1jRmg1SCJ9LCJj
+aXBoZXJ0ZXh0IjoiREM5T28zeldiYVQzSXYwdFVnWEdycjUxYW1samwwNlQ5MTNP
+VkxPbWpuMWhnK2o2WXRUbWg3SGhZSlY1N2J5eGE0Q281bE9YYmRqbTJ3aklubEd1
+Um5aZCt5OExnekpSNzFSeEhKVzgrWmRlcFJmYWJMTjdHbDgrSFZEcERVQ3NxQnRh
+VngyblpGbFEwWUl1anZwbFphblNGaUVvdERLVGkxZ3VhUXIwUHNzYU01NXZxbTRY
+WS9rPSJ9
+-----END ENCRYPTED COSIGN PRIVATE KEY-----
+";
+
 /// A signature cosign made with a key pair (sigstore-rs's
 /// `build_correct_signature_layer_without_bundle`): key, payload, signature.
 const COSIGN_PUBLIC_KEY: &str = "-----BEGIN PUBLIC KEY-----
@@ -45,6 +61,14 @@ fn a_key_cosign_encrypted_decrypts_and_signs() {
     assert_eq!(index, 0);
     let wrong = PrivateKey::from_encrypted_pem(COSIGN_ENCRYPTED_KEY, b"wrong").unwrap_err();
     assert!(wrong.contains("wrong password"), "{wrong}");
+}
+
+#[test]
+fn the_older_cosign_label_decrypts_and_a_non_pkcs8_key_is_refused_as_cosign_does() {
+    let e = PrivateKey::from_encrypted_pem(COSIGN_LABELLED_SEC1_KEY, b"hello").unwrap_err();
+    assert!(e.starts_with("not a PKCS#8 ECDSA P-256 private key"), "{e}");
+    let e = PrivateKey::from_encrypted_pem(COSIGN_LABELLED_SEC1_KEY, b"nope").unwrap_err();
+    assert!(e.contains("wrong password"), "{e}");
 }
 
 #[test]
