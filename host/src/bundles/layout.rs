@@ -189,6 +189,10 @@ pub fn load(path: &Path) -> anyhow::Result<Bundle> {
 
 /// The `org.opencontainers.image.ref.name` annotation of an index entry.
 pub const REF_NAME: &str = "org.opencontainers.image.ref.name";
+/// `cosign save`'s annotation of what an index entry is, and its values.
+pub const KIND: &str = "kind";
+pub const KIND_IMAGE: &str = "dev.cosignproject.cosign/image";
+pub const KIND_SIGNATURES: &str = "dev.cosignproject.cosign/sigs";
 
 /// An opened layout: its index read, blobs read on demand.
 pub struct Layout {
@@ -212,13 +216,14 @@ impl Layout {
         Ok(Layout { source, index })
     }
 
-    /// The bundle's manifest: the one entry not tagged as signatures (`sha256-<hex>.sig`).
+    /// The bundle's manifest: the one entry that is not signatures (tagged
+    /// `sha256-<hex>.sig`, or of `cosign save`'s kind `dev.cosignproject.cosign/sigs`).
     pub fn bundle_descriptor(&self) -> Result<&Descriptor, String> {
         let bundles: Vec<&Descriptor> = self
             .index
             .manifests()
             .iter()
-            .filter(|d| !ref_name(d).is_some_and(|n| n.ends_with(".sig")))
+            .filter(|d| !is_signatures(d))
             .collect();
         match bundles.as_slice() {
             [one] => Ok(one),
@@ -229,13 +234,19 @@ impl Layout {
         }
     }
 
-    /// The signature manifest of `digest` (tagged `sha256-<hex>.sig`), if any.
+    /// The signature manifest of `digest` (tagged `sha256-<hex>.sig`; else,
+    /// as `cosign save` writes one image's, of kind `dev.cosignproject.cosign/sigs`), if any.
     pub fn signature_descriptor(&self, digest: &str) -> Option<&Descriptor> {
         let tag = crate::cosign::signature_tag(digest);
-        self.index
-            .manifests()
+        let manifests = self.index.manifests();
+        manifests
             .iter()
-            .find(|d| ref_name(d) == Some(tag.as_str()))
+            .find(|d| annotation(d, REF_NAME) == Some(tag.as_str()))
+            .or_else(|| {
+                manifests
+                    .iter()
+                    .find(|d| annotation(d, KIND) == Some(KIND_SIGNATURES))
+            })
     }
 
     /// A blob, checked against its bound, size and digest.
@@ -274,11 +285,16 @@ impl Layout {
     }
 }
 
-fn ref_name(d: &Descriptor) -> Option<&str> {
+fn annotation<'a>(d: &'a Descriptor, key: &str) -> Option<&'a str> {
     d.annotations()
         .as_ref()
-        .and_then(|a| a.get(REF_NAME))
+        .and_then(|a| a.get(key))
         .map(String::as_str)
+}
+
+fn is_signatures(d: &Descriptor) -> bool {
+    annotation(d, REF_NAME).is_some_and(|n| n.ends_with(".sig"))
+        || annotation(d, KIND) == Some(KIND_SIGNATURES)
 }
 
 fn load_from(name: &str, path: &Path) -> Result<Bundle, String> {

@@ -9,7 +9,9 @@
 //! `~/.docker/config.json`) when asked. Every manifest and blob is bounded
 //! (the layout's bounds) and checked against its digest.
 
-use super::layout::{blob_path, check_shape, Files, Layout, REF_NAME};
+use super::layout::{
+    blob_path, check_shape, Files, Layout, KIND, KIND_IMAGE, KIND_SIGNATURES, REF_NAME,
+};
 use super::{ARTIFACT_TYPE, MAX_COMPONENT_BYTES, MAX_JSON_BYTES, MAX_POLICIES};
 use crate::cosign::simple_signing::{self, Signed};
 use crate::cosign::{signature_tag, PrivateKey, MAX_PAYLOAD_BYTES};
@@ -172,7 +174,7 @@ impl Registry {
         files.insert(blob_path(&digest), bytes.to_vec());
         let mut entries = vec![json!({"mediaType": MANIFEST_TYPE, "digest": digest,
             "size": bytes.len(), "artifactType": ARTIFACT_TYPE,
-            "annotations": {REF_NAME: reference.tag().unwrap_or("latest")}})];
+            "annotations": {REF_NAME: reference.tag().unwrap_or("latest"), KIND: KIND_IMAGE}})];
         if let Some(entry) = self.pull_signatures(reference, &digest, &mut files).await? {
             entries.push(entry);
         }
@@ -212,7 +214,7 @@ impl Registry {
         files.insert(blob_path(&sig_digest), bytes.clone());
         Ok(Some(
             json!({"mediaType": MANIFEST_TYPE, "digest": sig_digest,
-                       "size": bytes.len(), "annotations": {REF_NAME: tag}}),
+                       "size": bytes.len(), "annotations": {REF_NAME: tag, KIND: KIND_SIGNATURES}}),
         ))
     }
 

@@ -1,11 +1,12 @@
 //! cosign signatures of a bundle kept in its layout, as `cosign save` keeps
-//! them: the signature manifest is a second entry of `index.json`, tagged
-//! `sha256-<hex>.sig` (`org.opencontainers.image.ref.name`), its config and
-//! payload blobs beside the bundle's. A registry bundle is pulled into such
+//! them: the signature manifest is a second entry of `index.json`, of kind
+//! `dev.cosignproject.cosign/sigs` (the bundle's entry: `.../image`) and
+//! tagged `sha256-<hex>.sig` (`org.opencontainers.image.ref.name`), its
+//! config and payload blobs beside the bundle's. A registry bundle is pulled into such
 //! a layout with its signatures (`registry.rs`), so verification is one
 //! check on disk either way.
 
-use super::layout::{blob_path, Layout, REF_NAME};
+use super::layout::{blob_path, Layout, KIND, KIND_IMAGE, KIND_SIGNATURES, REF_NAME};
 use super::MAX_JSON_BYTES;
 use crate::cosign::simple_signing::{self, Signed};
 use crate::cosign::{PrivateKey, PublicKey, MAX_PAYLOAD_BYTES};
@@ -77,7 +78,10 @@ pub fn verify(path: &Path, keys: &[PublicKey]) -> Result<(String, Value), String
 /// already kept for its digest; returns the digest.
 pub fn sign(path: &Path, key: &PrivateKey, reference: &str) -> Result<String, String> {
     let layout = Layout::open(path)?;
-    let bundle = layout.bundle_descriptor()?.clone();
+    let mut bundle = layout.bundle_descriptor()?.clone();
+    let mut annotations = bundle.annotations().clone().unwrap_or_default();
+    annotations.insert(KIND.into(), KIND_IMAGE.into());
+    bundle.set_annotations(Some(annotations));
     let digest = bundle.digest().to_string();
     let mut signed = read(&layout, &digest)?;
     signed.push(simple_signing::sign(key, reference, &digest)?);
@@ -90,7 +94,7 @@ pub fn sign(path: &Path, key: &PrivateKey, reference: &str) -> Result<String, St
     let entry = json!({
         "mediaType": "application/vnd.oci.image.manifest.v1+json",
         "digest": sig_digest, "size": manifest.len(),
-        "annotations": {REF_NAME: crate::cosign::signature_tag(&digest)},
+        "annotations": {REF_NAME: crate::cosign::signature_tag(&digest), KIND: KIND_SIGNATURES},
     });
     files.insert(blob_path(&sig_digest), manifest);
     let index = json!({
@@ -143,5 +147,22 @@ mod tests {
             );
             assert_eq!(super::super::load(&path).unwrap().manifest_digest, digest);
         }
+    }
+
+    #[test]
+    fn signatures_are_found_by_cosign_saves_kind_annotation_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, layout) = built(dir.path());
+        let key = PrivateKey::generate().unwrap();
+        let digest = sign(&layout, &key, "capstan.dev/bundles/b").unwrap();
+        let index_path = layout.join("index.json");
+        let mut index: Value =
+            serde_json::from_slice(&std::fs::read(&index_path).unwrap()).unwrap();
+        let sig = &mut index["manifests"][1]["annotations"];
+        assert_eq!(sig[KIND], KIND_SIGNATURES);
+        sig.as_object_mut().unwrap().remove(REF_NAME);
+        assert_eq!(index["manifests"][0]["annotations"][KIND], KIND_IMAGE);
+        std::fs::write(&index_path, index.to_string()).unwrap();
+        assert_eq!(verify(&layout, &[key.public_key()]).unwrap().0, digest);
     }
 }
