@@ -335,7 +335,7 @@ fn baseline_moved(dir: &Path) -> String {
 
 /// `--policy-verification-key`: every bundle, on disk too, must be signed
 /// by the server's key; a bundle signed in its layout afterwards is picked
-/// up by the retry.
+/// up by the retry; a key that is not PEM is a 422 naming the field.
 #[test]
 fn the_servers_key_is_required_of_bundles_on_disk_too() {
     let work = tempfile::tempdir().unwrap();
