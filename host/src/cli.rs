@@ -192,6 +192,12 @@ pub struct ServeArgs {
     /// PolicyReports (it also runs soon after a bundle changes; at least 1s).
     #[arg(long = "policy-audit-interval", default_value = "5m", value_parser = parse_duration)]
     pub policy_audit_interval: Duration,
+    /// A registry `host:port` reached over plain HTTP for PolicyBundles' `registry://` bundles (repeatable).
+    #[arg(long = "insecure-registry")]
+    pub insecure_registries: Vec<String>,
+    /// A cosign public key (PEM) every PolicyBundle's bundle must be signed with; with several, one of them (repeatable).
+    #[arg(long = "policy-verification-key")]
+    pub policy_verification_keys: Vec<PathBuf>,
 }
 
 /// A Go-style duration of one unit: `500ms`, `15s`, `2m`.

@@ -5,6 +5,7 @@
 
 use crate::bundles::{self, components, fixtures};
 use crate::plugins::PluginRuntime;
+use crate::policy_registry_cli as reg;
 use clap::{Args, Subcommand};
 use std::io::Write;
 use std::path::PathBuf;
@@ -19,6 +20,17 @@ pub enum PolicyCommand {
     /// Run a bundle's policies against a folder of AdmissionReview fixtures
     /// (`<case>.json` + `<case>.expect.yaml`); exits non-zero when a case fails.
     Test(TestArgs),
+    /// Push a bundle (and the signatures its layout keeps) to an OCI registry.
+    Push(crate::policy_registry_cli::PushArgs),
+    /// Pull a bundle and its signatures from an OCI registry into a layout or tarball.
+    Pull(crate::policy_registry_cli::PullArgs),
+    /// Sign a bundle as cosign does (key-based): in the registry at
+    /// `sha256-<hex>.sig`, or in the layout on disk.
+    Sign(crate::policy_registry_cli::SignArgs),
+    /// Verify a bundle's cosign signature with a public key.
+    Verify(crate::policy_registry_cli::VerifyArgs),
+    /// Write a cosign key pair (`cosign.key` encrypted with COSIGN_PASSWORD, `cosign.pub`).
+    GenerateKeyPair(crate::policy_registry_cli::GenerateKeyPairArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -62,6 +74,11 @@ pub async fn run(command: PolicyCommand, out: &mut dyn Write) -> anyhow::Result<
         PolicyCommand::Build(args) => build(args, out),
         PolicyCommand::Inspect(args) => inspect(args, out),
         PolicyCommand::Test(args) => test(args, out).await,
+        PolicyCommand::Push(args) => reg::push(args, out).await,
+        PolicyCommand::Pull(args) => reg::pull(args, out).await,
+        PolicyCommand::Sign(args) => reg::sign(args, out).await,
+        PolicyCommand::Verify(args) => reg::verify(args, out).await,
+        PolicyCommand::GenerateKeyPair(args) => reg::generate_key_pair(args, out),
     }
 }
 

@@ -218,7 +218,14 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         state.reader(),
         policies,
     );
-    bundles.map(PolicyController::spawn);
+    let access = crate::bundles::registry::Access {
+        insecure: args.insecure_registries.clone(),
+        docker_config: false,
+    };
+    let keys = crate::policy_bundles::source::read_server_keys(&args.policy_verification_keys)?;
+    bundles
+        .map(|c| c.with_registry(access, keys))
+        .map(PolicyController::spawn);
     let election = start_controllers(&args, &state);
     let kubeconfig_path = args.data_dir.join(kubeconfig::ADMIN_FILE);
     kubeconfig::write_admin(&kubeconfig_path, &format!("https://{address}"), &pki)?;

@@ -28,6 +28,7 @@ mod pod_subresources;
 mod policy_bundle_api;
 mod policy_bundles;
 mod policy_examples;
+mod policy_registry;
 mod policy_reports;
 mod python_client;
 mod python_plugins;

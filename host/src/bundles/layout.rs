@@ -187,39 +187,138 @@ pub fn load(path: &Path) -> anyhow::Result<Bundle> {
     load_from(&source, path).map_err(|e| anyhow!("bundle {source}: {e}"))
 }
 
-fn load_from(name: &str, path: &Path) -> Result<Bundle, String> {
-    let source = Source::open(path)?;
-    check_layout_version(&source)?;
-    let index = source.read("index.json", MAX_JSON_BYTES)?;
-    let index: ImageIndex =
-        serde_json::from_slice(&index).map_err(|e| format!("index.json: {e}"))?;
-    let descriptor = match index.manifests().as_slice() {
-        [one] => one,
-        many => {
+/// The `org.opencontainers.image.ref.name` annotation of an index entry.
+pub const REF_NAME: &str = "org.opencontainers.image.ref.name";
+/// `cosign save`'s annotation of what an index entry is, and its values.
+pub const KIND: &str = "kind";
+pub const KIND_IMAGE: &str = "dev.cosignproject.cosign/image";
+pub const KIND_SIGNATURES: &str = "dev.cosignproject.cosign/sigs";
+
+/// An opened layout: its index read, blobs read on demand.
+pub struct Layout {
+    source: Source,
+    pub index: ImageIndex,
+}
+
+impl Layout {
+    pub fn open(path: &Path) -> Result<Layout, String> {
+        let source = Source::open(path)?;
+        check_layout_version(&source)?;
+        let index = source.read("index.json", MAX_JSON_BYTES)?;
+        let index: ImageIndex =
+            serde_json::from_slice(&index).map_err(|e| format!("index.json: {e}"))?;
+        if index.manifests().len() > 2 {
             return Err(format!(
-                "index.json must list exactly one manifest, it lists {}",
-                many.len()
-            ))
+                "index.json lists {} manifests: a bundle's and at most its signatures'",
+                index.manifests().len()
+            ));
         }
-    };
+        Ok(Layout { source, index })
+    }
+
+    /// The bundle's manifest: the one entry that is not signatures (tagged
+    /// `sha256-<hex>.sig`, or of `cosign save`'s kind `dev.cosignproject.cosign/sigs`).
+    pub fn bundle_descriptor(&self) -> Result<&Descriptor, String> {
+        let bundles: Vec<&Descriptor> = self
+            .index
+            .manifests()
+            .iter()
+            .filter(|d| !is_signatures(d))
+            .collect();
+        match bundles.as_slice() {
+            [one] => Ok(one),
+            many => Err(format!(
+                "index.json must list exactly one bundle manifest, it lists {}",
+                many.len()
+            )),
+        }
+    }
+
+    /// The signature manifest of `digest` (tagged `sha256-<hex>.sig`; else,
+    /// as `cosign save` writes one image's, of kind `dev.cosignproject.cosign/sigs`), if any.
+    pub fn signature_descriptor(&self, digest: &str) -> Option<&Descriptor> {
+        let tag = crate::cosign::signature_tag(digest);
+        let manifests = self.index.manifests();
+        manifests
+            .iter()
+            .find(|d| annotation(d, REF_NAME) == Some(tag.as_str()))
+            .or_else(|| {
+                manifests
+                    .iter()
+                    .find(|d| annotation(d, KIND) == Some(KIND_SIGNATURES))
+            })
+    }
+
+    /// A blob, checked against its bound, size and digest.
+    pub fn blob(&self, descriptor: &Descriptor, max: u64) -> Result<Vec<u8>, String> {
+        blob(&self.source, descriptor, max)
+    }
+
+    /// Every file of the layout (`oci-layout`, `index.json`, the blobs the
+    /// index reaches), to be written again with additions.
+    pub fn files(&self) -> Result<Files, String> {
+        let mut files = Files::new();
+        files.insert("oci-layout".into(), self.source.read("oci-layout", 4096)?);
+        files.insert(
+            "index.json".into(),
+            self.source.read("index.json", MAX_JSON_BYTES)?,
+        );
+        for d in self.index.manifests() {
+            let manifest = self.blob(d, MAX_JSON_BYTES)?;
+            let parsed: ImageManifest = serde_json::from_slice(&manifest)
+                .map_err(|e| format!("manifest {}: {e}", d.digest()))?;
+            if parsed.layers().len() > MAX_POLICIES {
+                return Err(format!(
+                    "manifest {}: more than {MAX_POLICIES} layers",
+                    d.digest()
+                ));
+            }
+            for b in std::iter::once(parsed.config()).chain(parsed.layers()) {
+                files.insert(
+                    blob_path(b.digest().as_ref()),
+                    self.blob(b, MAX_COMPONENT_BYTES)?,
+                );
+            }
+            files.insert(blob_path(d.digest().as_ref()), manifest);
+        }
+        Ok(files)
+    }
+}
+
+fn annotation<'a>(d: &'a Descriptor, key: &str) -> Option<&'a str> {
+    d.annotations()
+        .as_ref()
+        .and_then(|a| a.get(key))
+        .map(String::as_str)
+}
+
+fn is_signatures(d: &Descriptor) -> bool {
+    annotation(d, REF_NAME).is_some_and(|n| n.ends_with(".sig"))
+        || annotation(d, KIND) == Some(KIND_SIGNATURES)
+}
+
+fn load_from(name: &str, path: &Path) -> Result<Bundle, String> {
+    let layout = Layout::open(path)?;
+    let descriptor = layout.bundle_descriptor()?;
+    let source = &layout.source;
     expect_media_type(
         descriptor,
         &MediaType::ImageManifest,
         "index.json's manifest",
     )?;
     let manifest_digest = descriptor.digest().to_string();
-    let bytes = blob(&source, descriptor, MAX_JSON_BYTES)?;
+    let bytes = blob(source, descriptor, MAX_JSON_BYTES)?;
     let image_manifest: ImageManifest =
         serde_json::from_slice(&bytes).map_err(|e| format!("manifest {manifest_digest}: {e}"))?;
     check_shape(&image_manifest).map_err(|e| format!("manifest {manifest_digest}: {e}"))?;
     let config = image_manifest.config();
-    let manifest = BundleManifest::from_json(&blob(&source, config, MAX_JSON_BYTES)?)
+    let manifest = BundleManifest::from_json(&blob(source, config, MAX_JSON_BYTES)?)
         .map_err(|e| format!("config {}: {e}", config.digest()))?;
     let mut components = BTreeMap::new();
     for layer in image_manifest.layers() {
         components.insert(
             layer.digest().to_string(),
-            blob(&source, layer, MAX_COMPONENT_BYTES)?,
+            blob(source, layer, MAX_COMPONENT_BYTES)?,
         );
     }
     check_modules(&manifest, &components)?;
@@ -277,7 +376,7 @@ fn blob(source: &Source, descriptor: &Descriptor, max: u64) -> Result<Vec<u8>, S
 }
 
 /// Capstan's artifact: our artifactType, config and layer media types, bounded layers.
-fn check_shape(m: &ImageManifest) -> Result<(), String> {
+pub fn check_shape(m: &ImageManifest) -> Result<(), String> {
     if m.media_type().as_ref() != Some(&MediaType::ImageManifest) {
         return Err("mediaType must be application/vnd.oci.image.manifest.v1+json".into());
     }

@@ -18,8 +18,10 @@ mod build;
 pub mod components;
 pub mod fixture_cluster;
 pub mod fixtures;
-mod layout;
+pub mod layout;
 pub mod manifest;
+pub mod registry;
+pub mod signatures;
 
 pub use build::build;
 pub use layout::{load, Bundle};

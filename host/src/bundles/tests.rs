@@ -119,7 +119,7 @@ fn bounds_and_shape_are_checked_before_reading() {
     std::fs::write(&index_path, v.to_string()).unwrap();
     let e = load(&layout).unwrap_err().to_string();
     assert!(
-        e.contains("index.json must list exactly one manifest, it lists 0"),
+        e.contains("index.json must list exactly one bundle manifest, it lists 0"),
         "{e}"
     );
     std::fs::write(

@@ -10,10 +10,13 @@
 
 use super::loaded::{build, Context, PolicySet, Refusal};
 use super::resource::{GROUP, PLURAL, VERSION};
+use super::source;
 use super::spec::{bundle_path, Spec};
 use crate::admission::NoAdmission;
+use crate::bundles::registry::{Access, SCHEME};
 use crate::catalogue::ResourceInfo;
 use crate::controllers::crd_names::{same_status, set_condition};
+use crate::cosign::PublicKey;
 use crate::plugins::{ObjectReader, PluginRuntime};
 use crate::registry::{meta, ListQuery, Registry, WriteOptions};
 use crate::status::{ApiError, ApiResult};
@@ -34,6 +37,10 @@ pub struct Controller {
     pub runtime: Arc<PluginRuntime>,
     pub reader: Arc<dyn ObjectReader>,
     pub set: Arc<PolicySet>,
+    /// How registry bundles are reached (`--insecure-registry`).
+    pub access: Access,
+    /// `--policy-verification-key`s: when any, every bundle must be signed by one.
+    pub server_keys: Vec<PublicKey>,
     /// Per PolicyBundle: the (uid, generation) last acted on, and when it
     /// was refused (None: in effect).
     seen: Mutex<HashMap<String, (Key, Option<Instant>)>>,
@@ -59,8 +66,17 @@ impl Controller {
             runtime,
             reader,
             set,
+            access: Access::default(),
+            server_keys: Vec::new(),
             seen: Mutex::default(),
         })
+    }
+
+    /// Registry access and the keys every bundle must be signed with.
+    pub fn with_registry(mut self, access: Access, server_keys: Vec<PublicKey>) -> Controller {
+        self.access = access;
+        self.server_keys = server_keys;
+        self
     }
 
     /// Follows the PolicyBundles until the process ends.
@@ -141,7 +157,7 @@ impl Controller {
     async fn reconcile(&self, item: &Value) {
         let name = meta::name(item).unwrap_or_default().to_string();
         let outcome = self.load(&name, item).await;
-        let refused = match &outcome {
+        let refused = match &outcome.result {
             Ok((digest, policies)) => {
                 tracing::info!(policy_bundle = %name, %digest, ?policies, "policy bundle loaded");
                 None
@@ -159,35 +175,62 @@ impl Controller {
         }
     }
 
-    /// Loads and builds `item`'s bundle off the async workers and puts it
-    /// in effect; returns its digest and the policies now running.
-    async fn load(&self, name: &str, item: &Value) -> Result<(String, Vec<String>), Refusal> {
+    /// Pulls (a registry bundle), verifies, loads and builds `item`'s
+    /// bundle off the async workers and puts it in effect.
+    async fn load(&self, name: &str, item: &Value) -> Outcome {
+        let mut outcome = Outcome::default();
+        outcome.result = self.try_load(name, item, &mut outcome).await;
+        outcome
+    }
+
+    async fn try_load(
+        &self,
+        name: &str,
+        item: &Value,
+        out: &mut Outcome,
+    ) -> Result<(String, Vec<String>), Refusal> {
         let spec = Spec::of(item).map_err(|m| refusal("InvalidSpec", m))?;
-        let path =
-            bundle_path(&self.data_dir, &spec.bundle).map_err(|m| refusal("InvalidSpec", m))?;
+        out.source = spec.bundle.clone();
+        let keys = self.key_sets(item).map_err(|m| refusal("InvalidSpec", m))?;
+        let path = self.fetch(item, &spec.bundle, &keys, out).await?;
         let (runtime, reader) = (self.runtime.clone(), self.reader.clone());
         let metrics = self.set.metrics.clone();
         let name_owned = name.to_string();
-        let built = tokio::task::spawn_blocking(move || {
-            let bundle = crate::bundles::load(&path).map_err(|e| {
-                let reason = if path.exists() {
-                    "InvalidBundle"
-                } else {
-                    "BundleNotFound"
-                };
-                refusal(reason, format!("{e:#}"))
-            })?;
-            let ctx = Context {
-                runtime: &runtime,
-                reader,
-                metrics,
-            };
-            let entries = build(&ctx, &name_owned, &spec, &bundle)?;
-            Ok::<_, Refusal>((bundle.manifest_digest.clone(), entries))
+        let shown = spec.bundle.clone();
+        let (verified, built) = tokio::task::spawn_blocking(move || {
+            let verified = verify(&path, &shown, &keys);
+            if let Some(Step {
+                ok: false,
+                reason,
+                message,
+            }) = &verified
+            {
+                return (verified.clone(), Err(refusal(reason, message.clone())));
+            }
+            let built = crate::bundles::load(&path)
+                .map_err(|e| {
+                    let reason = if path.exists() {
+                        "InvalidBundle"
+                    } else {
+                        "BundleNotFound"
+                    };
+                    refusal(reason, format!("{e:#}"))
+                })
+                .and_then(|bundle| {
+                    let ctx = Context {
+                        runtime: &runtime,
+                        reader,
+                        metrics,
+                    };
+                    let entries = build(&ctx, &name_owned, &spec, &bundle)?;
+                    Ok((bundle.manifest_digest.clone(), entries))
+                });
+            (verified, built)
         })
         .await
-        .map_err(|e| refusal("InternalError", e.to_string()))??;
-        let (digest, built) = built;
+        .map_err(|e| refusal("InternalError", e.to_string()))?;
+        out.verified = verified;
+        let (digest, built) = built?;
         let policies = built
             .entries
             .iter()
@@ -197,12 +240,47 @@ impl Controller {
         Ok((digest, policies))
     }
 
-    async fn write_status(
+    /// The key sets a bundle must satisfy: the server's, the spec's.
+    fn key_sets(&self, item: &Value) -> Result<Vec<Vec<PublicKey>>, String> {
+        let spec_keys = source::spec_keys(item.get("spec").unwrap_or(&Value::Null))?;
+        Ok([self.server_keys.clone(), spec_keys]
+            .into_iter()
+            .filter(|set| !set.is_empty())
+            .collect())
+    }
+
+    /// The bundle's layout on disk: pulled (or found pinned in the cache)
+    /// for a registry reference, else the path.
+    async fn fetch(
         &self,
-        name: &str,
         item: &Value,
-        outcome: &Result<(String, Vec<String>), Refusal>,
-    ) -> ApiResult<()> {
+        bundle: &str,
+        keys: &[Vec<PublicKey>],
+        out: &mut Outcome,
+    ) -> Result<PathBuf, Refusal> {
+        if !bundle.starts_with(SCHEME) {
+            out.pulled = Some(step(
+                true,
+                "OnDisk",
+                format!("bundle {bundle} is read from disk"),
+            ));
+            return bundle_path(&self.data_dir, bundle).map_err(|m| refusal("InvalidSpec", m));
+        }
+        let pin = source::pinned(item.get("status"), bundle);
+        match source::pull(&self.data_dir, &self.access, bundle, pin, keys).await {
+            Ok(pulled) => {
+                out.pulled = Some(step(true, "Pulled", pulled.how));
+                Ok(pulled.path)
+            }
+            Err(e) => {
+                let message = format!("bundle {bundle}: {e}");
+                out.pulled = Some(step(false, "PullFailed", message.clone()));
+                Err(refusal("PullFailed", message))
+            }
+        }
+    }
+
+    async fn write_status(&self, name: &str, item: &Value, outcome: &Outcome) -> ApiResult<()> {
         let generation = key_of(item).1;
         let status = desired_status(item.get("status"), generation, outcome);
         if item.get("status").is_some_and(|s| same_status(s, &status)) {
@@ -232,6 +310,69 @@ fn refusal(reason: &'static str, message: String) -> Refusal {
     Refusal { reason, message }
 }
 
+/// One step's condition (Pulled, Verified).
+#[derive(Clone, Debug)]
+pub struct Step {
+    pub ok: bool,
+    pub reason: &'static str,
+    pub message: String,
+}
+
+fn step(ok: bool, reason: &'static str, message: String) -> Step {
+    Step {
+        ok,
+        reason,
+        message,
+    }
+}
+
+/// What a load did: its steps and its result (the digest and policies in effect).
+pub struct Outcome {
+    pub source: String,
+    pub pulled: Option<Step>,
+    pub verified: Option<Step>,
+    pub result: Result<(String, Vec<String>), Refusal>,
+}
+
+impl Default for Outcome {
+    fn default() -> Outcome {
+        Outcome {
+            source: String::new(),
+            pulled: None,
+            verified: None,
+            result: Err(refusal("InternalError", "not loaded".into())),
+        }
+    }
+}
+
+/// Each key set (one of whose keys must have signed the bundle) checked;
+/// None when no verification is asked for.
+fn verify(path: &std::path::Path, shown: &str, keys: &[Vec<PublicKey>]) -> Option<Step> {
+    if keys.is_empty() {
+        let m = "no public keys are configured: signatures are not checked".to_string();
+        return Some(step(true, "NotRequired", m));
+    }
+    for set in keys {
+        if let Err(e) = crate::bundles::signatures::verify(path, set) {
+            let message = e.replacen(
+                &format!("bundle {}", path.display()),
+                &format!("bundle {shown}"),
+                1,
+            );
+            let reason = match message.contains("no signature found") {
+                true => "Unsigned",
+                false => "SignatureInvalid",
+            };
+            return Some(step(false, reason, message));
+        }
+    }
+    Some(step(
+        true,
+        "SignatureVerified",
+        format!("bundle {shown}: signed by a trusted key"),
+    ))
+}
+
 fn key_of(item: &Value) -> Key {
     let uid = item
         .pointer("/metadata/uid")
@@ -244,23 +385,31 @@ fn key_of(item: &Value) -> Key {
     (uid.to_string(), generation)
 }
 
-/// The status after a load of `generation`: Loaded and Ready conditions;
-/// after a refusal, the digest and policies of the state still in effect.
-pub fn desired_status(
-    old: Option<&Value>,
-    generation: i64,
-    outcome: &Result<(String, Vec<String>), Refusal>,
-) -> Value {
+/// The status after a load of `generation`: Pulled, Verified, Loaded and
+/// Ready conditions; after a refusal, the digest and policies of the state
+/// still in effect.
+pub fn desired_status(old: Option<&Value>, generation: i64, outcome: &Outcome) -> Value {
     let mut status = old.cloned().unwrap_or(json!({}));
     status["observedGeneration"] = json!(generation);
     let condition = |kind: &str, ok: bool, reason: &str, message: &str| {
-        json!({"type": kind, "status": if ok { "True" } else { "False" },
+        let verdict = match (ok, reason) {
+            (true, "NotRequired") => "Unknown",
+            (true, _) => "True",
+            (false, _) => "False",
+        };
+        json!({"type": kind, "status": verdict,
                "reason": reason, "message": message,
                "lastTransitionTime": meta::now(), "observedGeneration": generation})
     };
-    match outcome {
+    for (kind, s) in [("Pulled", &outcome.pulled), ("Verified", &outcome.verified)] {
+        if let Some(s) = s {
+            set_condition(&mut status, condition(kind, s.ok, s.reason, &s.message));
+        }
+    }
+    match &outcome.result {
         Ok((digest, policies)) => {
             status["digest"] = json!(digest);
+            status["source"] = json!(outcome.source);
             status["policies"] = json!(policies);
             let loaded = format!("bundle {digest} verified and compiled");
             set_condition(&mut status, condition("Loaded", true, "Loaded", &loaded));
@@ -303,7 +452,10 @@ mod tests {
 
     #[test]
     fn a_refusal_keeps_the_previous_bundle_and_says_so() {
-        let good = Ok(("sha256:aa".to_string(), vec!["b/p".to_string()]));
+        let good = Outcome {
+            result: Ok(("sha256:aa".to_string(), vec!["b/p".to_string()])),
+            ..Outcome::default()
+        };
         let first = desired_status(None, 1, &good);
         assert_eq!(
             conditions(&first),
@@ -312,10 +464,13 @@ mod tests {
                 ("Ready".into(), "True".into(), "PoliciesInEffect".into())
             ]
         );
-        let bad = Err(refusal(
-            "InvalidBundle",
-            "bundle x.tar: blob sha256:bb: tampered".into(),
-        ));
+        let bad = Outcome {
+            result: Err(refusal(
+                "InvalidBundle",
+                "bundle x.tar: blob sha256:bb: tampered".into(),
+            )),
+            ..Outcome::default()
+        };
         let second = desired_status(Some(&first), 2, &bad);
         assert_eq!(second["observedGeneration"], 2);
         assert_eq!(second["digest"], "sha256:aa");

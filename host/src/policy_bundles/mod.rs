@@ -5,6 +5,8 @@
 //!
 //! `resource.rs` declares the resource (served from the built-in
 //! catalogue); `spec.rs` reads its spec and resolves the bundle's path;
+//! `source.rs` pulls registry bundles into a cache pinned by digest and
+//! reads the keys they must be signed with;
 //! `controller.rs` (every replica) loads bundles as PolicyBundles change and
 //! writes their status; `loaded.rs` holds the policies in effect and builds
 //! their chain entries; `mode.rs` applies the mode to each answer;
@@ -15,6 +17,7 @@ pub mod loaded;
 pub mod metrics;
 pub mod mode;
 pub mod resource;
+pub mod source;
 pub mod spec;
 
 pub use controller::Controller;

@@ -69,7 +69,7 @@ fn spec_schema() -> Value {
         "properties": {
             "bundle": {
                 "type": "string", "minLength": 1, "maxLength": 4096,
-                "description": "An OCI image layout directory or its .tar; a relative path is under <data-dir>/bundles/.",
+                "description": "An OCI image layout directory or its .tar (a relative path is under <data-dir>/bundles/), or a registry reference registry://host[:port]/repo:tag or @sha256:<hex>.",
                 "x-kubernetes-validations": [{
                     "rule": "!self.matches('(^|/)[.][.](/|$)')",
                     "message": "must not contain a '..' path segment",
@@ -93,6 +93,29 @@ fn spec_schema() -> Value {
             "namespaceSelector": label_selector(),
             "objectSelector": label_selector(),
             "matchConditions": match_conditions(),
+            "verification": verification_schema(),
+        },
+    })
+}
+
+/// cosign public keys, one of which must have signed the bundle.
+fn verification_schema() -> Value {
+    json!({
+        "type": "object",
+        "description": "When present, the bundle must carry a cosign signature by one of these keys.",
+        "required": ["publicKeys"],
+        "properties": {
+            "publicKeys": {
+                "type": "array", "minItems": 1, "maxItems": 8,
+                "description": "PEM public keys (PKIX, ECDSA P-256: cosign.pub).",
+                "items": {
+                    "type": "string", "maxLength": 4096,
+                    "x-kubernetes-validations": [{
+                        "rule": "self.contains('-----BEGIN PUBLIC KEY-----') && self.contains('-----END PUBLIC KEY-----')",
+                        "message": "must be a PEM public key (-----BEGIN PUBLIC KEY-----)",
+                    }],
+                },
+            },
         },
     })
 }
@@ -172,6 +195,7 @@ fn status_schema() -> Value {
         "properties": {
             "observedGeneration": {"type": "integer", "format": "int64"},
             "digest": {"type": "string"},
+            "source": {"type": "string"},
             "policies": strings(),
             "conditions": {
                 "type": "array",
@@ -232,6 +256,22 @@ mod tests {
             "namespaceSelector": {"matchExpressions": [{"key": "k", "operator": "In", "values": ["v"]}]},
             "matchConditions": [{"name": "c", "expression": "object != null"}]});
         assert_eq!(problems(spec), Vec::<String>::new());
+    }
+
+    #[test]
+    fn verification_keys_must_be_pem_public_keys() {
+        let key = "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAENptdY/l3nB0yqkXLBWkZWQwo6+cu\nOSWS1X9vPavpiQOoTTGC0xX57OojUadxF1cdQmrsiReWg2Wn4FneJfa8xw==\n-----END PUBLIC KEY-----\n";
+        let ok = json!({"bundle": "registry://127.0.0.1:5000/p:v1", "verification": {"publicKeys": [key]}});
+        assert_eq!(problems(ok), Vec::<String>::new());
+        let p =
+            problems(json!({"bundle": "b.tar", "verification": {"publicKeys": [key, "hello"]}}));
+        assert!(
+            p.iter().any(
+                |c| c.starts_with("spec.verification.publicKeys[1]: Invalid value:")
+                    && c.ends_with("must be a PEM public key (-----BEGIN PUBLIC KEY-----)")
+            ),
+            "{p:?}"
+        );
     }
 
     #[test]
