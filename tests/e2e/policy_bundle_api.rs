@@ -236,6 +236,45 @@ fn missing_and_tampered_bundles_are_refused_and_bad_specs_are_invalid() {
         message.contains("bundles/tampered") && message.contains("(tampered with or corrupt)"),
         "{message}"
     );
+    // A bundle read and checked whose policies cannot be built (a CEL
+    // condition that does not compile): Loaded, not Compiled.
+    copy_dir(
+        Path::new(&layout),
+        &s.dir.path().join("bundles").join("good"),
+    );
+    apply(
+        &s,
+        "apiVersion: policies.capstan.dev/v1alpha1\nkind: PolicyBundle\nmetadata:\n  name: uncompiled\n\
+         spec:\n  bundle: good\n  matchConditions: [{name: broken, expression: 'object.'}]\n",
+    );
+    let (status, reason, message) = wait_ready(&s, "uncompiled");
+    assert_eq!(
+        (status.as_str(), reason.as_str()),
+        ("False", "InvalidSpec"),
+        "{message}"
+    );
+    assert!(
+        message.contains("matchConditions[0].expression: Invalid value"),
+        "{message}"
+    );
+    let pb = s.json(&["get", "pb", "uncompiled", "-o", "json"]);
+    let state: Vec<(String, String)> = pb["status"]["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["type"].to_string(), c["status"].to_string()))
+        .collect();
+    for (kind, want) in [
+        ("Loaded", "True"),
+        ("Compiled", "False"),
+        ("Ready", "False"),
+    ] {
+        assert!(
+            state.contains(&(format!("{kind:?}"), format!("{want:?}"))),
+            "{kind} should be {want}: {state:?}"
+        );
+    }
+
     // The chain keeps working, with none of their policies.
     s.ok(&["run", "p", "--image=nginx:latest"]);
     s.ok(&["create", "configmap", "c"]);

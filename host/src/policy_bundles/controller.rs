@@ -8,7 +8,7 @@
 //! tried again every [`RETRY`] (a bundle copied in after its PolicyBundle
 //! was created is picked up). Deleted PolicyBundles' policies stop running.
 
-use super::loaded::{build, Context, PolicySet, Refusal};
+use super::loaded::{build, Built, Context, PolicySet, Refusal};
 use super::resource::{GROUP, PLURAL, VERSION};
 use super::source;
 use super::spec::{bundle_path, Spec};
@@ -197,40 +197,20 @@ impl Controller {
         let metrics = self.set.metrics.clone();
         let name_owned = name.to_string();
         let shown = spec.bundle.clone();
-        let (verified, built) = tokio::task::spawn_blocking(move || {
-            let verified = verify(&path, &shown, &keys);
-            if let Some(Step {
-                ok: false,
-                reason,
-                message,
-            }) = &verified
-            {
-                return (verified.clone(), Err(refusal(reason, message.clone())));
-            }
-            let built = crate::bundles::load(&path)
-                .map_err(|e| {
-                    let reason = if path.exists() {
-                        "InvalidBundle"
-                    } else {
-                        "BundleNotFound"
-                    };
-                    refusal(reason, format!("{e:#}"))
-                })
-                .and_then(|bundle| {
-                    let ctx = Context {
-                        runtime: &runtime,
-                        reader,
-                        metrics,
-                    };
-                    let entries = build(&ctx, &name_owned, &spec, &bundle)?;
-                    Ok((bundle.manifest_digest.clone(), entries))
-                });
-            (verified, built)
+        let done = tokio::task::spawn_blocking(move || {
+            let ctx = Context {
+                runtime: &runtime,
+                reader,
+                metrics,
+            };
+            load_blocking(&path, &shown, &keys, &ctx, &name_owned, &spec)
         })
         .await
         .map_err(|e| refusal("InternalError", e.to_string()))?;
-        out.verified = verified;
-        let (digest, built) = built?;
+        out.verified = done.verified;
+        out.loaded = done.loaded;
+        let built = done.built?;
+        let digest = out.loaded.clone().unwrap_or_default();
         let policies = built
             .entries
             .iter()
@@ -306,6 +286,59 @@ impl Controller {
     }
 }
 
+/// What the blocking part of a load found: the signature check, the
+/// digest of the bundle once read (None: not read), the built policies.
+struct Blocking {
+    verified: Option<Step>,
+    loaded: Option<String>,
+    built: Result<Built, Refusal>,
+}
+
+/// Verifies, reads and compiles a bundle (CPU-heavy: off the async workers).
+fn load_blocking(
+    path: &std::path::Path,
+    shown: &str,
+    keys: &[Vec<PublicKey>],
+    ctx: &Context<'_>,
+    name: &str,
+    spec: &Spec,
+) -> Blocking {
+    let verified = verify(path, shown, keys);
+    if let Some(Step {
+        ok: false,
+        reason,
+        message,
+    }) = &verified
+    {
+        let built = Err(refusal(reason, message.clone()));
+        return Blocking {
+            verified,
+            loaded: None,
+            built,
+        };
+    }
+    let bundle = match crate::bundles::load(path) {
+        Ok(bundle) => bundle,
+        Err(e) => {
+            let reason = match path.exists() {
+                true => "InvalidBundle",
+                false => "BundleNotFound",
+            };
+            let built = Err(refusal(reason, format!("{e:#}")));
+            return Blocking {
+                verified,
+                loaded: None,
+                built,
+            };
+        }
+    };
+    Blocking {
+        verified,
+        loaded: Some(bundle.manifest_digest.clone()),
+        built: build(ctx, name, spec, &bundle),
+    }
+}
+
 fn refusal(reason: &'static str, message: String) -> Refusal {
     Refusal { reason, message }
 }
@@ -331,6 +364,8 @@ pub struct Outcome {
     pub source: String,
     pub pulled: Option<Step>,
     pub verified: Option<Step>,
+    /// The digest of the bundle read and checked (None: not read).
+    pub loaded: Option<String>,
     pub result: Result<(String, Vec<String>), Refusal>,
 }
 
@@ -340,6 +375,7 @@ impl Default for Outcome {
             source: String::new(),
             pulled: None,
             verified: None,
+            loaded: None,
             result: Err(refusal("InternalError", "not loaded".into())),
         }
     }
@@ -385,15 +421,16 @@ fn key_of(item: &Value) -> Key {
     (uid.to_string(), generation)
 }
 
-/// The status after a load of `generation`: Pulled, Verified, Loaded and
-/// Ready conditions; after a refusal, the digest and policies of the state
+/// The status after a load of `generation`: Pulled, Verified, Loaded
+/// (the bundle read, its digests checked), Compiled (the selected policies
+/// built; Unknown when the bundle was not read) and Ready conditions; after a refusal, the digest and policies of the state
 /// still in effect.
 pub fn desired_status(old: Option<&Value>, generation: i64, outcome: &Outcome) -> Value {
     let mut status = old.cloned().unwrap_or(json!({}));
     status["observedGeneration"] = json!(generation);
     let condition = |kind: &str, ok: bool, reason: &str, message: &str| {
         let verdict = match (ok, reason) {
-            (true, "NotRequired") => "Unknown",
+            (true, "NotRequired" | "BundleNotRead") => "Unknown",
             (true, _) => "True",
             (false, _) => "False",
         };
@@ -406,13 +443,39 @@ pub fn desired_status(old: Option<&Value>, generation: i64, outcome: &Outcome) -
             set_condition(&mut status, condition(kind, s.ok, s.reason, &s.message));
         }
     }
+    let loaded = match &outcome.loaded {
+        Some(digest) => step(
+            true,
+            "Loaded",
+            format!("bundle {digest}: every blob's digest checked"),
+        ),
+        None => match &outcome.result {
+            Err(r) => step(false, r.reason, r.message.clone()),
+            Ok(_) => step(true, "Loaded", String::new()),
+        },
+    };
+    set_condition(
+        &mut status,
+        condition("Loaded", loaded.ok, loaded.reason, &loaded.message),
+    );
+    let compiled = match (&outcome.result, &outcome.loaded) {
+        (Ok((_, policies)), _) => step(
+            true,
+            "Compiled",
+            format!("compiled: {}", policies.join(", ")),
+        ),
+        (Err(r), Some(_)) => step(false, r.reason, r.message.clone()),
+        (Err(_), None) => step(true, "BundleNotRead", "the bundle was not read".to_string()),
+    };
+    set_condition(
+        &mut status,
+        condition("Compiled", compiled.ok, compiled.reason, &compiled.message),
+    );
     match &outcome.result {
         Ok((digest, policies)) => {
             status["digest"] = json!(digest);
             status["source"] = json!(outcome.source);
             status["policies"] = json!(policies);
-            let loaded = format!("bundle {digest} verified and compiled");
-            set_condition(&mut status, condition("Loaded", true, "Loaded", &loaded));
             let ready = format!("in effect: {}", policies.join(", "));
             set_condition(
                 &mut status,
@@ -420,10 +483,6 @@ pub fn desired_status(old: Option<&Value>, generation: i64, outcome: &Outcome) -
             );
         }
         Err(r) => {
-            set_condition(
-                &mut status,
-                condition("Loaded", false, r.reason, &r.message),
-            );
             let kept = match status.get("digest").and_then(Value::as_str) {
                 Some(d) => format!("{}; the previous bundle ({d}) stays in effect", r.message),
                 None => format!("{}; none of its policies are in effect", r.message),
@@ -453,6 +512,7 @@ mod tests {
     #[test]
     fn a_refusal_keeps_the_previous_bundle_and_says_so() {
         let good = Outcome {
+            loaded: Some("sha256:aa".to_string()),
             result: Ok(("sha256:aa".to_string(), vec!["b/p".to_string()])),
             ..Outcome::default()
         };
@@ -461,7 +521,21 @@ mod tests {
             conditions(&first),
             [
                 ("Loaded".into(), "True".into(), "Loaded".into()),
+                ("Compiled".into(), "True".into(), "Compiled".into()),
                 ("Ready".into(), "True".into(), "PoliciesInEffect".into())
+            ]
+        );
+        let uncompiled = Outcome {
+            loaded: Some("sha256:cc".to_string()),
+            result: Err(refusal("InvalidSettings", "policy p: settings: bad".into())),
+            ..Outcome::default()
+        };
+        assert_eq!(
+            conditions(&desired_status(Some(&first), 2, &uncompiled)),
+            [
+                ("Loaded".into(), "True".into(), "Loaded".into()),
+                ("Compiled".into(), "False".into(), "InvalidSettings".into()),
+                ("Ready".into(), "False".into(), "InvalidSettings".into())
             ]
         );
         let bad = Outcome {
@@ -475,12 +549,16 @@ mod tests {
         assert_eq!(second["observedGeneration"], 2);
         assert_eq!(second["digest"], "sha256:aa");
         assert_eq!(
-            second["conditions"][1]["message"],
+            conditions(&second)[1],
+            ("Compiled".into(), "Unknown".into(), "BundleNotRead".into())
+        );
+        assert_eq!(
+            second["conditions"][2]["message"],
             "bundle x.tar: blob sha256:bb: tampered; the previous bundle (sha256:aa) stays in effect"
         );
-        assert_eq!(second["conditions"][1]["reason"], "InvalidBundle");
+        assert_eq!(second["conditions"][2]["reason"], "InvalidBundle");
         let never = desired_status(None, 1, &bad);
-        assert!(never["conditions"][1]["message"]
+        assert!(never["conditions"][2]["message"]
             .as_str()
             .unwrap()
             .ends_with("none of its policies are in effect"));
