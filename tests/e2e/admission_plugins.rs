@@ -282,6 +282,8 @@ fn plugin_run_runs_every_world() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_capstan"))
         .args(["plugin", "run", "--module", "builtin:strategy", "--request"])
         .arg(&path)
+        // Not about speed: a loaded machine may take more than the default 300 ms.
+        .args(["--timeout-ms", "10000"])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));

@@ -164,7 +164,7 @@ fn create_owned(s: &Server, name: &str, owners: &[&str], extra: &str) {
 }
 
 fn gone(s: &Server, name: &str) -> bool {
-    eventually(Duration::from_secs(10), || {
+    eventually(Duration::from_secs(30), || {
         !s.kubectl(&["get", "cm", name]).status.success()
     })
 }
