@@ -47,8 +47,11 @@ pub struct BuildArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct InspectArgs {
-    /// A bundle: an OCI image layout directory or a tarball of one.
-    pub bundle: PathBuf,
+    /// A bundle: an OCI image layout directory, a tarball of one, or a
+    /// registry reference (`host[:port]/repository:tag`, pulled first).
+    pub bundle: String,
+    #[command(flatten)]
+    pub registry: reg::RegistryArgs,
     /// Print the bundle manifest (the config blob) as JSON, with the digest.
     #[arg(long)]
     pub json: bool,
@@ -59,8 +62,11 @@ pub struct InspectArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct TestArgs {
-    /// A bundle: an OCI image layout directory or a tarball of one.
-    pub bundle: PathBuf,
+    /// A bundle: an OCI image layout directory, a tarball of one, or a
+    /// registry reference (pulled first).
+    pub bundle: String,
+    #[command(flatten)]
+    pub registry: reg::RegistryArgs,
     /// The fixtures: `<case>.json` AdmissionReviews, each with `<case>.expect.yaml`.
     pub fixtures: PathBuf,
     /// Where compiled components are cached (default: the user's cache, as for `capstan serve`).
@@ -72,7 +78,7 @@ pub struct TestArgs {
 pub async fn run(command: PolicyCommand, out: &mut dyn Write) -> anyhow::Result<()> {
     match command {
         PolicyCommand::Build(args) => build(args, out),
-        PolicyCommand::Inspect(args) => inspect(args, out),
+        PolicyCommand::Inspect(args) => inspect(args, out).await,
         PolicyCommand::Test(args) => test(args, out).await,
         PolicyCommand::Push(args) => reg::push(args, out).await,
         PolicyCommand::Pull(args) => reg::pull(args, out).await,
@@ -101,8 +107,10 @@ fn runtime(cache: Option<&std::path::Path>) -> anyhow::Result<std::sync::Arc<Plu
     PluginRuntime::new(crate::plugins::cache_dir::shared(cache))
 }
 
-fn inspect(args: InspectArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let bundle = bundles::load(&args.bundle)?;
+async fn inspect(args: InspectArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let local = reg::local(&args.bundle, &args.registry).await?;
+    let mut bundle = bundles::load(&local.path)?;
+    bundle.source = args.bundle.clone();
     let runtime = runtime(args.plugin_cache_dir.as_deref())?;
     components::load_all(&runtime, &bundle)?;
     if args.json {
@@ -179,7 +187,8 @@ fn rules_line(rules: Option<&[crate::admission::matcher::Rule]>) -> String {
 }
 
 async fn test(args: TestArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let bundle = bundles::load(&args.bundle)?;
+    let local = reg::local(&args.bundle, &args.registry).await?;
+    let bundle = bundles::load(&local.path)?;
     let runtime = runtime(args.plugin_cache_dir.as_deref())?;
     let policies = components::load_all(&runtime, &bundle)?;
     let cases = fixtures::read_cases(&args.fixtures)?;

@@ -150,24 +150,9 @@ pub async fn sign(args: SignArgs, out: &mut dyn Write) -> anyhow::Result<()> {
 pub async fn verify(args: VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let key = PublicKey::from_pem(&read_key_file(&args.key)?)
         .map_err(|e| anyhow!("{}: {e}", args.key.display()))?;
-    let path = Path::new(&args.bundle);
-    let (digest, payload) = if path.exists() {
-        signatures::verify(path, &[key]).map_err(|e| anyhow!(e))?
-    } else {
-        let reference = registry::parse_reference(&args.bundle).map_err(|e| anyhow!(e))?;
-        let (digest, files) = args
-            .registry
-            .registry(&reference)
-            .pull(&reference)
-            .await
-            .map_err(|e| anyhow!(e))?;
-        let dir = tempdir_for(&digest)?;
-        crate::bundles::layout::write(&dir, &files)?;
-        let verified = signatures::verify(&dir, &[key])
-            .map_err(|e| anyhow!(e.replace(&dir.display().to_string(), &args.bundle)));
-        let _ = std::fs::remove_dir_all(&dir);
-        verified?
-    };
+    let local = local(&args.bundle, &args.registry).await?;
+    let (digest, payload) = signatures::verify(&local.path, &[key])
+        .map_err(|e| anyhow!(e.replace(&local.path.display().to_string(), &args.bundle)))?;
     writeln!(out, "Verification for {} ({digest}) --\nThe following checks were performed:\n  - the cosign claims were validated (type {:?}, digest)\n  - the signature was verified against the public key {}\n{}",
         args.bundle, simple_signing::SIGNATURE_TYPE, args.key.display(), payload)?;
     Ok(())
@@ -227,9 +212,48 @@ fn file_stem(path: &Path) -> String {
         .unwrap_or_else(|| "bundle".into())
 }
 
+/// A bundle on disk: the path given, or a registry reference pulled into a
+/// scratch directory that is removed when this is dropped.
+pub struct Local {
+    pub path: PathBuf,
+    scratch: bool,
+}
+
+impl Drop for Local {
+    fn drop(&mut self) {
+        if self.scratch {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+/// `bundle` as a path on disk, pulling it first when it is a reference.
+pub async fn local(bundle: &str, registry: &RegistryArgs) -> anyhow::Result<Local> {
+    let path = Path::new(bundle);
+    if path.exists() {
+        return Ok(Local {
+            path: path.to_path_buf(),
+            scratch: false,
+        });
+    }
+    let reference = registry::parse_reference(bundle)
+        .map_err(|e| anyhow!("{bundle}: no such file, nor a registry reference ({e})"))?;
+    let (digest, files) = registry
+        .registry(&reference)
+        .pull(&reference)
+        .await
+        .map_err(|e| anyhow!(e))?;
+    let local = Local {
+        path: tempdir_for(&digest)?,
+        scratch: true,
+    };
+    crate::bundles::layout::write(&local.path, &files)?;
+    Ok(local)
+}
+
 fn tempdir_for(digest: &str) -> anyhow::Result<PathBuf> {
     let dir = std::env::temp_dir().join(format!(
-        "capstan-verify-{}-{}",
+        "capstan-pull-{}-{}",
         std::process::id(),
         digest.replace(':', "-")
     ));

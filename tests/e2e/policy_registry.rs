@@ -216,6 +216,19 @@ fn signed_bundles_from_a_registry_are_verified_pinned_and_enforced() {
     let pulled = digest_of(&ok(&["pull", &good, "-o", "pulled.tar", "--insecure"], dir));
     assert_eq!(pulled, pushed, "the registry's digest is the bundle's");
     ok(&["verify", "--key", "cosign.pub", "pulled.tar"], dir);
+    // inspect and test take the reference as they take a file.
+    let inspected = ok(&["inspect", &good, "--insecure"], dir);
+    assert!(
+        inspected.contains("bundle: baseline 0.1.0")
+            && inspected.contains(&format!("source: {good}")),
+        "{inspected}"
+    );
+    let fixtures = format!(
+        "{}/../policies/baseline/fixtures",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let tested = ok(&["test", &good, &fixtures, "--insecure"], dir);
+    assert!(tested.contains(", 0 failed"), "{tested}");
     // Another key does not verify it.
     std::fs::create_dir(dir.join("other")).unwrap();
     ok(&["generate-key-pair"], &dir.join("other"));
