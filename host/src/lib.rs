@@ -36,6 +36,7 @@ pub mod policy_reports;
 pub mod protobuf;
 pub mod registry;
 pub mod request_info;
+pub mod request_metrics;
 pub mod selectors;
 pub mod serve;
 pub mod server;

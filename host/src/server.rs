@@ -5,6 +5,7 @@
 use crate::auth::authenticate::Credentials;
 use crate::auth::{impersonate, Attributes, UserInfo};
 use crate::inflight::RequestKind;
+use crate::request_metrics::RequestLabels;
 use crate::state::AppState;
 use crate::status::ApiError;
 use crate::{accept, connection, discovery_routes, handlers, health, held_body, request_info};
@@ -159,7 +160,8 @@ async fn route(state: &AppState, mut req: Request) -> Response {
         path: &path,
         resource: resource.as_ref(),
     });
-    match admit_request(state, &mut req, resource.as_ref()).await {
+    let labels = resource.as_ref().map(RequestLabels::of);
+    let resp = match admit_request(state, &mut req, resource.as_ref()).await {
         Ok(slot) => {
             let served = within(deadline, serve_admitted(state, req, resource)).await;
             match slot {
@@ -168,7 +170,11 @@ async fn route(state: &AppState, mut req: Request) -> Response {
             }
         }
         Err(e) => e.into_response(),
+    };
+    if let Some(labels) = labels {
+        state.requests.record(labels, resp.status().as_u16());
     }
+    resp
 }
 
 /// The response, or kube's 504 when `deadline` passes first (the request

@@ -42,8 +42,9 @@ pub struct AppState {
     /// What CRDs' converters are built from: the configured converter
     /// plugins and webhook services (`crd::conversion::Converter::from_crd`).
     pub conversion: Arc<crate::crd::conversion::ConversionSetup>,
-    /// What `GET /metrics` shows.
+    /// What `GET /metrics` shows (the requests' counts among them).
     pub metrics: crate::metrics::Sources,
+    pub requests: Arc<crate::request_metrics::RequestMetrics>,
     /// The PolicyBundles' policies in effect (the chain's `policies`
     /// markers and the background audit run them).
     pub policies: Arc<crate::policy_bundles::PolicySet>,
@@ -67,7 +68,10 @@ impl AppState {
             &catalogue.get(),
             Default::default(),
         ));
+        let requests = Arc::new(crate::request_metrics::RequestMetrics::default());
         AppState {
+            metrics: vec![requests.clone() as Arc<dyn crate::metrics::MetricSource>],
+            requests,
             catalogue,
             storage,
             watermarks,
@@ -81,7 +85,6 @@ impl AppState {
             pki: None,
             on_etcd: false,
             conversion: Arc::default(),
-            metrics: Vec::new(),
             policies: Arc::default(),
             policy_audit_interval: std::time::Duration::from_secs(300),
         }

@@ -98,6 +98,11 @@ fn a_policy_bundle_enforces_warns_audits_and_goes_without_a_restart() {
     assert!(metrics.lines().any(|l| l == denied), "{metrics}");
     let timed = "capstan_policy_duration_seconds_count{policy_bundle=\"baseline\",policy=\"disallow-latest-tag\"} ";
     assert!(metrics.lines().any(|l| l.starts_with(timed)), "{metrics}");
+    // And every resource request, as kube-apiserver counts them.
+    let created = "apiserver_request_total{code=\"201\",component=\"apiserver\",dry_run=\"\",group=\"\",resource=\"pods\",scope=\"namespace\",subresource=\"\",verb=\"POST\",version=\"v1\"} ";
+    assert!(metrics.lines().any(|l| l.starts_with(created)), "{metrics}");
+    let refused = "apiserver_request_total{code=\"403\",component=\"apiserver\",dry_run=\"\",group=\"\",resource=\"pods\",scope=\"namespace\",subresource=\"\",verb=\"POST\",version=\"v1\"} ";
+    assert!(metrics.lines().any(|l| l.starts_with(refused)), "{metrics}");
 
     // matchConditions: a pod labelled exempt is left alone, others are not.
     s.ok(&[
