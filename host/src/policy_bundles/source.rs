@@ -59,11 +59,17 @@ pub async fn pull(
     let reference = registry::parse_reference(bundle)?;
     if let Some(digest) = &pin {
         let path = cache_dir(data_dir, digest);
-        if path.exists()
-            && keys
-                .iter()
-                .all(|set| crate::bundles::signatures::verify(&path, set).is_ok())
-        {
+        let (cached, keys) = (path.clone(), keys.to_vec());
+        // File reads and signature checks: off the async workers.
+        let usable = tokio::task::spawn_blocking(move || {
+            cached.exists()
+                && keys
+                    .iter()
+                    .all(|set| crate::bundles::signatures::verify(&cached, set).is_ok())
+        })
+        .await
+        .unwrap_or(false);
+        if usable {
             let how = format!("{digest} pinned, from the cache");
             return Ok(Pulled {
                 path,
