@@ -2,11 +2,11 @@
 //! over the watch cache on SQLite with 2,000 ConfigMaps of ~430 bytes:
 //! (a) the decoded path (every object decoded from the cache and the list
 //! encoded in kube's field order: what every JSON LIST cost before), and
-//! (b) the served path (each object's served JSON memoised with the cached
-//! key-value and the list joined from those bytes; the first list fills the
-//! memo, later ones copy). GETs by name the same way. Medians; the ratio is
-//! (a)/(b). Also the watch cache's memory per object with and without the
-//! memoised bytes. `cargo bench -p capstan --bench list_serving`.
+//! (b) the served path (each object's served JSON is its stored value with
+//! the resourceVersion spliced in, copied into the list body). GETs by name
+//! the same way. Medians; the ratio is (a)/(b). Also the watch cache's
+//! memory per object (live map and ring of recent events), before and after
+//! the reads. `cargo bench -p capstan --bench list_serving`.
 
 use capstan::catalogue::{Catalogue, ResourceInfo};
 use capstan::registry::{ListQuery, Registry, WriteOptions};
@@ -119,11 +119,15 @@ fn main() {
         println!("| LIST p50 | {:.2} ms | {:.2} ms | {:.1}× |", ms(decoded), ms(served), ratio(decoded, served));
         println!("| GET p50 | {:.1} µs | {:.1} µs | {:.1}× |", us(get_decoded), us(get_served), ratio(get_decoded, get_served));
         let per = |bytes: usize| bytes as f64 / OBJECTS as f64;
-        println!(
-            "watch cache per object: {:.0} B before any read, {:.0} B with the served bytes (stored value {} B)",
-            per(before),
-            per(after),
-            serde_json::to_vec(&config_map(0)).map(|v| v.len()).unwrap_or(0)
-        );
+        let stored = serde_json::to_vec(&config_map(0)).map_or(0, |v| v.len());
+        for (when, used) in [("before any read", before), ("after the lists and gets", after)] {
+            println!(
+                "watch cache {when}: {:.0} B per object in the live map ({:.2}× the {stored}-byte stored value), {:.0} B per object in the ring of recent events ({} events at most)",
+                per(used.live),
+                per(used.live) / stored as f64,
+                per(used.ring),
+                capstan::storage::CacheOptions::default().ring_capacity,
+            );
+        }
     });
 }

@@ -126,7 +126,11 @@ fn body_order(api_version: &str, kind: &str) -> &'static [&'static str] {
 enum Shape {
     /// An API object, a list, a Status or a watch event.
     Object,
+    /// An API object as stored: its metadata has no resourceVersion.
+    Stored,
     Metadata,
+    /// Metadata as stored: resourceVersion is left out.
+    StoredMetadata,
     Details,
     Cause,
     /// Anything else: kept as it is.
@@ -137,11 +141,11 @@ impl Shape {
     /// The fields that go first, in order (two runs, one after the other).
     fn order(self, map: &Map<String, Value>) -> [&'static [&'static str]; 2] {
         match self {
-            Shape::Object => {
+            Shape::Object | Shape::Stored => {
                 let text = |k: &str| map.get(k).and_then(Value::as_str).unwrap_or_default();
                 [LEADING, body_order(text("apiVersion"), text("kind"))]
             }
-            Shape::Metadata => [METADATA, &[]],
+            Shape::Metadata | Shape::StoredMetadata => [METADATA, &[]],
             Shape::Details => [DETAILS, &[]],
             Shape::Cause => [CAUSE, &[]],
             Shape::Plain => [&[], &[]],
@@ -152,6 +156,7 @@ impl Shape {
     fn child(self, key: &str) -> Shape {
         match (self, key) {
             (Shape::Object, "metadata") => Shape::Metadata,
+            (Shape::Stored, "metadata") => Shape::StoredMetadata,
             (Shape::Object, "items" | "object") => Shape::Object,
             (Shape::Object, "details") => Shape::Details,
             (Shape::Details, "causes") => Shape::Cause,
@@ -209,7 +214,11 @@ fn serialize_map<S: Serializer>(
         value,
         shape: shape.child(key),
     };
+    let skipped = |key: &str| shape == Shape::StoredMetadata && key == "resourceVersion";
     for key in order.iter().flat_map(|run| run.iter()) {
+        if skipped(key) {
+            continue;
+        }
         if let Some(value) = map.get(*key) {
             out.serialize_entry(key, &entry(key, value))?;
         }
@@ -236,20 +245,51 @@ pub fn to_item(value: &Value) -> Vec<u8> {
     })
 }
 
-/// The response body of a list whose items are already encoded (each by
-/// [`to_item`]): `head`
+/// `value` as the store keeps it: [`to_item`]'s encoding without
+/// `metadata.resourceVersion` (the store's revision is the version), so
+/// that the served JSON of a stored value is that value with the revision
+/// put back where kube's order has it (see [`crate::registry::stored`]).
+pub fn to_stored(value: &Value) -> Vec<u8> {
+    let stored = Ordered {
+        value,
+        shape: Shape::Stored,
+    };
+    serde_json::to_vec(&stored).unwrap_or_else(|e| {
+        tracing::error!(error = %e, "encoding an object for the store failed");
+        Vec::new()
+    })
+}
+
+/// A list item already encoded by [`to_item`] (or its equivalent).
+pub trait Item {
+    /// The encoded item's length in bytes.
+    fn byte_len(&self) -> usize;
+    fn write_to(&self, out: &mut Vec<u8>);
+}
+
+impl Item for bytes::Bytes {
+    fn byte_len(&self) -> usize {
+        self.as_ref().len()
+    }
+
+    fn write_to(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(self)
+    }
+}
+
+/// The response body of a list whose items are already encoded: `head`
 /// (kind, apiVersion, metadata) in kube's order, then `items`.
-pub fn list_with_items(head: &Value, items: &[bytes::Bytes]) -> Vec<u8> {
+pub fn list_with_items<I: Item>(head: &Value, items: &[I]) -> Vec<u8> {
     let mut out = to_vec(head);
     out.truncate(out.len().saturating_sub(2));
-    let size: usize = items.iter().map(|i| i.len() + 1).sum();
+    let size: usize = items.iter().map(|i| i.byte_len() + 1).sum();
     out.reserve(size + 16);
     out.extend_from_slice(b",\"items\":[");
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
-        out.extend_from_slice(item);
+        item.write_to(&mut out);
     }
     out.extend_from_slice(b"]}\n");
     out
@@ -329,6 +369,6 @@ mod tests {
             .collect();
         assert_eq!(list_with_items(&head, &encoded), to_vec(&whole));
         whole["items"] = json!([]);
-        assert_eq!(list_with_items(&head, &[]), to_vec(&whole));
+        assert_eq!(list_with_items::<bytes::Bytes>(&head, &[]), to_vec(&whole));
     }
 }

@@ -18,6 +18,7 @@ use serde_json::Value;
 use super::negotiate::partial_metadata;
 use crate::kube_json::Ordered;
 use crate::registry::decode;
+use crate::registry::stored::Served;
 use crate::storage::{Event, EventKind, Revision};
 
 /// Events kept in the memo by default: watchers get an event within moments
@@ -131,25 +132,22 @@ impl SharedEvent {
         kind != LineType::Deleted || self.event.kind != EventKind::Put
     }
 
-    /// The event's object as served, memoised with its key-value, which the
-    /// watch cache shares with the lists that read this version.
-    fn served_object(&self) -> Option<Bytes> {
-        let served = &self.event.kv.served;
-        if let Some(bytes) = served.get() {
-            return Some(bytes);
-        }
-        let item = crate::kube_json::to_item(self.object()?);
-        Some(served.keep(Bytes::from(item)))
+    /// The event's object as served (see [`crate::registry::stored`]);
+    /// when it must be encoded, the encoding is kept with its key-value,
+    /// which the watch cache shares with the lists that read this version.
+    fn served_object(&self) -> Option<Served> {
+        let encode = || self.object().map(crate::kube_json::to_item).ok_or(());
+        crate::registry::stored::served_item(&self.event.kv, encode).ok()
     }
 }
 
 /// A watch line around an object already encoded by `kube_json::to_item`.
-fn line_of_item(kind: &str, item: &[u8]) -> Bytes {
+fn line_of_item(kind: &str, item: &Served) -> Bytes {
     let mut out = Vec::with_capacity(item.len() + 32);
     out.extend_from_slice(b"{\"type\":\"");
     out.extend_from_slice(kind.as_bytes());
     out.extend_from_slice(b"\",\"object\":");
-    out.extend_from_slice(item);
+    item.write_to(&mut out);
     out.extend_from_slice(b"}\n");
     Bytes::from(out)
 }

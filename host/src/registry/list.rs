@@ -6,10 +6,10 @@
 //! encoded once, by its first reader (a list, a GET or a watch line), and
 //! every later read copies it.
 
-use bytes::Bytes;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 
+use super::stored::Served;
 use super::{decode, keys, storage_error, Registry};
 use crate::catalogue::ResourceInfo;
 use crate::kube_json;
@@ -68,8 +68,8 @@ impl Registry {
         res: &ResourceInfo,
         ns: Option<&str>,
         q: &ListQuery<'_>,
-    ) -> ApiResult<ListPage<Bytes>> {
-        let take: Take<'_, Bytes> =
+    ) -> ApiResult<ListPage<Served>> {
+        let take: Take<'_, Served> =
             Box::new(|kvs| Box::pin(async move { crate::cpu::heavy(|| served(q, &kvs)) }));
         self.list_with(res, ns, q, take).await
     }
@@ -80,7 +80,7 @@ impl Registry {
         res: &ResourceInfo,
         ns: Option<&str>,
         name: &str,
-    ) -> ApiResult<Bytes> {
+    ) -> ApiResult<Served> {
         let key = keys::key(res, ns, name);
         let found = self.storage.get(&key).await;
         match found.map_err(|e| storage_error(res, name, e))? {
@@ -200,7 +200,7 @@ async fn decoded(
 }
 
 /// The served JSON of the key-values the query keeps.
-fn served(q: &ListQuery<'_>, kvs: &[KeyValue]) -> ApiResult<Vec<Bytes>> {
+fn served(q: &ListQuery<'_>, kvs: &[KeyValue]) -> ApiResult<Vec<Served>> {
     let mut kept = Vec::new();
     for kv in kvs {
         if q.filter.is_none() {
@@ -215,17 +215,15 @@ fn served(q: &ListQuery<'_>, kvs: &[KeyValue]) -> ApiResult<Vec<Bytes>> {
     Ok(kept)
 }
 
-/// A key-value's served JSON: memoised, or encoded (from `decoded` when the
-/// caller has decoded it already) and kept for the next reader.
-fn served_of(kv: &KeyValue, decoded: Option<&Value>) -> ApiResult<Bytes> {
-    if let Some(bytes) = kv.served.get() {
-        return Ok(bytes);
-    }
-    let item = match decoded {
-        Some(obj) => kube_json::to_item(obj),
-        None => kube_json::to_item(&decode(kv)?),
-    };
-    Ok(kv.served.keep(Bytes::from(item)))
+/// A key-value's served JSON (see [`super::stored`]), encoded from
+/// `decoded` when it must be encoded and the caller has decoded it already.
+fn served_of(kv: &KeyValue, decoded: Option<&Value>) -> ApiResult<Served> {
+    super::stored::served_item(kv, || {
+        Ok(match decoded {
+            Some(obj) => kube_json::to_item(obj),
+            None => kube_json::to_item(&decode(kv)?),
+        })
+    })
 }
 
 fn list_error(res: &ResourceInfo, e: StorageError, continuing: bool) -> ApiError {
@@ -271,7 +269,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn served_items_are_the_decoded_objects_encoded_and_are_reused() {
+    async fn served_items_are_the_decoded_objects_encoded() {
         let (registry, res, _dir) = registry_with(&["a", "b", "c"]).await;
         let q = ListQuery::default();
         let decoded = registry.list(&res, Some("d"), &q).await.expect("list");
@@ -281,18 +279,8 @@ mod tests {
             .expect("list");
         assert_eq!(served.revision, decoded.revision);
         let expected: Vec<Vec<u8>> = decoded.items.iter().map(kube_json::to_item).collect();
-        let got: Vec<Vec<u8>> = served.items.iter().map(|b| b.to_vec()).collect();
+        let got: Vec<Vec<u8>> = served.items.iter().map(Served::to_vec).collect();
         assert_eq!(got, expected);
-        let again = registry
-            .list_served(&res, Some("d"), &q)
-            .await
-            .expect("list");
-        let same = |a: &Bytes, b: &Bytes| a.as_ptr() == b.as_ptr();
-        assert!(served
-            .items
-            .iter()
-            .zip(&again.items)
-            .all(|(a, b)| same(a, b)));
     }
 
     #[tokio::test]
@@ -308,9 +296,10 @@ mod tests {
             .list_served(&res, Some("d"), &q)
             .await
             .expect("list");
-        let names = |items: &[Bytes]| -> Vec<String> {
-            let name = |b: &Bytes| {
-                serde_json::from_slice::<Value>(b).expect("json")["metadata"]["name"].clone()
+        let names = |items: &[Served]| -> Vec<String> {
+            let name = |b: &Served| {
+                serde_json::from_slice::<Value>(&b.to_vec()).expect("json")["metadata"]["name"]
+                    .clone()
             };
             items
                 .iter()

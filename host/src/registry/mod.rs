@@ -9,6 +9,7 @@ mod list;
 pub mod meta;
 pub mod names;
 pub mod scale;
+pub mod stored;
 pub mod strategy;
 mod update;
 
@@ -152,20 +153,31 @@ pub fn decode(kv: &KeyValue) -> ApiResult<Value> {
 pub const MAX_STORED_BYTES: usize = 1536 * 1024;
 
 /// Encodes an object for storage (resourceVersion is the store's, not the
-/// value's); an object larger than [`MAX_STORED_BYTES`] is a 413.
+/// value's; see [`stored`]); an object larger than [`MAX_STORED_BYTES`] is
+/// a 413.
 pub fn encode(obj: &Value) -> ApiResult<bytes::Bytes> {
-    let text = if meta::resource_version(obj).is_some() {
-        let mut o = obj.clone();
-        meta::metadata_mut(&mut o).remove("resourceVersion");
-        o.to_string()
-    } else {
-        obj.to_string()
-    };
-    let bytes = bytes::Bytes::from(text);
-    if bytes.len() > MAX_STORED_BYTES {
-        return Err(object_too_large(bytes.len()));
+    let mut text = crate::cpu::for_request(|| crate::kube_json::to_stored(obj));
+    // The cache keeps these bytes: no spare capacity with them.
+    text.shrink_to_fit();
+    if text.is_empty() {
+        return Err(ApiError::internal("the object could not be encoded"));
     }
-    Ok(bytes)
+    if text.len() > MAX_STORED_BYTES {
+        return Err(object_too_large(text.len()));
+    }
+    Ok(bytes::Bytes::from(text))
+}
+
+/// The object a write stored, as its response shows it: `obj` itself with
+/// the new resourceVersion (a built-in's stored value is `obj` encoded), or,
+/// for a custom resource, the stored value in `res`'s version.
+pub async fn written(res: &ResourceInfo, mut obj: Value, kv: &KeyValue) -> ApiResult<Value> {
+    if res.custom.is_some() || !obj.is_object() {
+        return decode_as(res, kv).await;
+    }
+    meta::metadata_mut(&mut obj)
+        .insert("resourceVersion".into(), json!(kv.mod_revision.to_string()));
+    Ok(obj)
 }
 
 /// A stored object as `res`'s version shows it.
@@ -392,7 +404,7 @@ impl Registry {
                 return self.dry_run_create(res, &key, &name, obj).await;
             }
             match self.storage.create(&key, encode_as(res, &obj).await?).await {
-                Ok(kv) => return decode_as(res, &kv).await,
+                Ok(kv) => return written(res, obj, &kv).await,
                 Err(StorageError::AlreadyExists { .. }) if generate => continue,
                 Err(e) => return Err(storage_error(res, &name, e)),
             }

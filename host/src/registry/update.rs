@@ -1,7 +1,7 @@
 //! Updates: read, change, write guarded by the read's mod_revision (the
 //! `GuaranteedUpdate` loop), and PUT semantics for an object and its status.
 
-use super::{decode_as, encode_as, keys, meta, storage_error, Registry, WriteOptions};
+use super::{encode_as, keys, meta, storage_error, written, Registry, WriteOptions};
 use crate::catalogue::ResourceInfo;
 use crate::status::{ApiError, ApiResult};
 use crate::storage::StorageError;
@@ -126,7 +126,11 @@ impl Registry {
                 return Ok(UpdateOutcome::Updated(desired));
             }
             match self.storage.update(&key, bytes, kv.mod_revision).await {
-                Ok(stored) => return Ok(UpdateOutcome::Updated(decode_as(res, &stored).await?)),
+                Ok(stored) => {
+                    return Ok(UpdateOutcome::Updated(
+                        written(res, desired, &stored).await?,
+                    ))
+                }
                 Err(StorageError::Conflict { .. }) if precondition.is_none() => continue,
                 Err(e) => return Err(storage_error(res, name, e)),
             }

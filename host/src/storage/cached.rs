@@ -22,7 +22,9 @@
 //! outside the prefix, revisions the ring no longer covers, and every request
 //! while the cache is not synced) is delegated to the inner store.
 
+mod live;
 mod memory;
+pub use memory::MemoryUse;
 mod read;
 mod reflector;
 mod state;
@@ -243,7 +245,7 @@ impl CachedStorage {
 
     /// Estimated heap bytes of cached keys, values and the event ring.
     /// Walks the whole cache.
-    pub fn memory_bytes(&self) -> usize {
+    pub fn memory_bytes(&self) -> MemoryUse {
         memory::estimate(&self.shared.read_state())
     }
 

@@ -14,24 +14,39 @@ use crate::storage::{Event, KeyValue};
 /// lengths and spare slots in partly filled nodes).
 const BTREE_ENTRY_OVERHEAD: usize = 16;
 
+/// Bytes held by `state`, in two parts.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MemoryUse {
+    /// The live key-values: one per cached object.
+    pub live: usize,
+    /// The ring of recent events (at most its capacity of them), beyond
+    /// the values the live map holds too.
+    pub ring: usize,
+}
+
+impl MemoryUse {
+    pub fn total(&self) -> usize {
+        self.live + self.ring
+    }
+}
+
 /// Bytes held by `state`: keys, values, map entries and ring slots.
 /// Walks everything (O(keys + events)); not for hot paths.
-pub(super) fn estimate(state: &CacheState) -> usize {
+pub(super) fn estimate(state: &CacheState) -> MemoryUse {
     let mut seen = HashSet::new();
-    let mut total = 0;
-    for (key, kv) in &state.live {
-        total += key.capacity() + size_of::<String>() + BTREE_ENTRY_OVERHEAD;
-        total += kv_bytes(kv, &mut seen);
+    let mut live = 0;
+    for kv in state.live.iter() {
+        live += BTREE_ENTRY_OVERHEAD + kv_bytes(kv, &mut seen);
     }
-    total += state.ring.capacity() * size_of::<Event>();
+    let mut ring = state.ring.capacity() * size_of::<Event>();
     for event in &state.ring {
-        total += event.kv.key.capacity() + value_bytes(&event.kv.value, &mut seen);
+        ring += event.kv.key.capacity() + value_bytes(&event.kv.value, &mut seen);
         if let Some(prev) = &event.prev {
-            total += size_of::<KeyValue>() + prev.key.capacity();
-            total += value_bytes(&prev.value, &mut seen);
+            ring += size_of::<KeyValue>() + prev.key.capacity();
+            ring += value_bytes(&prev.value, &mut seen);
         }
     }
-    total
+    MemoryUse { live, ring }
 }
 
 /// A key-value's struct, key and (unless already counted) value and

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::ops::Bound;
 
+use super::live::Live;
 use super::state::CacheState;
 use crate::storage::{KeyValue, RangeResult, Revision};
 
@@ -32,12 +33,12 @@ impl<'a> Selector<'a> {
     /// Live keys selected, ascending.
     fn scan<'m>(
         &self,
-        live: &'m BTreeMap<String, KeyValue>,
+        live: &'m Live,
     ) -> impl Iterator<Item = (&'m str, &'m KeyValue)> + use<'m, 'a> {
         let prefix = self.prefix;
-        live.range::<str, _>((self.lower(), Bound::Unbounded))
-            .take_while(move |(k, _)| k.starts_with(prefix))
-            .map(|(k, v)| (k.as_str(), v))
+        live.from(self.lower())
+            .take_while(move |kv| kv.key.starts_with(prefix))
+            .map(|kv| (kv.key.as_str(), kv))
     }
 }
 

@@ -2,8 +2,9 @@
 //! ring of recent events (for watch replay and reads at past revisions), and
 //! the registered watchers that live events are fanned out to.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
+use super::live::Live;
 use super::watchers::Watchers;
 use crate::storage::{Event, EventKind, KeyValue, Revision, StorageError};
 
@@ -27,7 +28,7 @@ pub(super) struct CacheState {
     /// are never served from memory, so clients get `Compacted` as usual.
     pub compacted: Revision,
     /// Latest value of every live key under the cached prefix.
-    pub live: BTreeMap<String, KeyValue>,
+    pub live: Live,
     /// Recent events in revision order, oldest first.
     pub ring: VecDeque<Event>,
     ring_capacity: usize,
@@ -44,7 +45,7 @@ impl CacheState {
             last_progress: 0,
             base: 0,
             compacted: 0,
-            live: BTreeMap::new(),
+            live: Live::default(),
             ring: VecDeque::new(),
             ring_capacity: ring_capacity.max(1),
             watchers: Watchers::new(watcher_capacity),
@@ -54,7 +55,7 @@ impl CacheState {
     /// Replaces the contents with a fresh list taken at `revision`. Watchers
     /// cannot be continued across the gap, so they are cut off.
     pub fn reset(&mut self, kvs: Vec<KeyValue>, revision: Revision) {
-        self.live = kvs.into_iter().map(|kv| (kv.key.clone(), kv)).collect();
+        self.live = Live::from_list(kvs);
         self.ring.clear();
         self.base = revision;
         self.revision = revision;
@@ -74,7 +75,7 @@ impl CacheState {
             return;
         }
         let old = match event.kind {
-            EventKind::Put => self.live.insert(event.kv.key.clone(), event.kv.clone()),
+            EventKind::Put => self.live.insert(event.kv.clone()),
             EventKind::Delete => self.live.remove(&event.kv.key),
         };
         // The map held the exact previous value (the stream is gap-free), so

@@ -414,7 +414,7 @@ async fn compaction_by_someone_else_is_learned() {
 async fn memory_estimate_grows_with_cached_objects() {
     let db = TempCached::new();
     let (_inner, cache) = counted(&db, CacheOptions::default()).await;
-    let empty = cache.memory_bytes();
+    let empty = cache.memory_bytes().total();
     for i in 0..1000 {
         // Distinct buffers, as objects decoded from requests are.
         let value = Bytes::from(vec![b'x'; 1000]);
@@ -424,7 +424,7 @@ async fn memory_estimate_grows_with_cached_objects() {
             .unwrap();
     }
     cache.count("/registry/mem/").await.unwrap();
-    let full = cache.memory_bytes();
+    let full = cache.memory_bytes().total();
     // At least the values themselves, and not wildly more than 2x.
     assert!(full - empty >= 1000 * 1000, "{empty} -> {full}");
     assert!(
@@ -614,7 +614,7 @@ async fn a_source_compacted_past_the_cache_is_relisted_and_watchers_are_told() {
 async fn memory_per_10k_cached_objects() {
     let db = TempCached::new();
     let (_inner, cache) = counted(&db, CacheOptions::default()).await;
-    let empty = cache.memory_bytes();
+    let empty = cache.memory_bytes().total();
     for i in 0..10_000 {
         let value = format!(
             "{{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{{\"name\":\"cm-{i:05}\",\"namespace\":\"default\",\"uid\":\"{i:036}\"}},\"data\":{{\"k\":\"{}\"}}}}",
@@ -629,7 +629,7 @@ async fn memory_per_10k_cached_objects() {
             .unwrap();
     }
     cache.count("/registry/configmaps/").await.unwrap();
-    let full = cache.memory_bytes();
+    let full = cache.memory_bytes().total();
     tracing::info!(
         "10k objects of ~430 bytes: {} bytes total, {} bytes per object (incl. 10k ring events)",
         full - empty,

@@ -1,0 +1,301 @@
+//! Stored values and their served JSON. The registry stores an object as
+//! [`crate::kube_json::to_stored`] encodes it: kube's field order without
+//! `metadata.resourceVersion`. Its served JSON (what a GET, a LIST item or
+//! a watch event carries) is then those bytes with `"resourceVersion"`
+//! put back after `name`, `generateName`, `namespace`, `selfLink` and
+//! `uid`, where kube's order has it: two copies of slices, no decoding or
+//! encoding, and nothing kept besides the stored value.
+//!
+//! A value not in that form (written by an older Capstan, whose values kept
+//! the client's field order) is decoded and encoded once, and the result
+//! kept with its key-value ([`crate::storage::KeyValue::served`]).
+
+use std::io::Write;
+
+use bytes::Bytes;
+
+use crate::storage::{KeyValue, Revision};
+
+/// The metadata fields kube's order puts before `resourceVersion`.
+const BEFORE_RESOURCE_VERSION: &[&[u8]] =
+    &[b"name", b"generateName", b"namespace", b"selfLink", b"uid"];
+
+/// A key-value's served JSON: the stored value with the revision spliced
+/// in, or bytes kept with the key-value. Written out by [`Served::write_to`]
+/// (into a list body or a watch line) without an intermediate copy.
+pub struct Served {
+    value: Bytes,
+    /// Where the revision's field goes in `value`, and with which comma.
+    splice: Option<Splice>,
+}
+
+/// Where `"resourceVersion":"<revision>"` goes in a stored value.
+#[derive(Clone, Copy)]
+struct Splice {
+    at: usize,
+    revision: Revision,
+    /// The field is metadata's last (a comma before it unless it is its
+    /// only one) or comes before another (a comma after it).
+    comma: Comma,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Comma {
+    None,
+    Before,
+    After,
+}
+
+const FIELD_HEAD: &[u8] = b"\"resourceVersion\":\"";
+
+impl Splice {
+    /// The field's length with its comma.
+    fn len(&self) -> usize {
+        let digits = self.revision.checked_ilog10().map_or(1, |d| d as usize + 1);
+        let sign = usize::from(self.revision < 0);
+        FIELD_HEAD.len() + sign + digits + 1 + usize::from(self.comma != Comma::None)
+    }
+
+    fn write_to(&self, out: &mut Vec<u8>) {
+        if self.comma == Comma::Before {
+            out.push(b',');
+        }
+        out.extend_from_slice(FIELD_HEAD);
+        let _ = write!(out, "{}", self.revision);
+        out.push(b'"');
+        if self.comma == Comma::After {
+            out.push(b',');
+        }
+    }
+}
+
+impl Served {
+    /// The served JSON's length in bytes.
+    pub fn len(&self) -> usize {
+        self.value.len() + self.splice.map_or(0, |s| s.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Appends the served JSON to `out`.
+    pub fn write_to(&self, out: &mut Vec<u8>) {
+        let Some(splice) = self.splice else {
+            return out.extend_from_slice(&self.value);
+        };
+        out.extend_from_slice(&self.value[..splice.at]);
+        splice.write_to(out);
+        out.extend_from_slice(&self.value[splice.at..]);
+    }
+
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.len() + 1);
+        self.write_to(&mut out);
+        out
+    }
+}
+
+impl crate::kube_json::Item for Served {
+    fn byte_len(&self) -> usize {
+        Served::len(self)
+    }
+
+    fn write_to(&self, out: &mut Vec<u8>) {
+        Served::write_to(self, out)
+    }
+}
+
+/// A key-value's served JSON: spliced from the stored value, memoised, or
+/// encoded by `encode` (the decoded object in kube's order) and kept for
+/// the next reader.
+pub fn served_item<E>(
+    kv: &KeyValue,
+    encode: impl FnOnce() -> Result<Vec<u8>, E>,
+) -> Result<Served, E> {
+    let value = match kv.served.get() {
+        Some(kept) => kept,
+        None => match splice(&kv.value, kv.mod_revision) {
+            Some(splice) => {
+                let value = kv.value.clone();
+                return Ok(Served {
+                    value,
+                    splice: Some(splice),
+                });
+            }
+            None => kv.served.keep(Bytes::from(encode()?)),
+        },
+    };
+    Ok(Served {
+        value,
+        splice: None,
+    })
+}
+
+/// Where in `stored` the revision's field goes, and with which comma; `None`
+/// when `stored` is not in the stored form (it must begin
+/// `{"kind":…,"apiVersion":…,"metadata":{` and list the fields before
+/// `resourceVersion` first, as strings).
+fn splice(stored: &[u8], revision: Revision) -> Option<Splice> {
+    let (at, first) = insertion_point(stored)?;
+    let comma = match (first, stored.get(at)) {
+        (_, Some(b'"')) => Comma::After,
+        (true, _) => Comma::None,
+        (false, _) => Comma::Before,
+    };
+    Some(Splice {
+        at,
+        revision,
+        comma,
+    })
+}
+
+/// Where the field goes: the offset of the first metadata field that comes
+/// after it (or of metadata's closing brace), and whether metadata had no
+/// field before that point.
+fn insertion_point(b: &[u8]) -> Option<(usize, bool)> {
+    let mut at = expect(b, 0, b"{\"kind\":")?;
+    at = skip_string(b, at)?;
+    at = expect(b, at, b",\"apiVersion\":")?;
+    at = skip_string(b, at)?;
+    at = expect(b, at, b",\"metadata\":{")?;
+    let mut first = true;
+    loop {
+        match b.get(at)? {
+            b'}' => return Some((at, first)),
+            b'"' => {}
+            _ => return None,
+        }
+        let key_end = skip_string(b, at)?;
+        let key = &b[at + 1..key_end - 1];
+        if key == b"resourceVersion" || key.contains(&b'\\') {
+            return None;
+        }
+        if !BEFORE_RESOURCE_VERSION.contains(&key) {
+            return Some((at, first));
+        }
+        let value_end = skip_string(b, expect(b, key_end, b":")?)?;
+        first = false;
+        at = match b.get(value_end)? {
+            b',' => value_end + 1,
+            b'}' => value_end,
+            _ => return None,
+        };
+    }
+}
+
+/// The offset after `literal`, which must be at `at`.
+fn expect(b: &[u8], at: usize, literal: &[u8]) -> Option<usize> {
+    b.get(at..at + literal.len())
+        .filter(|s| *s == literal)
+        .map(|_| at + literal.len())
+}
+
+/// The offset after the JSON string starting at `at`.
+fn skip_string(b: &[u8], at: usize) -> Option<usize> {
+    if b.get(at) != Some(&b'"') {
+        return None;
+    }
+    let mut i = at + 1;
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'\\' => i += 2,
+            b'"' => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kube_json;
+    use serde_json::{json, Value};
+
+    /// What the served JSON must be: the decoded object, resourceVersion
+    /// set, encoded in kube's order.
+    fn served_by_decoding(stored: &[u8], revision: Revision) -> Vec<u8> {
+        let mut obj: Value = serde_json::from_slice(stored).unwrap();
+        obj["metadata"]["resourceVersion"] = json!(revision.to_string());
+        kube_json::to_item(&obj)
+    }
+
+    fn with_resource_version(stored: &[u8], revision: Revision) -> Option<Vec<u8>> {
+        let splice = splice(stored, revision)?;
+        let value = Bytes::copy_from_slice(stored);
+        Some(
+            Served {
+                value,
+                splice: Some(splice),
+            }
+            .to_vec(),
+        )
+    }
+
+    #[test]
+    fn the_revision_goes_where_kubes_order_has_it() {
+        let objects = [
+            json!({"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "a", "namespace": "d", "uid": "u-1", "creationTimestamp": "t", "labels": {"x": "y"}}, "data": {"k": "v"}}),
+            json!({"kind": "Namespace", "apiVersion": "v1", "metadata": {"name": "n"}, "spec": {}}),
+            json!({"kind": "Namespace", "apiVersion": "v1", "metadata": {}, "spec": {}}),
+            json!({"kind": "Pod", "apiVersion": "v1", "metadata": {"generateName": "p-", "name": "p-\"x\\\\", "selfLink": "/s", "uid": "u", "resourceVersion": "9", "generation": 2}}),
+            json!({"kind": "Secret", "apiVersion": "v1", "metadata": {"annotations": {"name": "n"}}, "type": "Opaque"}),
+        ];
+        for obj in objects {
+            let stored = kube_json::to_stored(&obj);
+            assert!(!String::from_utf8_lossy(&stored).contains("resourceVersion"));
+            for revision in [1, 42, 9_876_543_210] {
+                let spliced = with_resource_version(&stored, revision).expect("stored form");
+                let len = splice(&stored, revision).map_or(0, |s| s.len()) + stored.len();
+                assert_eq!(spliced.len(), len);
+                assert_eq!(
+                    String::from_utf8(spliced).unwrap(),
+                    String::from_utf8(served_by_decoding(&stored, revision)).unwrap()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn values_in_another_order_are_not_spliced() {
+        for old in [
+            r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}"#,
+            r#"{"kind":"ConfigMap","apiVersion":"v1","data":{},"metadata":{"name":"a"}}"#,
+            r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","resourceVersion":"1"}}"#,
+            r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":7}}"#,
+            r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a"#,
+            "",
+        ] {
+            assert_eq!(with_resource_version(old.as_bytes(), 1), None, "{old}");
+        }
+    }
+
+    #[test]
+    fn an_old_value_is_encoded_once_and_kept_a_stored_one_is_never_kept() {
+        let kv = |value: &str| KeyValue {
+            key: "/registry/configmaps/d/a".into(),
+            value: Bytes::from(value.to_string()),
+            create_revision: 3,
+            mod_revision: 5,
+            served: Default::default(),
+        };
+        let old = kv(r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}"#);
+        let encoded = served_item(&old, || Ok::<_, ()>(served_by_decoding(&old.value, 5)));
+        assert_eq!(
+            old.served.get().map(|b| b.to_vec()),
+            Some(encoded.unwrap().to_vec())
+        );
+        let again = served_item(&old, || Err("not encoded again"));
+        assert!(again.is_ok());
+
+        let stored = kube_json::to_stored(
+            &json!({"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "a"}}),
+        );
+        let new = kv(std::str::from_utf8(&stored).unwrap());
+        let served = served_item(&new, || Err("spliced, not encoded")).unwrap();
+        assert_eq!(served.to_vec(), served_by_decoding(&stored, 5));
+        assert_eq!(served.len(), served.to_vec().len());
+        assert_eq!(new.served.get(), None, "nothing kept besides the value");
+    }
+}
