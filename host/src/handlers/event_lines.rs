@@ -275,10 +275,10 @@ mod tests {
         let line = shared.line(LineType::Modified, LineFormat::Object).unwrap();
         let object = shared.object().unwrap();
         assert_eq!(line, encode_line("MODIFIED", object).unwrap());
-        let served = cached
-            .served
-            .get()
-            .expect("the cached key-value shares the encoding");
+        let served = match cached.served.get() {
+            Some(crate::storage::ServedForm::Encoded(bytes)) => bytes,
+            other => panic!("the cached key-value shares the encoding: {other:?}"),
+        };
         assert_eq!(&served[..], &crate::kube_json::to_item(object)[..]);
     }
 

@@ -10,11 +10,9 @@
 //! the client's field order) is decoded and encoded once, and the result
 //! kept with its key-value ([`crate::storage::KeyValue::served`]).
 
-use std::io::Write;
-
 use bytes::Bytes;
 
-use crate::storage::{KeyValue, Revision};
+use crate::storage::{KeyValue, Revision, ServedForm};
 
 /// The metadata fields kube's order puts before `resourceVersion`.
 const BEFORE_RESOURCE_VERSION: &[&[u8]] =
@@ -46,6 +44,21 @@ enum Comma {
     After,
 }
 
+impl Comma {
+    /// As kept in [`ServedForm::Spliced`].
+    fn code(self) -> u8 {
+        self as u8
+    }
+
+    fn from_code(code: u8) -> Self {
+        match code {
+            1 => Comma::Before,
+            2 => Comma::After,
+            _ => Comma::None,
+        }
+    }
+}
+
 const FIELD_HEAD: &[u8] = b"\"resourceVersion\":\"";
 
 impl Splice {
@@ -61,7 +74,7 @@ impl Splice {
             out.push(b',');
         }
         out.extend_from_slice(FIELD_HEAD);
-        let _ = write!(out, "{}", self.revision);
+        push_decimal(out, self.revision);
         out.push(b'"');
         if self.comma == Comma::After {
             out.push(b',');
@@ -106,29 +119,37 @@ impl crate::kube_json::Item for Served {
     }
 }
 
-/// A key-value's served JSON: spliced from the stored value, memoised, or
-/// encoded by `encode` (the decoded object in kube's order) and kept for
-/// the next reader.
+/// A key-value's served JSON: the stored value with the revision spliced
+/// in, or, for a value not in the stored form, encoded by `encode` (the
+/// decoded object in kube's order). Either way what was worked out (where
+/// the splice goes, or the encoding) is kept for the next reader.
 pub fn served_item<E>(
     kv: &KeyValue,
     encode: impl FnOnce() -> Result<Vec<u8>, E>,
 ) -> Result<Served, E> {
-    let value = match kv.served.get() {
-        Some(kept) => kept,
-        None => match splice(&kv.value, kv.mod_revision) {
-            Some(splice) => {
-                let value = kv.value.clone();
-                return Ok(Served {
-                    value,
-                    splice: Some(splice),
-                });
-            }
-            None => kv.served.keep(Bytes::from(encode()?)),
+    let form = match kv.served.get() {
+        Some(form) => form,
+        None => match splice_point(&kv.value) {
+            Some((at, comma)) => kv.served.keep(ServedForm::Spliced {
+                at,
+                how: comma.code(),
+            }),
+            None => kv.served.keep(ServedForm::Encoded(Bytes::from(encode()?))),
         },
     };
-    Ok(Served {
-        value,
-        splice: None,
+    Ok(match form {
+        ServedForm::Encoded(value) => Served {
+            value,
+            splice: None,
+        },
+        ServedForm::Spliced { at, how } => Served {
+            value: kv.value.clone(),
+            splice: Some(Splice {
+                at: at as usize,
+                revision: kv.mod_revision,
+                comma: Comma::from_code(how),
+            }),
+        },
     })
 }
 
@@ -136,18 +157,33 @@ pub fn served_item<E>(
 /// when `stored` is not in the stored form (it must begin
 /// `{"kind":…,"apiVersion":…,"metadata":{` and list the fields before
 /// `resourceVersion` first, as strings).
-fn splice(stored: &[u8], revision: Revision) -> Option<Splice> {
+fn splice_point(stored: &[u8]) -> Option<(u32, Comma)> {
     let (at, first) = insertion_point(stored)?;
     let comma = match (first, stored.get(at)) {
         (_, Some(b'"')) => Comma::After,
         (true, _) => Comma::None,
         (false, _) => Comma::Before,
     };
-    Some(Splice {
-        at,
-        revision,
-        comma,
-    })
+    Some((u32::try_from(at).ok()?, comma))
+}
+
+/// Appends `n` in decimal.
+fn push_decimal(out: &mut Vec<u8>, n: Revision) {
+    if n < 0 {
+        out.push(b'-');
+    }
+    let mut digits = [0u8; 20];
+    let mut rest = n.unsigned_abs();
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[start..]);
 }
 
 /// Where the field goes: the offset of the first metadata field that comes
@@ -221,6 +257,16 @@ mod tests {
         kube_json::to_item(&obj)
     }
 
+    fn splice(stored: &[u8], revision: Revision) -> Option<Splice> {
+        let (at, comma) = splice_point(stored)?;
+        let at = at as usize;
+        Some(Splice {
+            at,
+            revision,
+            comma,
+        })
+    }
+
     fn with_resource_version(stored: &[u8], revision: Revision) -> Option<Vec<u8>> {
         let splice = splice(stored, revision)?;
         let value = Bytes::copy_from_slice(stored);
@@ -245,7 +291,7 @@ mod tests {
         for obj in objects {
             let stored = kube_json::to_stored(&obj);
             assert!(!String::from_utf8_lossy(&stored).contains("resourceVersion"));
-            for revision in [1, 42, 9_876_543_210] {
+            for revision in [0, 1, 42, 9_876_543_210, -7] {
                 let spliced = with_resource_version(&stored, revision).expect("stored form");
                 let len = splice(&stored, revision).map_or(0, |s| s.len()) + stored.len();
                 assert_eq!(spliced.len(), len);
@@ -272,7 +318,7 @@ mod tests {
     }
 
     #[test]
-    fn an_old_value_is_encoded_once_and_kept_a_stored_one_is_never_kept() {
+    fn an_old_value_is_encoded_once_and_kept_a_stored_one_keeps_where_to_splice() {
         let kv = |value: &str| KeyValue {
             key: "/registry/configmaps/d/a".into(),
             value: Bytes::from(value.to_string()),
@@ -282,10 +328,11 @@ mod tests {
         };
         let old = kv(r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}"#);
         let encoded = served_item(&old, || Ok::<_, ()>(served_by_decoding(&old.value, 5)));
-        assert_eq!(
-            old.served.get().map(|b| b.to_vec()),
-            Some(encoded.unwrap().to_vec())
-        );
+        let kept = match old.served.get() {
+            Some(ServedForm::Encoded(bytes)) => bytes.to_vec(),
+            other => panic!("kept {other:?}"),
+        };
+        assert_eq!(kept, encoded.unwrap().to_vec());
         let again = served_item(&old, || Err("not encoded again"));
         assert!(again.is_ok());
 
@@ -296,6 +343,12 @@ mod tests {
         let served = served_item(&new, || Err("spliced, not encoded")).unwrap();
         assert_eq!(served.to_vec(), served_by_decoding(&stored, 5));
         assert_eq!(served.len(), served.to_vec().len());
-        assert_eq!(new.served.get(), None, "nothing kept besides the value");
+        let kept = new.served.get();
+        assert!(
+            matches!(kept, Some(ServedForm::Spliced { .. })),
+            "only where the revision goes is kept: {kept:?}"
+        );
+        let again = served_item(&new, || Err("spliced, not encoded")).unwrap();
+        assert_eq!(again.to_vec(), served.to_vec());
     }
 }

@@ -37,41 +37,51 @@ pub struct KeyValue {
     pub create_revision: Revision,
     /// Revision of the last write to this key (the object's resourceVersion).
     pub mod_revision: Revision,
-    /// The value as served, encoded once by its first reader and shared by
-    /// every clone of this key-value: the watch cache keeps one per cached
-    /// version, so every later list of it copies bytes instead of encoding.
-    pub served: ServedBytes,
+    /// How the value is served, worked out once by its first reader and
+    /// shared by every clone of this key-value: the watch cache keeps one
+    /// per cached version, so later readers of it reuse the work.
+    pub served: ServedSlot,
 }
 
-/// A once-set slot for bytes derived from one key-value version (see
+/// What a reader worked out to serve one key-value version (see
+/// [`crate::registry::stored`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ServedForm {
+    /// The served JSON itself.
+    Encoded(Bytes),
+    /// Served as the value with something spliced in: where and how.
+    Spliced { at: u32, how: u8 },
+}
+
+/// A once-set slot for what readers derive from one key-value version (see
 /// [`KeyValue::served`]). Clones share the slot; it takes no part in
 /// equality, which is about the stored data.
 #[derive(Clone, Default)]
-pub struct ServedBytes(Arc<std::sync::OnceLock<Bytes>>);
+pub struct ServedSlot(Arc<std::sync::OnceLock<ServedForm>>);
 
-impl ServedBytes {
-    /// The memoised bytes, if any reader made them.
-    pub fn get(&self) -> Option<Bytes> {
+impl ServedSlot {
+    /// What a reader kept, if any did.
+    pub fn get(&self) -> Option<ServedForm> {
         self.0.get().cloned()
     }
 
-    /// Keeps `bytes` unless another reader was first; returns what is kept.
-    pub fn keep(&self, bytes: Bytes) -> Bytes {
-        self.0.get_or_init(|| bytes).clone()
+    /// Keeps `form` unless another reader was first; returns what is kept.
+    pub fn keep(&self, form: ServedForm) -> ServedForm {
+        self.0.get_or_init(|| form).clone()
     }
 }
 
-impl PartialEq for ServedBytes {
+impl PartialEq for ServedSlot {
     fn eq(&self, _: &Self) -> bool {
         true
     }
 }
 
-impl std::fmt::Debug for ServedBytes {
+impl std::fmt::Debug for ServedSlot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "ServedBytes({})",
+            "ServedSlot({})",
             if self.0.get().is_some() {
                 "set"
             } else {

@@ -8,7 +8,7 @@ use std::mem::size_of;
 use bytes::Bytes;
 
 use super::state::CacheState;
-use crate::storage::{Event, KeyValue};
+use crate::storage::{Event, KeyValue, ServedForm};
 
 /// Rough per-entry bookkeeping of a `BTreeMap` node (parent pointers,
 /// lengths and spare slots in partly filled nodes).
@@ -52,7 +52,10 @@ pub(super) fn estimate(state: &CacheState) -> MemoryUse {
 /// A key-value's struct, key and (unless already counted) value and
 /// served bytes.
 fn kv_bytes(kv: &KeyValue, seen: &mut HashSet<(usize, usize)>) -> usize {
-    let served = kv.served.get().map_or(0, |b| value_bytes(&b, seen));
+    let served = match kv.served.get() {
+        Some(ServedForm::Encoded(bytes)) => value_bytes(&bytes, seen),
+        _ => 0,
+    };
     size_of::<KeyValue>() + kv.key.capacity() + value_bytes(&kv.value, seen) + served
 }
 
