@@ -153,6 +153,23 @@ pub fn served_item<E>(
     })
 }
 
+/// Whether `encoded` (an object just encoded for the store) is the object
+/// `stored` holds: the same bytes, or, for a value an older Capstan wrote in
+/// another field order, the same JSON (so that a write changing nothing
+/// stays a no-op across an upgrade).
+pub fn same_object(stored: &[u8], encoded: &[u8]) -> bool {
+    if stored == encoded {
+        return true;
+    }
+    if splice_point(stored).is_some() {
+        return false;
+    }
+    let parse = |b: &[u8]| serde_json::from_slice::<serde_json::Value>(b).ok();
+    crate::cpu::for_request(
+        || matches!((parse(stored), parse(encoded)), (Some(a), Some(b)) if a == b),
+    )
+}
+
 /// Where in `stored` the revision's field goes, and with which comma; `None`
 /// when `stored` is not in the stored form (it must begin
 /// `{"kind":…,"apiVersion":…,"metadata":{` and list the fields before
@@ -301,6 +318,20 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn an_old_value_in_another_order_is_the_same_object_a_changed_one_is_not() {
+        let obj = json!({"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "a", "labels": {"x": "1"}}, "data": {"k": "v"}});
+        let encoded = kube_json::to_stored(&obj);
+        let old = br#"{"apiVersion":"v1","data":{"k":"v"},"kind":"ConfigMap","metadata":{"labels":{"x":"1"},"name":"a"}}"#;
+        assert!(same_object(old, &encoded));
+        assert!(same_object(&encoded, &encoded));
+        let changed = kube_json::to_stored(
+            &json!({"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "a", "labels": {"x": "2"}}, "data": {"k": "v"}}),
+        );
+        assert!(!same_object(old, &changed));
+        assert!(!same_object(&encoded, &changed));
     }
 
     #[test]

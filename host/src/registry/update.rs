@@ -119,7 +119,7 @@ impl Registry {
                 }
             }
             let bytes = encode_as(res, &desired).await?;
-            if bytes == kv.value {
+            if super::stored::same_object(&kv.value, &bytes) {
                 return Ok(UpdateOutcome::Unchanged(current));
             }
             if opts.dry_run {
