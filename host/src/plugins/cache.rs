@@ -11,7 +11,7 @@ use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use ring::digest::{Context, SHA256};
+use ring::digest::{digest, Context, SHA256};
 use wasmtime::component::Component;
 use wasmtime::Engine;
 
@@ -22,9 +22,7 @@ const UNUSED_FOR: Duration = Duration::from_secs(30 * 24 * 3600);
 /// it (so a start does not write to every entry it loads).
 const TOUCH_AFTER: Duration = Duration::from_secs(24 * 3600);
 
-/// Feeds what `Hash` writes into a SHA-256 (hardware-accelerated where the
-/// CPU has it: the wasm of every plugin a server starts with is hashed once
-/// per start, a few MB).
+/// Feeds what `Hash` writes into a SHA-256.
 struct Sha256Hasher(Context);
 
 impl Hasher for Sha256Hasher {
@@ -38,11 +36,15 @@ impl Hasher for Sha256Hasher {
     }
 }
 
-/// The cache file for `wasm` compiled by `engine`: 128 bits of the digest, in hex.
+/// The cache file for `wasm` compiled by `engine`: 128 bits of the SHA-256
+/// of the engine's compatibility hash and the wasm's SHA-256, in hex. A
+/// built-in's SHA-256 was computed at build time, so its bytes are not read.
 pub(crate) fn cache_path(dir: &Path, engine: &Engine, wasm: &[u8]) -> PathBuf {
+    let wasm_digest = super::embedded::digest_of(wasm)
+        .unwrap_or_else(|| digest(&SHA256, wasm).as_ref().try_into().unwrap_or([0; 32]));
     let mut hasher = Sha256Hasher(Context::new(&SHA256));
     engine.precompile_compatibility_hash().hash(&mut hasher);
-    hasher.0.update(wasm);
+    hasher.0.update(&wasm_digest);
     let digest = hasher.0.finish();
     let name: String = digest.as_ref()[..16]
         .iter()
