@@ -4,28 +4,40 @@
 //! with the text of its manifest (`capstan-plugin.json`; every `builtin/*`
 //! plugin has one, read by `manifest.rs`).
 
-// Defines `BUILTINS: &[(&str, &[u8], Option<&str>, [u8; 32])]`, sorted by name.
+/// One built-in plugin.
+struct Builtin {
+    /// The crate's name.
+    name: &'static str,
+    /// The component.
+    wasm: &'static [u8],
+    /// `capstan-plugin.json`, when the plugin has one.
+    manifest: Option<&'static str>,
+    /// The component's SHA-256, computed at build time.
+    sha256: [u8; 32],
+}
+
+// Defines `BUILTINS: &[Builtin]`, sorted by name.
 include!(concat!(env!("OUT_DIR"), "/embedded_plugins.rs"));
 
 /// The component of the built-in plugin `name`.
 pub fn builtin(name: &str) -> Option<&'static [u8]> {
     BUILTINS
         .iter()
-        .find(|(builtin, ..)| *builtin == name)
-        .map(|(_, wasm, ..)| *wasm)
+        .find(|builtin| builtin.name == name)
+        .map(|builtin| builtin.wasm)
 }
 
 /// The manifest text of the built-in plugin `name`, when it has one.
 pub fn manifest_text(name: &str) -> Option<&'static str> {
     BUILTINS
         .iter()
-        .find(|(builtin, ..)| *builtin == name)
-        .and_then(|(_, _, manifest, _)| *manifest)
+        .find(|builtin| builtin.name == name)
+        .and_then(|builtin| builtin.manifest)
 }
 
 /// Names of all built-in plugins, sorted.
 pub fn builtin_names() -> Vec<&'static str> {
-    BUILTINS.iter().map(|(name, ..)| *name).collect()
+    BUILTINS.iter().map(|builtin| builtin.name).collect()
 }
 
 /// The SHA-256 of `wasm` when it is a built-in plugin's component (the very
@@ -34,8 +46,8 @@ pub fn builtin_names() -> Vec<&'static str> {
 pub fn digest_of(wasm: &[u8]) -> Option<[u8; 32]> {
     BUILTINS
         .iter()
-        .find(|(_, builtin, ..)| std::ptr::eq(*builtin, wasm))
-        .map(|(.., digest)| *digest)
+        .find(|builtin| std::ptr::eq(builtin.wasm, wasm))
+        .map(|builtin| builtin.sha256)
 }
 
 #[cfg(test)]
@@ -60,13 +72,14 @@ mod tests {
         for name in builtin_names() {
             let wasm = builtin(name).unwrap();
             let digest = ring::digest::digest(&ring::digest::SHA256, wasm);
+            let copy = wasm.to_vec();
             assert_eq!(
                 digest_of(wasm).as_ref().map(|d| &d[..]),
                 Some(digest.as_ref()),
                 "{name}"
             );
             assert_eq!(
-                digest_of(&wasm.to_vec()),
+                digest_of(copy.as_slice()),
                 None,
                 "a copy is not the built-in"
             );
