@@ -40,11 +40,12 @@ impl Hasher for Sha256Hasher {
 /// of the engine's compatibility hash and the wasm's SHA-256, in hex. A
 /// built-in's SHA-256 was computed at build time, so its bytes are not read.
 pub(crate) fn cache_path(dir: &Path, engine: &Engine, wasm: &[u8]) -> PathBuf {
-    let wasm_digest = super::embedded::digest_of(wasm)
-        .unwrap_or_else(|| digest(&SHA256, wasm).as_ref().try_into().unwrap_or([0; 32]));
     let mut hasher = Sha256Hasher(Context::new(&SHA256));
     engine.precompile_compatibility_hash().hash(&mut hasher);
-    hasher.0.update(&wasm_digest);
+    match super::embedded::digest_of(wasm) {
+        Some(built) => hasher.0.update(&built),
+        None => hasher.0.update(digest(&SHA256, wasm).as_ref()),
+    }
     let digest = hasher.0.finish();
     let name: String = digest.as_ref()[..16]
         .iter()

@@ -42,7 +42,8 @@ pub fn builtin_names() -> Vec<&'static str> {
 
 /// The SHA-256 of `wasm` when it is a built-in plugin's component (the very
 /// slice [`builtin`] returned), computed when the binary was built: finding
-/// its compiled form in the cache then reads none of its bytes.
+/// its compiled form in the cache then reads none of its bytes beyond the
+/// header.
 pub fn digest_of(wasm: &[u8]) -> Option<[u8; 32]> {
     BUILTINS
         .iter()

@@ -42,7 +42,10 @@ impl Live {
     }
 
     /// Key-values from `lower` on, ascending.
-    pub fn from<'m>(&'m self, lower: Bound<&str>) -> impl Iterator<Item = &'m KeyValue> + use<'m> {
+    pub fn range_from<'m>(
+        &'m self,
+        lower: Bound<&str>,
+    ) -> impl Iterator<Item = &'m KeyValue> + use<'m> {
         self.0
             .range::<str, _>((lower, Bound::Unbounded))
             .map(|kv| &kv.0)
@@ -106,7 +109,10 @@ mod tests {
         let keys = |it: &mut dyn Iterator<Item = &KeyValue>| {
             it.map(|kv| kv.key.clone()).collect::<Vec<_>>()
         };
-        assert_eq!(keys(&mut live.from(Bound::Excluded("/a"))), ["/b", "/c"]);
+        assert_eq!(
+            keys(&mut live.range_from(Bound::Excluded("/a"))),
+            ["/b", "/c"]
+        );
         assert_eq!(live.remove("/a").map(|old| old.mod_revision), Some(2));
         assert_eq!(live.remove("/a"), None);
         assert_eq!(keys(&mut live.iter()), ["/b", "/c"]);

@@ -36,7 +36,7 @@ impl<'a> Selector<'a> {
         live: &'m Live,
     ) -> impl Iterator<Item = (&'m str, &'m KeyValue)> + use<'m, 'a> {
         let prefix = self.prefix;
-        live.from(self.lower())
+        live.range_from(self.lower())
             .take_while(move |kv| kv.key.starts_with(prefix))
             .map(|kv| (kv.key.as_str(), kv))
     }
