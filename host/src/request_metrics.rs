@@ -2,8 +2,11 @@
 //! requests: by verb (GET, LIST, WATCH, POST, PUT, PATCH, DELETE,
 //! DELETECOLLECTION), group, version, resource, subresource, scope
 //! (resource, namespace, cluster), component and response code. The number
-//! of series is bounded: a client can name any resource in a path, so past
-//! [`MAX_SERIES`] new label sets are counted under resource `<other>`.
+//! of series is bounded whatever a client sends: a path can name any group,
+//! version, resource and subresource, so a request for one the server does
+//! not serve is counted with all four labels `<other>` (kube-apiserver
+//! counts only its installed routes), and past [`MAX_SERIES`] new label
+//! sets are counted the same way.
 
 use crate::metrics::{Exposition, MetricSource};
 use crate::request_info::{ResourceRequest, Verb};
@@ -11,6 +14,8 @@ use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
 
 const MAX_SERIES: usize = 5_000;
+/// The label value of whatever is not counted under its own name.
+const OTHER: &str = "<other>";
 const NAME: &str = "apiserver_request_total";
 
 /// What one request is counted under (the code apart).
@@ -40,6 +45,24 @@ impl RequestLabels {
             scope,
         }
     }
+
+    /// The labels with group, version, resource and subresource `<other>`.
+    fn other(self) -> RequestLabels {
+        RequestLabels {
+            group: OTHER.into(),
+            version: OTHER.into(),
+            resource: OTHER.into(),
+            subresource: OTHER.into(),
+            ..self
+        }
+    }
+
+    /// Whether the request named a resource (and subresource) `catalogue` serves.
+    pub fn served_by(&self, catalogue: &crate::catalogue::Catalogue) -> bool {
+        catalogue
+            .lookup(&self.group, &self.version, &self.resource)
+            .is_some_and(|r| self.subresource.is_empty() || r.has_subresource(&self.subresource))
+    }
 }
 
 fn verb(v: Verb) -> &'static str {
@@ -66,18 +89,23 @@ impl RequestMetrics {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// One request answered with `code`.
-    pub fn record(&self, mut labels: RequestLabels, code: u16) {
+    /// One request answered with `code`. `served` is asked only of a label
+    /// set not counted yet: whether the server serves what it names.
+    pub fn record(
+        &self,
+        labels: RequestLabels,
+        code: u16,
+        served: impl FnOnce(&RequestLabels) -> bool,
+    ) {
         let mut all = self.lock();
         let key = (labels, code);
         if let Some(n) = all.get_mut(&key) {
             *n += 1;
             return;
         }
-        labels = key.0;
-        if all.len() >= MAX_SERIES {
-            labels.resource = "<other>".into();
-            labels.subresource.clear();
+        let (mut labels, code) = key;
+        if all.len() >= MAX_SERIES || !served(&labels) {
+            labels = labels.other();
         }
         *all.entry((labels, code)).or_default() += 1;
     }
@@ -111,6 +139,7 @@ impl MetricSource for RequestMetrics {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalogue::Catalogue;
     use http::Method;
 
     fn labels(method: Method, path: &str, query: Option<&str>) -> RequestLabels {
@@ -120,22 +149,31 @@ mod tests {
     #[test]
     fn requests_are_counted_as_kube_labels_them() {
         let m = RequestMetrics::default();
+        let served = |l: &RequestLabels| l.served_by(&Catalogue::builtin());
         m.record(
             labels(Method::GET, "/api/v1/namespaces/default/pods", None),
             200,
+            served,
         );
         m.record(
             labels(Method::GET, "/api/v1/namespaces/default/pods", None),
             200,
+            served,
         );
-        m.record(labels(Method::GET, "/api/v1/pods", Some("watch=true")), 200);
+        m.record(
+            labels(Method::GET, "/api/v1/pods", Some("watch=true")),
+            200,
+            served,
+        );
         m.record(
             labels(Method::POST, "/apis/apps/v1/namespaces/a/deployments", None),
             201,
+            served,
         );
         m.record(
             labels(Method::PUT, "/api/v1/namespaces/a/pods/p/status", None),
             409,
+            served,
         );
         let mut out = Exposition::default();
         m.render(&mut out);
@@ -151,17 +189,41 @@ mod tests {
     }
 
     #[test]
-    fn made_up_resources_cannot_grow_the_series_without_bound() {
+    fn made_up_groups_versions_and_resources_share_one_series() {
+        let m = RequestMetrics::default();
+        let catalogue = Catalogue::builtin();
+        for i in 0..200 {
+            for path in [
+                format!("/apis/g{i}.example/v1/foos"),
+                format!("/apis/apps/v{i}x/deployments"),
+                format!("/api/v1/junk{i}"),
+                format!("/api/v1/namespaces/a/pods/p/sub{i}"),
+            ] {
+                m.record(labels(Method::GET, &path, None), 404, |l| {
+                    l.served_by(&catalogue)
+                });
+            }
+        }
+        // One series per verb and scope, whatever the names.
+        let all = m.lock();
+        assert!(all.len() <= 3, "{all:?}");
+        assert!(all.keys().all(|(l, _)| l.group == OTHER
+            && l.version == OTHER
+            && l.resource == OTHER
+            && l.subresource == OTHER));
+        assert_eq!(all.values().sum::<u64>(), 800);
+    }
+
+    #[test]
+    fn served_label_sets_are_bounded_too() {
         let m = RequestMetrics::default();
         for i in 0..MAX_SERIES + 100 {
-            m.record(labels(Method::GET, &format!("/api/v1/junk{i}"), None), 404);
+            let path = format!("/apis/g{i}.example/v1/foos");
+            m.record(labels(Method::GET, &path, None), 200, |_| true);
         }
-        assert_eq!(m.lock().len(), MAX_SERIES + 1);
-        let other = m
-            .lock()
-            .iter()
-            .find(|((l, _), _)| l.resource == "<other>")
-            .map(|(_, n)| *n);
-        assert_eq!(other, Some(100));
+        let all = m.lock();
+        assert_eq!(all.len(), MAX_SERIES + 1);
+        let other = all.iter().find(|((l, _), _)| l.group == OTHER);
+        assert_eq!(other.map(|(_, n)| *n), Some(100));
     }
 }

@@ -172,7 +172,10 @@ async fn route(state: &AppState, mut req: Request) -> Response {
         Err(e) => e.into_response(),
     };
     if let Some(labels) = labels {
-        state.requests.record(labels, resp.status().as_u16());
+        let served = |l: &RequestLabels| l.served_by(&state.catalogue.get());
+        state
+            .requests
+            .record(labels, resp.status().as_u16(), served);
     }
     resp
 }

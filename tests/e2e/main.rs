@@ -16,6 +16,7 @@ mod errors;
 mod etcd;
 mod go_plugins;
 mod go_toolchain;
+mod hardening;
 mod header_bytes;
 mod hostile_requests;
 mod js_plugins;

@@ -182,6 +182,41 @@ impl Server {
         std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default()
     }
 
+    /// The running server's process (`/proc/<pid>/…`).
+    fn proc_file(&self, file: &str) -> String {
+        let pid = self.child.as_ref().expect("the server is running").id();
+        std::fs::read_to_string(format!("/proc/{pid}/{file}")).expect("read /proc")
+    }
+
+    /// The server process's resident memory, in MiB.
+    pub fn rss_mib(&self) -> u64 {
+        let status = self.proc_file("status");
+        let kib = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .expect("VmRSS in /proc/<pid>/status");
+        kib / 1024
+    }
+
+    /// CPU time (user + system) the server process has used, in seconds.
+    pub fn cpu_seconds(&self) -> f64 {
+        let stat = self.proc_file("stat");
+        // Fields after the command name (which may hold spaces): utime and
+        // stime are the 12th and 13th of them, in clock ticks (100 a second).
+        let fields: Vec<&str> = stat
+            .rsplit_once(") ")
+            .map(|(_, rest)| rest.split(' ').collect())
+            .unwrap_or_default();
+        let ticks = |i: usize| {
+            fields
+                .get(i)
+                .and_then(|v| v.parse::<f64>().ok())
+                .unwrap_or(0.0)
+        };
+        (ticks(11) + ticks(12)) / 100.0
+    }
+
     pub fn kubeconfig(&self) -> PathBuf {
         self.data_dir.join("admin.kubeconfig")
     }

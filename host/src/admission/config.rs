@@ -220,12 +220,21 @@ fn entry(i: usize, v: &Value) -> Result<EntryConfig, String> {
     plugin_entry(&label, raw)
 }
 
-/// A plugin entry, with its built-in's declared defaults filled in.
+/// A plugin entry, with its built-in's declared defaults filled in. A
+/// built-in sees every object a client may store, so what neither the
+/// entry nor its manifest sets is what any storable object fits in
+/// (`Limits::fit_any_object`), not a user plugin's default.
 fn plugin_entry(label: &str, raw: PluginEntryConfig) -> Result<EntryConfig, String> {
-    let raw = match builtin_manifest(label, &raw.module)? {
+    let builtin = builtin_manifest(label, &raw.module)?;
+    let mut raw = match builtin {
         Some(manifest) => with_manifest_defaults(raw, manifest),
         None => raw,
     };
+    if raw.module.starts_with("builtin:") {
+        let fits = crate::plugins::Limits::fit_any_object();
+        raw.memory_mib = raw.memory_mib.or(Some((fits.memory_bytes >> 20) as u64));
+        raw.timeout_ms = raw.timeout_ms.or(Some(fits.timeout.as_millis() as u64));
+    }
     check(label, raw).map(|e| EntryConfig::Plugin(Box::new(e)))
 }
 
@@ -557,7 +566,9 @@ admission:
             assert_eq!(p.phases, phases, "{name}");
             assert_eq!(p.rules.as_ref(), Some(&rules), "{name}");
             assert_eq!(p.failure_policy, FailurePolicy::Fail, "{name}");
-            assert_eq!((p.timeout, p.fuel), (DEFAULT_TIMEOUT, None), "{name}");
+            let fits = crate::plugins::Limits::fit_any_object();
+            let limits = (p.timeout, p.memory_bytes, p.fuel);
+            assert_eq!(limits, (fits.timeout, fits.memory_bytes, None), "{name}");
             assert_eq!(p.config, "{}");
         }
     }

@@ -4,7 +4,7 @@
 //! a request runs never gives it two views; `replace_custom` swaps in a new
 //! snapshot (and the OpenAPI documents of the group-versions that changed).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -140,28 +140,25 @@ impl LiveCatalogue {
 
 /// Group-versions (`group/version`) whose custom entries differ.
 fn changed_group_versions(old: &[CustomEntry], new: &[CustomEntry]) -> BTreeSet<String> {
-    let key = |e: &CustomEntry| group_version(&e.info.group, &e.info.version);
+    let by_key = |entries: &[CustomEntry]| -> HashMap<(String, String, String), String> {
+        entries
+            .iter()
+            .map(|e| {
+                let i = &e.info;
+                let key = (i.group.clone(), i.version.clone(), i.plural.clone());
+                (key, e.source_version.clone())
+            })
+            .collect()
+    };
+    let (before, after) = (by_key(old), by_key(new));
     let mut changed = BTreeSet::new();
-    for e in old {
-        let same = new.iter().any(|n| {
-            n.info.group == e.info.group
-                && n.info.version == e.info.version
-                && n.info.plural == e.info.plural
-                && n.source_version == e.source_version
-        });
-        if !same {
-            changed.insert(key(e));
+    for (key, source) in &before {
+        if after.get(key) != Some(source) {
+            changed.insert(group_version(&key.0, &key.1));
         }
     }
-    for n in new {
-        let existed = old.iter().any(|e| {
-            e.info.group == n.info.group
-                && e.info.version == n.info.version
-                && e.info.plural == n.info.plural
-        });
-        if !existed {
-            changed.insert(key(n));
-        }
+    for key in after.keys().filter(|k| !before.contains_key(*k)) {
+        changed.insert(group_version(&key.0, &key.1));
     }
     changed
 }

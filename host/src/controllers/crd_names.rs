@@ -4,14 +4,17 @@
 //! unless another CRD of its group already accepted them, or a built-in
 //! resource of that group has them (condition NamesAccepted, kube's
 //! reasons and messages); a CRD whose names are accepted is Established.
-//! Every change to any CRD re-checks them all, in name order, so a conflict
-//! resolves once the other CRD goes.
+//! A change to a CRD re-checks the CRDs of its group, in name order (as
+//! kube requeues a group's CRDs), so a conflict resolves once the other CRD
+//! goes; the changes that arrive together are checked in one pass, over
+//! CRDs kept decoded from the watch, so a bulk install costs each CRD's own
+//! work, not a pass over every CRD per change.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::StreamExt;
+use futures_util::{FutureExt, StreamExt};
 use serde_json::{json, Value};
 use tokio::task::JoinHandle;
 
@@ -19,16 +22,45 @@ use crate::catalogue::ResourceInfo;
 use crate::registry::{decode, keys, meta, WriteOptions};
 use crate::state::AppState;
 use crate::status::{ApiError, ApiResult};
-use crate::storage::{RangeRequest, StorageError};
+use crate::storage::StorageError;
 
 const GROUP: &str = "apiextensions.k8s.io";
 const PLURAL: &str = "customresourcedefinitions";
 
-/// Resource and kind names already taken in one group.
+/// Resource and kind names already taken in one group, each with the
+/// number of CRDs (or built-ins) that hold it, so a CRD's own names can be
+/// set aside while it is checked.
 #[derive(Default)]
 pub struct Taken {
-    resources: HashSet<String>,
-    kinds: HashSet<String>,
+    resources: Names,
+    kinds: Names,
+}
+
+/// Names with how many hold each.
+#[derive(Default)]
+struct Names(HashMap<String, u32>);
+
+impl Names {
+    fn insert(&mut self, name: String) {
+        *self.0.entry(name).or_default() += 1;
+    }
+
+    fn extend(&mut self, names: impl IntoIterator<Item = String>) {
+        names.into_iter().for_each(|n| self.insert(n));
+    }
+
+    fn remove(&mut self, name: &str) {
+        if let Some(n) = self.0.get_mut(name) {
+            *n -= 1;
+            if *n == 0 {
+                self.0.remove(name);
+            }
+        }
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        self.0.contains_key(name)
+    }
 }
 
 impl Taken {
@@ -57,19 +89,32 @@ impl Taken {
 
     /// Adds a CRD's accepted names (`getAcceptedNamesForGroup`).
     fn add_accepted(&mut self, accepted: &Value) {
-        let text = |k: &str| {
-            accepted
-                .get(k)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string()
-        };
-        self.resources.insert(text("plural"));
-        self.resources.insert(text("singular"));
-        self.resources.extend(strings(accepted.get("shortNames")));
-        self.kinds.insert(text("kind"));
-        self.kinds.insert(text("listKind"));
+        let (resources, kinds) = accepted_names(accepted);
+        self.resources.extend(resources);
+        self.kinds.extend(kinds);
     }
+
+    /// Takes back what [`Taken::add_accepted`] added for `accepted`.
+    fn remove_accepted(&mut self, accepted: &Value) {
+        let (resources, kinds) = accepted_names(accepted);
+        resources.iter().for_each(|n| self.resources.remove(n));
+        kinds.iter().for_each(|n| self.kinds.remove(n));
+    }
+}
+
+/// The resource names (plural, singular, short names) and kind names (kind,
+/// listKind) of a CRD's accepted names.
+fn accepted_names(accepted: &Value) -> (Vec<String>, [String; 2]) {
+    let text = |k: &str| {
+        accepted
+            .get(k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let mut resources = vec![text("plural"), text("singular")];
+    resources.extend(strings(accepted.get("shortNames")));
+    (resources, [text("kind"), text("listKind")])
 }
 
 fn strings(value: Option<&Value>) -> Vec<String> {
@@ -86,7 +131,7 @@ fn strings(value: Option<&Value>) -> Vec<String> {
 }
 
 /// `equalToAcceptedOrFresh`.
-fn fresh(requested: &str, accepted: &str, used: &HashSet<String>) -> Result<(), String> {
+fn fresh(requested: &str, accepted: &str, used: &Names) -> Result<(), String> {
     if requested == accepted || !used.contains(requested) {
         Ok(())
     } else {
@@ -162,7 +207,7 @@ fn take(
     (requested, accepted): (&Value, &Value),
     key: &str,
     reason: &str,
-    used: &HashSet<String>,
+    used: &Names,
     names: &mut Value,
     conflict: &mut Option<(String, String)>,
 ) {
@@ -322,68 +367,93 @@ pub(crate) fn resource(state: &AppState) -> ApiResult<&ResourceInfo> {
 async fn run(state: &AppState) -> ApiResult<()> {
     let internal = |e: StorageError| ApiError::internal(e.to_string());
     let prefix = keys::prefix(resource(state)?, None);
-    let revision = reconcile_all(state, &prefix).await?;
-    let mut events = state
-        .storage
-        .watch(&prefix, revision)
-        .await
-        .map_err(internal)?;
-    while let Some(ev) = events.next().await {
-        ev.map_err(internal)?;
-        reconcile_all(state, &prefix).await?;
+    let (kvs, mut events) = super::list_and_watch(state, &prefix).await?;
+    let mut crds = BTreeMap::new();
+    for kv in &kvs {
+        crds.insert(kv.key.clone(), decode(kv)?);
+    }
+    let groups: BTreeSet<String> = crds.values().map(|c| group_of(c).to_string()).collect();
+    reconcile_groups(state, &mut crds, &groups).await?;
+    while let Some(first) = events.next().await {
+        let mut groups = BTreeSet::new();
+        apply(&mut crds, first.map_err(internal)?, &mut groups)?;
+        // The changes already here join this pass (a bulk install's).
+        while let Some(Some(next)) = events.next().now_or_never() {
+            apply(&mut crds, next.map_err(internal)?, &mut groups)?;
+        }
+        reconcile_groups(state, &mut crds, &groups).await?;
     }
     Ok(())
 }
 
-/// One pass over every CRD; the revision the list was read at.
-async fn reconcile_all(state: &AppState, prefix: &str) -> ApiResult<i64> {
-    let page = state
-        .storage
-        .range(RangeRequest {
-            prefix,
-            start_after: None,
-            limit: None,
-            revision: None,
-        })
-        .await
-        .map_err(|e| ApiError::internal(e.to_string()))?;
-    let mut crds = Vec::with_capacity(page.kvs.len());
-    for kv in &page.kvs {
-        crds.push(decode(kv)?);
-    }
-    for i in 0..crds.len() {
-        if let Some(updated) = reconcile(state, &crds, i).await? {
-            crds[i] = updated;
-        }
-    }
-    Ok(page.revision)
+fn group_of(crd: &Value) -> &str {
+    crd.pointer("/spec/group")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
 }
 
-/// Brings CRD `i`'s status up to date; the stored object when it changed.
-async fn reconcile(state: &AppState, crds: &[Value], i: usize) -> ApiResult<Option<Value>> {
-    let crd = &crds[i];
+/// Applies one watch event to the decoded CRDs, noting the groups it touches.
+fn apply(
+    crds: &mut BTreeMap<String, Value>,
+    event: crate::storage::Event,
+    groups: &mut BTreeSet<String>,
+) -> ApiResult<()> {
+    let previous = match event.kind {
+        crate::storage::EventKind::Put => crds.insert(event.kv.key.clone(), decode(&event.kv)?),
+        crate::storage::EventKind::Delete => crds.remove(&event.kv.key),
+    };
+    let current = crds.get(&event.kv.key);
+    for crd in previous.iter().chain(current) {
+        groups.insert(group_of(crd).to_string());
+    }
+    Ok(())
+}
+
+/// One pass over the CRDs of each of `groups`, in name order.
+async fn reconcile_groups(
+    state: &AppState,
+    crds: &mut BTreeMap<String, Value>,
+    groups: &BTreeSet<String>,
+) -> ApiResult<()> {
+    for group in groups {
+        let keys: Vec<String> = crds
+            .iter()
+            .filter(|(_, c)| group_of(c) == group)
+            .map(|(k, _)| k.clone())
+            .collect();
+        let mut taken = Taken::builtin(state, group);
+        for key in &keys {
+            taken.add_accepted(accepted_of(&crds[key]));
+        }
+        for key in &keys {
+            if let Some(updated) = reconcile(state, &crds[key], &mut taken).await? {
+                crds.insert(key.clone(), updated);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn accepted_of(crd: &Value) -> &Value {
+    crd.pointer("/status/acceptedNames").unwrap_or(&Value::Null)
+}
+
+/// Brings `crd`'s status up to date against the names `taken` in its group
+/// (its own included, and updated when they change); the stored object
+/// when it changed.
+async fn reconcile(state: &AppState, crd: &Value, taken: &mut Taken) -> ApiResult<Option<Value>> {
     if meta::is_terminating(crd) {
         return Ok(None);
     }
-    let group = crd
-        .pointer("/spec/group")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let mut taken = Taken::builtin(state, group);
-    for (j, other) in crds.iter().enumerate() {
-        if j != i && other.pointer("/spec/group").and_then(Value::as_str) == Some(group) {
-            taken.add_accepted(
-                other
-                    .pointer("/status/acceptedNames")
-                    .unwrap_or(&Value::Null),
-            );
-        }
-    }
-    let status = desired_status(crd, &calculate(crd, &taken));
-    if same_status(&status, crd.get("status").unwrap_or(&Value::Null)) {
-        return Ok(None);
-    }
-    write_status(state, crd, status).await
+    taken.remove_accepted(accepted_of(crd));
+    let status = desired_status(crd, &calculate(crd, taken));
+    let written = if same_status(&status, crd.get("status").unwrap_or(&Value::Null)) {
+        None
+    } else {
+        write_status(state, crd, status).await?
+    };
+    taken.add_accepted(accepted_of(written.as_ref().unwrap_or(crd)));
+    Ok(written)
 }
 
 async fn write_status(state: &AppState, crd: &Value, status: Value) -> ApiResult<Option<Value>> {

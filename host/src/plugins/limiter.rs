@@ -12,6 +12,8 @@ const MAX_TABLE_ELEMENTS: usize = 20_000;
 pub(crate) struct MemoryLimiter {
     memory_bytes: usize,
     refused: bool,
+    /// The largest size a memory of the store was allowed to grow to.
+    grown_to: usize,
 }
 
 impl MemoryLimiter {
@@ -19,7 +21,13 @@ impl MemoryLimiter {
         MemoryLimiter {
             memory_bytes,
             refused: false,
+            grown_to: 0,
         }
+    }
+
+    /// The largest linear memory the instance has grown to.
+    pub(crate) fn grown_to(&self) -> usize {
+        self.grown_to
     }
 
     /// The limit, when a growth past it was refused during this call.
@@ -39,6 +47,7 @@ impl ResourceLimiter for MemoryLimiter {
             self.refused = true;
             return Ok(false);
         }
+        self.grown_to = self.grown_to.max(desired);
         Ok(true)
     }
 
@@ -74,6 +83,7 @@ mod tests {
         let mut l = MemoryLimiter::new(1 << 20);
         assert!(l.memory_growing(0, 1 << 20, None).unwrap());
         assert_eq!(l.refused(), None);
+        assert_eq!(l.grown_to(), 1 << 20);
         assert!(!l.memory_growing(1 << 20, (1 << 20) + 65536, None).unwrap());
         assert_eq!(l.refused(), Some(1 << 20));
     }

@@ -3,7 +3,9 @@
 //! A few idle ones per plugin; an instance is dropped after a failure of any
 //! kind (trap, timeout, out of memory, bad answer, an error it returned) and
 //! after [`MAX_CALLS`] calls, so state a plugin keeps (a cache keyed by the
-//! `watermark` import, or a slow leak) stays bounded.
+//! `watermark` import, or a slow leak) stays bounded. An instance whose
+//! memory grew past [`MAX_IDLE_MEMORY`] (a call with a large object) is
+//! dropped too, so what one large call needed is returned, not kept idle.
 
 use std::sync::Mutex;
 
@@ -17,6 +19,11 @@ const MAX_CALLS: u32 = 10_000;
 
 /// Idle instances kept per plugin.
 const MAX_IDLE: usize = 2;
+
+/// Largest linear memory an idle instance may keep: a plugin's default
+/// limit, so only a call beyond what ordinary plugins may use (a built-in
+/// given a large object) costs a fresh instance next time.
+const MAX_IDLE_MEMORY: usize = 64 << 20;
 
 /// An instantiated plugin, typed by world.
 pub(crate) enum Bound {
@@ -65,7 +72,8 @@ impl WarmPool {
 
     /// Keeps `instance` for a later call unless it served its share or the pool is full.
     pub(crate) fn give_back(&self, instance: Instance) {
-        if instance.calls >= MAX_CALLS || instance.bound.is_none() {
+        let grown = instance.store.data().limiter.grown_to() > MAX_IDLE_MEMORY;
+        if instance.calls >= MAX_CALLS || instance.bound.is_none() || grown {
             return;
         }
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());

@@ -73,15 +73,11 @@ fn causes(v: &Value) -> Vec<Cause> {
 pub const STRATEGY_PLUGIN: &str = "strategy";
 
 /// The strategy plugin parses every written object: a 3 MiB body can be a
-/// million JSON values (tens of MiB once parsed), so it gets the runtime's
-/// largest memory and a deadline that such an object fits in, where a
-/// plugin's default limits would turn a valid write into a 500.
+/// million JSON values (tens of MiB once parsed), so it gets limits any
+/// storable object fits in, where a plugin's default limits would turn a
+/// valid write into a 500.
 fn strategy_limits() -> Limits {
-    Limits {
-        memory_bytes: 256 << 20,
-        timeout: std::time::Duration::from_secs(5),
-        ..Limits::default()
-    }
+    Limits::fit_any_object()
 }
 
 /// The `resource` of a strategy call.
