@@ -108,12 +108,14 @@ fn a_bulk_crd_install_is_served_in_time_and_memory_linear_in_it() {
     assert_eq!(first.trim(), "thing0.g0.bulk.example/a");
     // The cost of the install: each CRD's own work, not a pass over every
     // CRD per change (before: 250 CRDs took 20 s of CPU and 290 MiB more,
-    // 500 took 85 s and 900 MiB). Generous bounds for a loaded machine.
+    // 500 took 85 s and 900 MiB; now 400 take 8-10 s and 100-190 MiB,
+    // depending on the allocator's arenas). Generous bounds for a loaded
+    // machine.
     let cpu = s.cpu_seconds() - cpu_before;
     let grown = s.rss_mib().saturating_sub(rss_before);
     eprintln!("{n} CRDs: {cpu:.1} s of server CPU, RSS {rss_before} MiB + {grown} MiB");
     assert!(cpu < 30.0, "{n} CRDs cost {cpu:.1} s of server CPU");
-    assert!(grown < 250, "{n} CRDs grew the server by {grown} MiB");
+    assert!(grown < 400, "{n} CRDs grew the server by {grown} MiB");
 }
 
 #[test]

@@ -5,6 +5,7 @@
 //! kube-apiserver defaults to Warn when the parameter is absent; kubectl
 //! sends Strict by default.
 
+use super::Schemas;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 
@@ -120,7 +121,7 @@ enum Shape<'a> {
     Opaque,
 }
 
-fn shape<'a>(schemas: &'a Map<String, Value>, schema: Option<&'a Value>) -> Shape<'a> {
+fn shape<'a>(schemas: &'a Schemas, schema: Option<&'a Value>) -> Shape<'a> {
     let Some(s) = schema.and_then(|s| resolve(schemas, s)) else {
         return Shape::Opaque;
     };
@@ -147,7 +148,7 @@ fn child_path(path: &str, key: &str) -> String {
     }
 }
 
-fn prune(schemas: &Map<String, Value>, schema: &Value, value: &mut Value) {
+fn prune(schemas: &Schemas, schema: &Value, value: &mut Value) {
     match (shape(schemas, Some(schema)), value) {
         (Shape::Struct(props), Value::Object(obj)) => {
             obj.retain(|k, _| props.contains_key(k));
@@ -254,7 +255,7 @@ impl Scanner<'_> {
 /// Walks the raw body alongside the schema, recording problems.
 struct Walker<'a, 'p> {
     scan: Scanner<'a>,
-    schemas: &'a Map<String, Value>,
+    schemas: &'a Schemas,
     problems: &'p mut FieldProblems,
 }
 

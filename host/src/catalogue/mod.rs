@@ -17,7 +17,7 @@ pub(crate) mod schemas;
 pub mod type_check;
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
@@ -107,7 +107,51 @@ pub fn gv_path(group: &str, version: &str) -> String {
 #[derive(Clone, Debug, Default)]
 pub struct Catalogue {
     resources: Vec<ResourceInfo>,
-    schemas: Map<String, Value>,
+    schemas: Schemas,
+}
+
+/// OpenAPI component schemas by name: the built-ins' (shared by every
+/// catalogue, never copied when CRDs change what is served) and the others
+/// (custom resources'), which take precedence.
+#[derive(Clone, Debug, Default)]
+pub struct Schemas {
+    builtin: Arc<Map<String, Value>>,
+    custom: Map<String, Value>,
+}
+
+impl Schemas {
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.custom.get(name).or_else(|| self.builtin.get(name))
+    }
+
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    /// Every schema once (a custom one where it shadows a built-in).
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
+        let builtin = self.builtin.iter();
+        let unshadowed = builtin.filter(|(name, _)| !self.custom.contains_key(*name));
+        self.custom.iter().chain(unshadowed)
+    }
+
+    /// Makes every schema a built-in: shared by the catalogues cloned from this one.
+    fn freeze(&mut self) {
+        let mut all = std::mem::take(&mut self.custom);
+        for (name, schema) in self.builtin.iter() {
+            all.entry(name.clone()).or_insert_with(|| schema.clone());
+        }
+        self.builtin = Arc::new(all);
+    }
+}
+
+impl From<Map<String, Value>> for Schemas {
+    fn from(custom: Map<String, Value>) -> Schemas {
+        Schemas {
+            builtin: Arc::default(),
+            custom,
+        }
+    }
 }
 
 static BUILTIN: OnceLock<Catalogue> = OnceLock::new();
@@ -124,10 +168,11 @@ impl Catalogue {
         BUILTIN
             .get_or_init(|| {
                 let resources = builtin::resources();
-                let schemas = schemas::builtin_schemas(&resources);
+                let schemas = schemas::builtin_schemas(&resources).into();
                 let mut cat = Catalogue { resources, schemas };
                 cat.insert_custom(crate::policy_bundles::resource::entries());
                 cat.insert_custom(crate::policy_reports::resource::entries());
+                cat.schemas.freeze();
                 cat
             })
             .clone()
@@ -177,7 +222,7 @@ impl Catalogue {
     }
 
     /// `components.schemas`: every known schema, with Kubernetes extensions.
-    pub fn schemas(&self) -> &Map<String, Value> {
+    pub fn schemas(&self) -> &Schemas {
         &self.schemas
     }
 
@@ -224,12 +269,7 @@ impl Catalogue {
 
     /// Adds or replaces one component schema.
     pub fn insert_schema(&mut self, name: &str, schema: Value) {
-        self.schemas.insert(name.to_string(), schema);
-    }
-
-    /// Removes one component schema.
-    pub fn remove_schema(&mut self, name: &str) -> Option<Value> {
-        self.schemas.remove(name)
+        self.schemas.custom.insert(name.to_string(), schema);
     }
 
     /// Resources served under one group-version, in registration order.

@@ -5,6 +5,7 @@
 //! first request (kept as compact JSON only: a start that nobody asks for
 //! OpenAPI builds nothing), and the OpenAPI v2 document (`openapi_v2/`) too.
 
+use super::Schemas;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, OnceLock};
 
@@ -40,7 +41,7 @@ fn collect_refs(value: &Value, out: &mut Vec<String>) {
 }
 
 /// The referenced schemas and everything they reference, sorted by name.
-fn closure(schemas: &Map<String, Value>, roots: Vec<String>) -> Map<String, Value> {
+fn closure(schemas: &Schemas, roots: Vec<String>) -> Map<String, Value> {
     let mut found: BTreeMap<String, Value> = BTreeMap::new();
     let mut pending = roots;
     while let Some(name) = pending.pop() {

@@ -9,6 +9,7 @@
 //! An integer written `-0` is stored as 0. Unknown fields are field
 //! validation's business (`field_validation.rs`).
 
+use super::Schemas;
 use serde_json::{Map, Value};
 
 use super::go_decode::{self, IntKind};
@@ -41,7 +42,7 @@ pub fn check(cat: &Catalogue, res: &ResourceInfo, obj: &mut Value) -> Result<(),
 /// Checks an object against the component schema `schema_name` (a kind's,
 /// Scale's, or a CRD's).
 pub fn check_schema(
-    schemas: &Map<String, Value>,
+    schemas: &Schemas,
     schema_name: &str,
     obj: &mut Value,
 ) -> Result<(), TypeError> {
@@ -88,7 +89,7 @@ enum Shape<'a> {
 }
 
 struct Checker<'a> {
-    schemas: &'a Map<String, Value>,
+    schemas: &'a Schemas,
     /// The JSON names of the struct fields from the root (Go's FieldStack).
     fields: Vec<&'a str>,
     /// The innermost struct holding the current field.

@@ -30,7 +30,7 @@ pub(crate) fn config() -> Config {
 }
 
 /// The built-in catalogue's OpenAPI schemas, built once for every property.
-pub(crate) fn schemas() -> &'static serde_json::Map<String, serde_json::Value> {
+pub(crate) fn schemas() -> &'static crate::catalogue::Schemas {
     static CATALOGUE: std::sync::LazyLock<crate::catalogue::Catalogue> =
         std::sync::LazyLock::new(crate::catalogue::Catalogue::builtin);
     CATALOGUE.schemas()

@@ -2,10 +2,11 @@
 //! (400), and the apiVersion/kind/namespace checks every write makes.
 
 use crate::catalogue::ResourceInfo;
+use crate::catalogue::Schemas;
 use crate::status::{ApiError, ApiResult};
 use axum::body::Body;
 use http_body_util::BodyExt;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 /// kube-apiserver's limit on request bodies.
 pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
@@ -41,11 +42,7 @@ pub fn media_type(content_type: Option<&str>) -> String {
 
 /// Decodes a JSON, YAML or Kubernetes protobuf document into a JSON value
 /// (`schemas` name the JSON fields of protobuf messages).
-pub fn decode(
-    bytes: &[u8],
-    content_type: Option<&str>,
-    schemas: &Map<String, Value>,
-) -> ApiResult<Value> {
+pub fn decode(bytes: &[u8], content_type: Option<&str>, schemas: &Schemas) -> ApiResult<Value> {
     let mt = media_type(content_type);
     let value: Value = match mt.as_str() {
         m if crate::protobuf::is_protobuf(m) => {
@@ -73,7 +70,7 @@ pub fn decode_for(
     res: &ResourceInfo,
     bytes: &[u8],
     content_type: Option<&str>,
-    schemas: &Map<String, Value>,
+    schemas: &Schemas,
 ) -> ApiResult<Value> {
     decode(bytes, content_type, schemas).map_err(|e| {
         if e.code != 400 {

@@ -29,6 +29,13 @@ impl SchemaLookup for serde_json::Map<String, Value> {
     }
 }
 
+/// A catalogue's component schemas.
+impl SchemaLookup for crate::catalogue::Schemas {
+    fn schema(&self, name: &str) -> Option<&Value> {
+        self.get(name)
+    }
+}
+
 /// The PATCH flavours this module applies, named by their request content type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PatchType {

@@ -3,6 +3,7 @@
 //! schema, and zero scalars that Go's JSON encoding would have omitted
 //! (omitempty) are dropped. Well-known types are delegated to special.rs.
 
+use crate::catalogue::Schemas;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -20,12 +21,12 @@ const MAX_DEPTH: usize = 100;
 
 /// Per-request state: the schemas and the field names resolved so far.
 pub struct Ctx<'a> {
-    schemas: &'a Map<String, Value>,
+    schemas: &'a Schemas,
     names: RefCell<HashMap<String, Rc<Names>>>,
 }
 
 impl<'a> Ctx<'a> {
-    pub fn new(schemas: &'a Map<String, Value>) -> Ctx<'a> {
+    pub fn new(schemas: &'a Schemas) -> Ctx<'a> {
         Ctx {
             schemas,
             names: RefCell::new(HashMap::new()),

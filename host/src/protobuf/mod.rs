@@ -15,6 +15,7 @@ mod wire;
 #[cfg(test)]
 mod tests;
 
+use crate::catalogue::Schemas;
 use serde_json::{Map, Value};
 
 use convert::Ctx;
@@ -36,7 +37,7 @@ pub fn is_protobuf(media_type: &str) -> bool {
 /// `apiVersion` and `kind` set. `schemas` are the OpenAPI component schemas
 /// (names like `io.k8s.api.apps.v1.Deployment`). Errors describe malformed
 /// input or a kind that has no protobuf description (a 400 for the client).
-pub fn decode_object(body: &[u8], schemas: &Map<String, Value>) -> Result<Value, String> {
+pub fn decode_object(body: &[u8], schemas: &Schemas) -> Result<Value, String> {
     let envelope = body.strip_prefix(MAGIC).ok_or_else(|| {
         "protobuf body does not start with the Kubernetes magic bytes \"k8s\\x00\"".to_string()
     })?;

@@ -4,9 +4,10 @@
 //! underscores; `required` list), else from the generated table, else the
 //! lowerCamelCase of the prost name.
 
+use crate::catalogue::Schemas;
 use std::collections::HashMap;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::table::Message;
 
@@ -100,7 +101,7 @@ fn is_inline(has_schema: bool, f: &crate::protobuf::table::Field) -> bool {
 }
 
 /// Builds the names of `message` (called `message_name`) using `schemas`.
-pub fn resolve(message_name: &str, message: &Message, schemas: &Map<String, Value>) -> Names {
+pub fn resolve(message_name: &str, message: &Message, schemas: &Schemas) -> Names {
     let schema = schemas.get(message_name);
     let props: HashMap<String, &str> = schema
         .and_then(|s| s.get("properties"))
@@ -143,7 +144,7 @@ mod tests {
         let names = resolve(
             "x.PodSpec",
             &t.messages["x.PodSpec"],
-            schemas.as_object().unwrap(),
+            &Schemas::from(schemas.as_object().unwrap().clone()),
         );
         assert_eq!(names.fields[0], ("hostIPC".to_string(), false));
         assert_eq!(names.fields[1], ("podIPs".to_string(), false));
@@ -157,7 +158,7 @@ mod tests {
         let names = resolve(
             "x.DeploymentSpec",
             &t.messages["x.DeploymentSpec"],
-            &Map::new(),
+            &Schemas::default(),
         );
         assert_eq!(names.fields[0], ("replicas".to_string(), true));
         assert_eq!(names.fields[1], ("nonResourceURLs".to_string(), false));

@@ -267,7 +267,7 @@ fn props_or_strings(ctx: &Ctx, f: &Fields, depth: usize) -> Result<Option<Value>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::{json, Map};
+    use serde_json::json;
 
     fn varint_field(tag: u8, v: u64) -> Vec<u8> {
         let mut out = vec![tag << 3];
@@ -281,7 +281,7 @@ mod tests {
     }
 
     fn run(kind: Special, buf: &[u8]) -> Option<Value> {
-        let schemas = Map::new();
+        let schemas = crate::catalogue::Schemas::default();
         decode(&Ctx::new(&schemas), kind, buf, 0).unwrap()
     }
 
@@ -340,7 +340,7 @@ mod tests {
         buf.extend(raw);
         assert_eq!(run(Special::RawJson, &buf), Some(json!({"a": 1})));
         assert_eq!(run(Special::RawJson, &[]), None);
-        let schemas = Map::new();
+        let schemas = crate::catalogue::Schemas::default();
         let err = decode(&Ctx::new(&schemas), Special::RawJson, &[0x0a, 1, b'{'], 0).unwrap_err();
         assert!(err.contains("not JSON"), "{err}");
         let list = [0x0a, 1, b'a', 0x0a, 1, b'b'];

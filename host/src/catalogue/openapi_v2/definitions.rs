@@ -10,6 +10,7 @@
 //! `required`), items and properties of nodes that preserve unknown fields
 //! (and their `object` type), the `array` type of arrays left without items.
 
+use crate::catalogue::Schemas;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
@@ -35,7 +36,7 @@ const DROPPED: &[&str] = &[
 ];
 
 /// Every component schema as a definition, sorted by name.
-pub(super) fn definitions(schemas: &Map<String, Value>) -> Map<String, Value> {
+pub(super) fn definitions(schemas: &Schemas) -> Map<String, Value> {
     let sorted: BTreeMap<&String, Value> = schemas
         .iter()
         .map(|(name, schema)| (name, definition(schema)))
