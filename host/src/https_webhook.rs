@@ -1,9 +1,11 @@
 //! The HTTPS client of webhooks: one POST of a review (JSON) per call, over
 //! TLS trusting only the webhook's caBundle (`bundle_verifier.rs`: as
-//! kube-apiserver's Go client does), with a deadline.
+//! kube-apiserver's Go client does), with a deadline, the answer read as it
+//! streams in and refused past a size bound.
 
 mod bundle_verifier;
 
+use crate::registry::MAX_STORED_BYTES;
 use base64::Engine;
 use bundle_verifier::BundleVerifier;
 use http_body_util::{BodyExt, Full};
@@ -11,6 +13,25 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
 use std::sync::Arc;
 use std::time::Duration;
+
+/// The largest answer to a review of one object (admission, TokenReview,
+/// SubjectAccessReview). kube-apiserver reads webhook answers whole through
+/// client-go's rest client, without a bound; ours fits the largest legal
+/// answer with room: a patch replacing the largest storable object
+/// ([`MAX_STORED_BYTES`], a third more as base64) plus warnings and audit
+/// annotations. A longer answer is refused once this much has arrived and
+/// its connection dropped: the call fails, and the webhook's failurePolicy
+/// decides, as for any other failed call.
+pub const MAX_REVIEW_ANSWER_BYTES: usize = 4 * MAX_STORED_BYTES;
+
+/// The largest answer to a ConversionReview of `objects` objects: each
+/// converted object may be as large as the store allows, plus a review's
+/// room for the envelope and the result.
+pub fn conversion_answer_limit(objects: usize) -> usize {
+    objects
+        .saturating_mul(MAX_STORED_BYTES)
+        .saturating_add(MAX_REVIEW_ANSWER_BYTES)
+}
 
 /// One HTTPS webhook endpoint (admission, token or authorization webhooks).
 pub struct HttpsWebhook {
@@ -28,16 +49,18 @@ impl HttpsWebhook {
         match self.url {
             Err(_) => self.post_plain(review).await,
             Ok(_) => self
-                .post_plain(review)
+                .post_plain(review, MAX_REVIEW_ANSWER_BYTES)
                 .await
                 .map_err(|e| format!("failed to call webhook: {e}")),
         }
     }
 
-    /// As `post`, errors as Go's HTTP client words them (`Post "url": ...`).
-    pub async fn post_plain(&self, review: &str) -> Result<String, String> {
+    /// As `post`, for an answer of at most `max_answer` bytes; errors as
+    /// Go's HTTP client words them (`Post "url": ...`).
+    pub async fn post_plain(&self, review: &str, max_answer: usize) -> Result<String, String> {
         let url = self.url.clone()?;
-        let post = post(&url, self.ca_bundle.as_deref(), review.as_bytes().to_vec());
+        let body = review.as_bytes().to_vec();
+        let post = post(&url, self.ca_bundle.as_deref(), body, max_answer);
         match tokio::time::timeout(self.timeout, post).await {
             Ok(r) => r.map_err(|e| format!("Post {url:?}: {e}")),
             Err(_) => Err(format!("Post {url:?}: context deadline exceeded")),
@@ -87,8 +110,14 @@ fn tls_config(ca_bundle: Option<&str>) -> Result<rustls::ClientConfig, String> {
 }
 
 /// POSTs `body` as JSON over HTTPS/1.1 and returns the response body (2xx
-/// only), on a kept-alive connection to the same endpoint when one is idle.
-async fn post(url: &str, ca_bundle: Option<&str>, body: Vec<u8>) -> Result<String, String> {
+/// only, at most `max_answer` bytes), on a kept-alive connection to the same
+/// endpoint when one is idle.
+async fn post(
+    url: &str,
+    ca_bundle: Option<&str>,
+    body: Vec<u8>,
+    max_answer: usize,
+) -> Result<String, String> {
     let parsed = url::Url::parse(url).map_err(|e| format!("invalid URL: {e}"))?;
     if parsed.scheme() != "https" {
         return Err("webhook URLs must use https".into());
@@ -134,19 +163,40 @@ async fn post(url: &str, ca_bundle: Option<&str>, body: Vec<u8>) -> Result<Strin
         Err(e) => return Err(e.to_string()),
     };
     let status = resp.status();
-    let bytes = resp
-        .into_body()
-        .collect()
-        .await
-        .map_err(|e| e.to_string())?
-        .to_bytes();
-    if status.is_success() {
-        pool::give_back(endpoint, sender);
-    }
     if !status.is_success() {
+        // Its body is not read: the connection goes with it.
         return Err(format!("webhook answered HTTP {}", status.as_u16()));
     }
-    String::from_utf8(bytes.to_vec()).map_err(|_| "response is not UTF-8".to_string())
+    // On refusal the sender and the body are dropped unread: hyper closes
+    // the connection rather than keep it.
+    let bytes = read_bounded(resp, max_answer).await?;
+    pool::give_back(endpoint, sender);
+    String::from_utf8(bytes.into()).map_err(|_| "response is not UTF-8".to_string())
+}
+
+/// The answer's body, read as it arrives and refused as soon as it is
+/// announced or found to be longer than `limit` bytes.
+async fn read_bounded(
+    resp: http::Response<hyper::body::Incoming>,
+    limit: usize,
+) -> Result<bytes::Bytes, String> {
+    let too_large = || format!("the webhook's answer is larger than the limit of {limit} bytes");
+    let announced = resp
+        .headers()
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if announced.is_some_and(|n| n > limit as u64) {
+        return Err(too_large());
+    }
+    match http_body_util::Limited::new(resp.into_body(), limit)
+        .collect()
+        .await
+    {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(too_large()),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// A new TLS connection to `endpoint`, ready for requests.

@@ -65,6 +65,9 @@ pub struct CustomResource {
     /// How objects move between versions (`None` if the CRD's conversion
     /// cannot be set up: then only apiVersion changes, and a warning is logged).
     pub converter: Option<super::conversion::Converter>,
+    /// Checks beyond the schema a built-in served as a CRD adds (the
+    /// PolicyBundle's verification keys), run with the schema's.
+    pub checks: Option<fn(&Value) -> Vec<crate::status::Cause>>,
 }
 
 impl CustomResource {
@@ -209,6 +212,7 @@ fn custom(shared: &Shared<'_>, version: &Value) -> CustomResource {
         terminating: shared.crd.pointer("/metadata/deletionTimestamp").is_some(),
         deprecation_warning: deprecation_warning(shared.crd, version),
         converter: converter(shared),
+        checks: None,
     }
 }
 
