@@ -46,12 +46,10 @@ impl HttpsWebhook {
     /// POSTs a review (JSON text) and returns the answer's body, within the
     /// timeout; errors worded as admission webhooks' (`failed to call webhook: Post ...`).
     pub async fn post(&self, review: &str) -> Result<String, String> {
+        let answer = self.post_plain(review, MAX_REVIEW_ANSWER_BYTES).await;
         match self.url {
-            Err(_) => self.post_plain(review).await,
-            Ok(_) => self
-                .post_plain(review, MAX_REVIEW_ANSWER_BYTES)
-                .await
-                .map_err(|e| format!("failed to call webhook: {e}")),
+            Err(_) => answer,
+            Ok(_) => answer.map_err(|e| format!("failed to call webhook: {e}")),
         }
     }
 
@@ -118,6 +116,34 @@ async fn post(
     body: Vec<u8>,
     max_answer: usize,
 ) -> Result<String, String> {
+    let (endpoint, path) = target(url, ca_bundle)?;
+    let body = bytes::Bytes::from(body);
+    let request = || {
+        http::Request::post(path.as_str())
+            .header(
+                http::header::HOST,
+                format!("{}:{}", endpoint.host, endpoint.port),
+            )
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .header(http::header::ACCEPT, "application/json")
+            .body(Full::new(body.clone()))
+            .map_err(|e| e.to_string())
+    };
+    let (sender, resp) = send(&endpoint, ca_bundle, request).await?;
+    let status = resp.status();
+    if !status.is_success() {
+        // Its body is not read: the connection is closed with `sender`.
+        return Err(format!("webhook answered HTTP {}", status.as_u16()));
+    }
+    // On refusal the body is dropped unread and `sender` with it: the
+    // connection is closed, not kept.
+    let bytes = read_bounded(resp, max_answer).await?;
+    pool::give_back(endpoint, sender);
+    String::from_utf8(bytes.into()).map_err(|_| "response is not UTF-8".to_string())
+}
+
+/// Where an https `url` goes: its endpoint and its path with the query.
+fn target(url: &str, ca_bundle: Option<&str>) -> Result<(Endpoint, String), String> {
     let parsed = url::Url::parse(url).map_err(|e| format!("invalid URL: {e}"))?;
     if parsed.scheme() != "https" {
         return Err("webhook URLs must use https".into());
@@ -127,51 +153,36 @@ async fn post(
         .ok_or("URL has no host")?
         .trim_matches(|c| c == '[' || c == ']')
         .to_string();
-    let port = parsed.port().unwrap_or(443);
     let endpoint = Endpoint {
-        host: host.clone(),
-        port,
+        host,
+        port: parsed.port().unwrap_or(443),
         ca_bundle: ca_bundle.unwrap_or_default().to_string(),
     };
     let path = match parsed.query() {
         Some(q) => format!("{}?{q}", parsed.path()),
         None => parsed.path().to_string(),
     };
-    let body = bytes::Bytes::from(body);
-    let request = || {
-        http::Request::post(path.as_str())
-            .header(http::header::HOST, format!("{host}:{port}"))
-            .header(http::header::CONTENT_TYPE, "application/json")
-            .header(http::header::ACCEPT, "application/json")
-            .body(Full::new(body.clone()))
-            .map_err(|e| e.to_string())
-    };
-    let (mut sender, pooled) = match pool::take(&endpoint).await {
-        Some(sender) => (sender, true),
-        None => (connect(&endpoint, ca_bundle).await?, false),
-    };
-    let resp = match sender.send_request(request()?).await {
-        Ok(resp) => resp,
-        Err(_) if pooled => {
-            // The kept connection went away meanwhile: once more on a new one.
-            sender = connect(&endpoint, ca_bundle).await?;
-            sender
-                .send_request(request()?)
-                .await
-                .map_err(|e| e.to_string())?
+    Ok((endpoint, path))
+}
+
+/// Sends a request made by `request` on an idle connection to `endpoint`,
+/// or a new one (also when the idle one went away meanwhile).
+async fn send(
+    endpoint: &Endpoint,
+    ca_bundle: Option<&str>,
+    request: impl Fn() -> Result<http::Request<Full<bytes::Bytes>>, String>,
+) -> Result<(Sender, http::Response<hyper::body::Incoming>), String> {
+    if let Some(mut sender) = pool::take(endpoint).await {
+        if let Ok(resp) = sender.send_request(request()?).await {
+            return Ok((sender, resp));
         }
-        Err(e) => return Err(e.to_string()),
-    };
-    let status = resp.status();
-    if !status.is_success() {
-        // Its body is not read: the connection goes with it.
-        return Err(format!("webhook answered HTTP {}", status.as_u16()));
     }
-    // On refusal the sender and the body are dropped unread: hyper closes
-    // the connection rather than keep it.
-    let bytes = read_bounded(resp, max_answer).await?;
-    pool::give_back(endpoint, sender);
-    String::from_utf8(bytes.into()).map_err(|_| "response is not UTF-8".to_string())
+    let mut sender = connect(endpoint, ca_bundle).await?;
+    let resp = sender
+        .send_request(request()?)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok((sender, resp))
 }
 
 /// The answer's body, read as it arrives and refused as soon as it is
@@ -214,13 +225,44 @@ async fn connect(endpoint: &Endpoint, ca_bundle: Option<&str>) -> Result<Sender,
     let (sender, conn) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tls))
         .await
         .map_err(|e| e.to_string())?;
-    tokio::spawn(async move {
+    let task = tokio::spawn(async move {
         let _ = conn.await;
     });
-    Ok(sender)
+    Ok(Sender {
+        requests: sender,
+        task: task.abort_handle(),
+    })
 }
 
-type Sender = hyper::client::conn::http1::SendRequest<Full<bytes::Bytes>>;
+/// One connection: requests go in through `requests`; dropping it closes
+/// the connection (its task is aborted), also with an answer half read.
+struct Sender {
+    requests: hyper::client::conn::http1::SendRequest<Full<bytes::Bytes>>,
+    task: tokio::task::AbortHandle,
+}
+
+impl Sender {
+    fn is_closed(&self) -> bool {
+        self.requests.is_closed()
+    }
+
+    async fn ready(&mut self) -> bool {
+        self.requests.ready().await.is_ok()
+    }
+
+    async fn send_request(
+        &mut self,
+        request: http::Request<Full<bytes::Bytes>>,
+    ) -> hyper::Result<http::Response<hyper::body::Incoming>> {
+        self.requests.send_request(request).await
+    }
+}
+
+impl Drop for Sender {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
 
 /// Where a connection goes: host, port and the CAs it was verified with.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -248,7 +290,7 @@ mod pool {
                 idle.get_mut(endpoint)?.pop()?
             };
             let mut sender = candidate;
-            if !sender.is_closed() && sender.ready().await.is_ok() {
+            if !sender.is_closed() && sender.ready().await {
                 return Some(sender);
             }
         }
