@@ -133,7 +133,7 @@ pub fn validate(custom: &CustomResource, obj: &Value, old: Option<&Value>) -> Ve
         causes.extend(super::rules::causes(rules, obj, old));
     }
     if let Some(checks) = custom.checks {
-        causes.extend(checks(obj));
+        causes.extend(checks(obj, old));
     }
     causes
 }

@@ -28,16 +28,23 @@ pub fn entries() -> Vec<CustomEntry> {
 /// Each `spec.verification.publicKeys[i]` parsed as the bundle loader
 /// parses it (a PEM PKIX ECDSA P-256 key, `cosign.pub`), so a key that
 /// could never verify a signature is refused on write, not at load. Values
-/// without the PEM armour are left to the schema's rule.
-fn verification_keys(obj: &Value) -> Vec<Cause> {
-    let keys = obj
-        .pointer("/spec/verification/publicKeys")
-        .and_then(Value::as_array);
-    let armoured = |k: &&str| k.contains("-----BEGIN PUBLIC KEY-----");
-    keys.into_iter()
-        .flatten()
+/// without the PEM armour are left to the schema's rule; keys the stored
+/// object already had pass (as kube ratchets validation), so a bundle
+/// stored before this check can still have its status written.
+fn verification_keys(obj: &Value, old: Option<&Value>) -> Vec<Cause> {
+    let keys = |o: &Value| -> Vec<String> {
+        let list = o.pointer("/spec/verification/publicKeys");
+        let items = list.and_then(Value::as_array).into_iter().flatten();
+        items
+            .map(|k| k.as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    let stored = old.map(keys).unwrap_or_default();
+    let checked = |k: &String| k.contains("-----BEGIN PUBLIC KEY-----") && !stored.contains(k);
+    keys(obj)
+        .iter()
         .enumerate()
-        .filter_map(|(i, key)| Some((i, key.as_str().filter(armoured)?)))
+        .filter(|(_, key)| checked(key))
         .filter_map(|(i, key)| {
             let why = crate::cosign::keys::PublicKey::from_pem(key).err()?;
             let field = format!("spec.verification.publicKeys[{i}]");
@@ -318,6 +325,11 @@ mod tests {
             assert!(p.iter().any(|c| c.starts_with(&field)), "{p:?}");
         }
         assert_eq!(p.len(), 2, "{p:?}");
+        let stored = json!({"metadata": {"name": "b"},
+            "spec": {"bundle": "b.tar", "verification": {"publicKeys": [garbage]}}});
+        let mut status_write = stored.clone();
+        status_write["status"] = json!({"observedGeneration": 1});
+        assert!(verification_keys(&status_write, Some(&stored)).is_empty());
     }
 
     #[test]
