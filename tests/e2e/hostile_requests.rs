@@ -111,6 +111,29 @@ fn objects_larger_than_the_store_takes_are_413_and_smaller_ones_are_kept() {
 }
 
 #[test]
+fn an_oversized_create_with_generate_name_is_413_without_a_name_error() {
+    let s = Server::start();
+    let revisions = "/apis/apps/v1/namespaces/default/controllerrevisions";
+    let body = json!({"apiVersion": "apps/v1", "kind": "ControllerRevision",
+        "metadata": {"generateName": "big-"}, "revision": 1, "data": {"blob": "x".repeat(2 << 20)}});
+    let (code, status, _) = s.request(
+        "POST",
+        revisions,
+        "application/json",
+        Some(&body.to_string()),
+    );
+    assert_eq!(
+        (code, status["reason"].as_str()),
+        (413, Some("RequestEntityTooLarge")),
+        "{status}"
+    );
+    assert!(status["details"]["causes"].is_null(), "{status}");
+    let (_, list) = s.get_json(revisions);
+    assert_eq!(list["items"], json!([]), "nothing stored");
+    assert!(ready(&s));
+}
+
+#[test]
 fn a_list_at_a_revision_not_yet_reached_is_kubes_504_and_a_bad_one_400() {
     let s = Server::start();
     let (_, list) = s.get_json(CONFIGMAPS);

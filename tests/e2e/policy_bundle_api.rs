@@ -303,6 +303,39 @@ fn missing_and_tampered_bundles_are_refused_and_bad_specs_are_invalid() {
         .all(|l| !l.ends_with("/bad")));
 }
 
+#[test]
+fn a_verification_key_that_is_pem_wrapped_garbage_is_invalid() {
+    let s = Server::start();
+    let garbage = "-----BEGIN PUBLIC KEY-----\naGVsbG8gd29ybGQ=\n-----END PUBLIC KEY-----\n";
+    let body = serde_json::json!({"apiVersion": "policies.capstan.dev/v1alpha1", "kind": "PolicyBundle",
+        "metadata": {"name": "garbage"},
+        "spec": {"bundle": "b.tar", "verification": {"publicKeys": [garbage]}}});
+    let (code, status, _) = s.request(
+        "POST",
+        "/apis/policies.capstan.dev/v1alpha1/policybundles",
+        "application/json",
+        Some(&body.to_string()),
+    );
+    assert_eq!(
+        (code, status["reason"].as_str()),
+        (422, Some("Invalid")),
+        "{status}"
+    );
+    let cause = &status["details"]["causes"][0];
+    assert_eq!(
+        cause["field"], "spec.verification.publicKeys[0]",
+        "{status}"
+    );
+    assert!(
+        cause["message"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("Invalid value: \"string\": must be an ECDSA P-256 public key"),
+        "{status}"
+    );
+    assert!(s.fails(&["get", "pb", "garbage"]).contains("not found"));
+}
+
 /// The server's log without its colours' escape sequences.
 fn plain_log(s: &Server) -> String {
     let mut out = String::new();

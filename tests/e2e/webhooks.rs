@@ -3,10 +3,12 @@
 
 use crate::support::Server;
 use base64::Engine;
-use http_body_util::{BodyExt, Full};
+use http_body_util::{combinators::BoxBody, BodyExt, Full, StreamBody};
 use serde_json::{json, Value};
+use std::convert::Infallible;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// A TLS webhook server on 127.0.0.1; returns (port, CA PEM, call counter).
 fn start_webhook() -> (u16, String, Arc<AtomicUsize>) {
@@ -112,10 +114,7 @@ async fn serve(
                         let path = req.uri().path().to_string();
                         let body = req.into_body().collect().await.unwrap().to_bytes();
                         let review: Value = serde_json::from_slice(&body).unwrap();
-                        let answer = respond(&path, &review);
-                        Ok::<_, std::convert::Infallible>(http::Response::new(Full::new(
-                            bytes::Bytes::from(answer.to_string()),
-                        )))
+                        Ok::<_, Infallible>(http::Response::new(answer(&path, &review)))
                     }
                 });
             let _ = hyper::server::conn::http1::Builder::new()
@@ -123,6 +122,34 @@ async fn serve(
                 .await;
         });
     }
+}
+
+type Body = BoxBody<bytes::Bytes, Infallible>;
+
+/// `respond`'s answer, or on /huge `huge_answer`.
+fn answer(path: &str, review: &Value) -> Body {
+    if path == "/huge" {
+        return huge_answer(review);
+    }
+    let text = respond(path, review).to_string();
+    Full::new(bytes::Bytes::from(text)).boxed()
+}
+
+/// 1 MiB pieces of `huge_answer`.
+const HUGE_MIB: usize = 1536;
+
+/// An AdmissionReview answer of 1.5 GiB (a list of warnings without end),
+/// streamed: one 1 MiB piece sent again and again, none of it held here.
+fn huge_answer(review: &Value) -> Body {
+    let head = format!(
+        r#"{{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{{"uid":{},"allowed":true,"warnings":["#,
+        review["request"]["uid"]
+    );
+    let piece = bytes::Bytes::from(format!("\"{}\",", "x".repeat((1 << 20) - 3)));
+    let pieces = std::iter::once(bytes::Bytes::from(head))
+        .chain(std::iter::repeat_n(piece, HUGE_MIB))
+        .map(|b| Ok(hyper::body::Frame::data(b)));
+    StreamBody::new(futures_util::stream::iter(pieces)).boxed()
 }
 
 /// /mutate labels every object `mutated=yes`; /validate denies objects labelled `blocked=true`.
@@ -416,18 +443,19 @@ fn a_match_condition_that_cannot_be_evaluated_follows_the_failure_policy() {
         &ca,
         "Fail",
     );
+    // One that does not compile is refused on write, as kube refuses it.
     let uncompilable = [("typo", "object.metadata.name ==")];
-    s.ok_stdin(
+    let out = s.kubectl_stdin(
         &["apply", "-f", "-"],
-        &with_conditions(strict, &uncompilable),
+        Some(&with_conditions(strict, &uncompilable)),
     );
-    let err = s.fails(&["create", "configmap", "refused"]);
+    let err = crate::support::stderr(&out);
     assert!(
-        err.contains(r#"failed calling webhook "strict.capstan.test""#)
-            && err.contains("compilation failed"),
+        !out.status.success()
+            && err.contains(r#"webhooks[0].matchConditions[0].expression: Invalid value: "object.metadata.name ==": compilation failed"#),
         "{err}"
     );
-    assert!(s.fails(&["get", "cm", "refused"]).contains("not found"));
+    s.ok(&["create", "configmap", "allowed"]);
 }
 
 #[test]
@@ -464,4 +492,125 @@ fn a_self_signed_openssl_certificate_given_as_its_own_ca_bundle_is_trusted() {
         "{err}"
     );
     assert!(s.fails(&["get", "cm", "foreign"]).contains("not found"));
+}
+
+/// A port nothing listens on.
+fn closed_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// `configuration` for every resource of every group (`*/*/*`, all operations).
+fn on_everything(kind: &str, name: &str, url: &str, ca: &str, policy: &str) -> String {
+    configuration(kind, name, url, ca, policy).replace(
+        r#"rules: [{operations: [CREATE, UPDATE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}]"#,
+        r#"rules: [{operations: ["*"], apiGroups: ["*"], apiVersions: ["*"], resources: ["*/*"]}]"#,
+    )
+}
+
+#[test]
+fn a_failing_webhook_on_everything_cannot_lock_out_its_own_removal() {
+    let s = Server::start();
+    let (_, ca, _) = start_webhook();
+    let url = format!("https://127.0.0.1:{}/validate", closed_port());
+    let broken = on_everything(
+        "ValidatingWebhookConfiguration",
+        "broken",
+        &url,
+        &ca,
+        "Fail",
+    );
+    s.ok_stdin(&["apply", "-f", "-"], &broken);
+    let err = s.fails(&["create", "configmap", "refused"]);
+    assert!(
+        err.contains(r#"failed calling webhook "broken.capstan.test""#),
+        "{err}"
+    );
+    // Admission configuration is never sent to webhooks: another
+    // configuration and a PolicyBundle can be written and removed...
+    let other = on_everything("MutatingWebhookConfiguration", "other", &url, &ca, "Fail");
+    s.ok_stdin(&["apply", "-f", "-"], &other);
+    s.ok(&["delete", "mutatingwebhookconfiguration", "other"]);
+    let bundle = "apiVersion: policies.capstan.dev/v1alpha1\nkind: PolicyBundle\nmetadata: {name: pb}\nspec: {bundle: missing.tar}\n";
+    s.ok_stdin(&["apply", "-f", "-"], bundle);
+    s.ok(&["delete", "policybundle", "pb"]);
+    // ...and the broken one deleted, after which writes work again.
+    s.ok(&["delete", "validatingwebhookconfiguration", "broken"]);
+    assert!(crate::support::eventually(Duration::from_secs(10), || {
+        s.kubectl(&["create", "configmap", "allowed"])
+            .status
+            .success()
+    }));
+    assert!(s.fails(&["get", "cm", "refused"]).contains("not found"));
+}
+
+/// The server's resident memory (VmRSS), in KiB.
+fn rss_kib(s: &Server) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", s.pid())).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_webhook_answering_gigabytes_is_cut_off_and_its_failure_policy_decides() {
+    let s = Server::start();
+    let (port, ca, calls) = start_webhook();
+    let url = format!("https://127.0.0.1:{port}/huge");
+    let config = configuration("ValidatingWebhookConfiguration", "huge", &url, &ca, "Fail")
+        .replace("timeoutSeconds: 2", "timeoutSeconds: 30");
+    s.ok_stdin(&["apply", "-f", "-"], &config);
+    let before = rss_kib(&s);
+    let started = Instant::now();
+    let err = s.fails(&["create", "configmap", "refused"]);
+    let took = started.elapsed();
+    assert!(
+        err.contains(r#"failed calling webhook "huge.capstan.test""#)
+            && err.contains("the webhook's answer is larger than the limit of"),
+        "{err}"
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    // Sending the whole answer over loopback TLS alone takes longer.
+    assert!(took < Duration::from_secs(20), "{took:?}");
+    let grew_mib = rss_kib(&s).saturating_sub(before) / 1024;
+    eprintln!("answer refused after {took:?}; the server's RSS grew by {grew_mib} MiB");
+    assert!(grew_mib < 256, "RSS grew by {grew_mib} MiB");
+    assert!(s.fails(&["get", "cm", "refused"]).contains("not found"));
+    let ready = s.curl(&[&s.url("/readyz")]);
+    assert_eq!(crate::support::stdout(&ready), "ok");
+    let lenient = config.replace("failurePolicy: Fail", "failurePolicy: Ignore");
+    s.ok_stdin(&["apply", "-f", "-"], &lenient);
+    let out = s.kubectl(&["create", "configmap", "allowed"]);
+    assert!(out.status.success(), "{}", crate::support::stderr(&out));
+    assert!(crate::support::stderr(&out).contains("failed and was ignored"));
+}
+
+#[test]
+fn webhook_timeouts_outside_one_to_thirty_seconds_are_refused() {
+    let s = Server::start();
+    let (port, ca, _) = start_webhook();
+    let url = format!("https://127.0.0.1:{port}/validate");
+    let config = configuration("ValidatingWebhookConfiguration", "t", &url, &ca, "Fail");
+    let path = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations";
+    for seconds in [0, 31, 100000] {
+        let body = config.replace("timeoutSeconds: 2", &format!("timeoutSeconds: {seconds}"));
+        let (code, status, _) = s.request("POST", path, "application/yaml", Some(&body));
+        assert_eq!(
+            (code, status["reason"].as_str()),
+            (422, Some("Invalid")),
+            "{status}"
+        );
+        let expected = format!(
+            "ValidatingWebhookConfiguration.admissionregistration.k8s.io \"t\" is invalid: \
+             webhooks[0].timeoutSeconds: Invalid value: {seconds}: the timeout value must be between 1 and 30 seconds"
+        );
+        assert_eq!(status["message"], expected, "{status}");
+    }
+    let (code, _) = s.get_json(&format!("{path}/t"));
+    assert_eq!(code, 404, "nothing stored");
+    let (code, status, _) = s.request("POST", path, "application/yaml", Some(&config));
+    assert_eq!(code, 201, "{status}");
+    assert_eq!(status["webhooks"][0]["timeoutSeconds"], 2);
 }

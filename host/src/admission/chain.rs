@@ -98,20 +98,23 @@ impl Chain {
             .collect()
     }
 
-    /// The entries of `phase` in order, with the API's webhooks expanded in place.
-    async fn entries_for(&self, phase: Phase) -> Vec<EntryRef<'_>> {
+    /// The entries of `phase` in order, with the API's webhooks and
+    /// PolicyBundles' policies expanded in place; neither is expanded for a
+    /// write of admission configuration (see [`configures_admission`]).
+    async fn entries_for(&self, phase: Phase, req: &ReviewRequest) -> Vec<EntryRef<'_>> {
+        let exempt = configures_admission(req);
         let mut out = Vec::new();
         for e in &self.entries {
             match e {
                 ChainEntry::Plugin(p) if p.config.phases.contains(&phase) => {
                     out.push(EntryRef::Borrowed(p))
                 }
-                ChainEntry::Webhooks(ph) if *ph == phase => {
+                ChainEntry::Webhooks(ph) if *ph == phase && !exempt => {
                     if let Some(src) = &self.webhooks {
                         out.extend(src.webhooks(phase).await.into_iter().map(EntryRef::Shared));
                     }
                 }
-                ChainEntry::Policies(ph) if *ph == phase => {
+                ChainEntry::Policies(ph) if *ph == phase && !exempt => {
                     if let Some(src) = &self.policies {
                         out.extend(src.policies(phase).into_iter().map(EntryRef::Shared));
                     }
@@ -257,7 +260,7 @@ impl Chain {
         old: Option<&Value>,
         warnings: &Mutex<Vec<String>>,
     ) -> ApiResult<Value> {
-        let entries = self.entries_for(Phase::Mutating).await;
+        let entries = self.entries_for(Phase::Mutating, req).await;
         let (attrs, mut review) = (attributes(req), SharedReview::default());
         let mut left_as: Vec<Option<Value>> = vec![None; entries.len()];
         for (i, e) in entries.iter().enumerate() {
@@ -321,7 +324,7 @@ impl Chain {
         warnings: &Mutex<Vec<String>>,
     ) -> ApiResult<()> {
         let (attrs, mut review) = (attributes(req), SharedReview::default());
-        for e in self.entries_for(Phase::Validating).await {
+        for e in self.entries_for(Phase::Validating, req).await {
             let e = e.get();
             if !self.is_called(e, (req, &attrs), obj, old, warnings).await? {
                 continue;
@@ -356,6 +359,31 @@ impl SharedReview {
 
     fn object_changed(&mut self) {
         self.0 = None;
+    }
+}
+
+/// kube's `IsExemptAdmissionConfigurationResource`: writes of the objects
+/// that configure admission (webhook configurations, admission policies and
+/// their bindings) are never sent to the API's webhooks, so a broken webhook
+/// can always be removed. By the same reasoning PolicyBundles are exempt
+/// from webhooks and from the policies they load: a bundle whose policy
+/// denies every write can still be changed or deleted. Decided by the kind
+/// under review, as kube does (so also their subresources). The configured
+/// plugins (built-ins, `--config` entries) still see these writes: only an
+/// operator can change those, not the API.
+fn configures_admission(req: &ReviewRequest) -> bool {
+    match req.kind_group.as_str() {
+        "admissionregistration.k8s.io" => matches!(
+            req.kind.as_str(),
+            "ValidatingWebhookConfiguration"
+                | "MutatingWebhookConfiguration"
+                | "ValidatingAdmissionPolicy"
+                | "ValidatingAdmissionPolicyBinding"
+                | "MutatingAdmissionPolicy"
+                | "MutatingAdmissionPolicyBinding"
+        ),
+        crate::policy_bundles::resource::GROUP => req.kind == "PolicyBundle",
+        _ => false,
     }
 }
 
@@ -727,6 +755,76 @@ mod tests {
         let denied = c.validate(&request(), Some(&obj), None, &w).await;
         assert_eq!(denied.unwrap_err().code, 403);
         assert_eq!(calls.load(Ordering::SeqCst), 1);
+    }
+
+    /// The API's webhooks as a `WebhookSource` gives them.
+    struct Hooks(Vec<Arc<CallableEntry>>);
+
+    impl WebhookSource for Hooks {
+        fn webhooks<'a>(&'a self, _phase: Phase) -> BoxFuture<'a, Vec<Arc<CallableEntry>>> {
+            Box::pin(async move { self.0.clone() })
+        }
+    }
+
+    /// A validating entry without rules that denies everything, counting its calls.
+    fn deny_all(calls: &Arc<AtomicUsize>) -> Box<CallableEntry> {
+        let calls = calls.clone();
+        let e = entry(
+            "deny-all",
+            Phase::Validating,
+            FailurePolicy::Fail,
+            move |r| {
+                calls.fetch_add(1, Ordering::SeqCst);
+                Ok(answer(r, false, None))
+            },
+        );
+        let ChainEntry::Plugin(e) = e else {
+            unreachable!()
+        };
+        e
+    }
+
+    fn of_kind(group: &str, kind: &str, operation: &'static str) -> ReviewRequest {
+        let mut req = request();
+        (req.kind_group, req.kind, req.operation) = (group.into(), kind.into(), operation);
+        req
+    }
+
+    #[tokio::test]
+    async fn admission_configuration_skips_webhooks_and_policies_but_not_plugins() {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let (mut c, _dir) = chain(vec![
+            ChainEntry::Webhooks(Phase::Validating),
+            ChainEntry::Policies(Phase::Validating),
+        ]);
+        c.webhooks = Some(Arc::new(Hooks(vec![Arc::from(deny_all(&calls))])));
+        c.policies = Some(Arc::new(Loaded(vec![Arc::from(deny_all(&calls))])));
+        let w = Mutex::new(Vec::new());
+        let admission = "admissionregistration.k8s.io";
+        let exempt = [
+            (admission, "ValidatingWebhookConfiguration"),
+            (admission, "MutatingWebhookConfiguration"),
+            (admission, "ValidatingAdmissionPolicyBinding"),
+            (admission, "MutatingAdmissionPolicy"),
+            ("policies.capstan.dev", "PolicyBundle"),
+        ];
+        for (group, kind) in exempt {
+            for operation in ["CREATE", "DELETE"] {
+                let req = of_kind(group, kind, operation);
+                c.validate(&req, Some(&json!({})), None, &w).await.unwrap();
+            }
+        }
+        assert_eq!(calls.load(Ordering::SeqCst), 0);
+        let denied = c.validate(&request(), Some(&json!({})), None, &w).await;
+        assert_eq!(denied.unwrap_err().code, 403);
+        let (plugin, _dir) = chain(vec![ChainEntry::Plugin(deny_all(&calls))]);
+        let req = of_kind("policies.capstan.dev", "PolicyBundle", "DELETE");
+        let denied = plugin.validate(&req, None, Some(&json!({})), &w).await;
+        assert_eq!(
+            denied.unwrap_err().code,
+            403,
+            "configured plugins still run"
+        );
     }
 
     #[tokio::test]

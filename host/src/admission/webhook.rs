@@ -17,6 +17,9 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+/// kube's bound on `timeoutSeconds` (1 to 30), which validation enforces on
+/// write; a configuration stored before that is held to it too.
+const MAX_TIMEOUT_SECONDS: u64 = 30;
 
 /// Reads webhook configurations from the registry for every request.
 pub struct ApiWebhooks {
@@ -200,7 +203,7 @@ impl ApiWebhooks {
         let timeout = hook
             .get("timeoutSeconds")
             .and_then(Value::as_u64)
-            .map(Duration::from_secs)
+            .map(|s| Duration::from_secs(s.clamp(1, MAX_TIMEOUT_SECONDS)))
             .unwrap_or(DEFAULT_TIMEOUT);
         let config = PluginEntry {
             name: name.clone(),

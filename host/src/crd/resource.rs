@@ -65,7 +65,14 @@ pub struct CustomResource {
     /// How objects move between versions (`None` if the CRD's conversion
     /// cannot be set up: then only apiVersion changes, and a warning is logged).
     pub converter: Option<super::conversion::Converter>,
+    /// Checks beyond the schema a built-in served as a CRD adds (the
+    /// PolicyBundle's verification keys), run with the schema's: the
+    /// object and, on update, the stored one.
+    pub checks: Option<Checks>,
 }
+
+/// A built-in's own checks of an object (over the stored one on update).
+pub type Checks = fn(&Value, Option<&Value>) -> Vec<crate::status::Cause>;
 
 impl CustomResource {
     pub fn storage_api_version(&self, group: &str) -> String {
@@ -209,6 +216,7 @@ fn custom(shared: &Shared<'_>, version: &Value) -> CustomResource {
         terminating: shared.crd.pointer("/metadata/deletionTimestamp").is_some(),
         deprecation_warning: deprecation_warning(shared.crd, version),
         converter: converter(shared),
+        checks: None,
     }
 }
 

@@ -122,7 +122,7 @@ fn with_schema_causes(
 }
 
 /// The problems of `obj` by the CRD version's schema (validation, then
-/// its CEL rules).
+/// its CEL rules, then a built-in's own checks).
 pub fn validate(custom: &CustomResource, obj: &Value, old: Option<&Value>) -> Vec<Cause> {
     let mut causes = match (&custom.compiled, old) {
         (Some(schema), Some(old)) => schema.validate_update(obj, old),
@@ -131,6 +131,9 @@ pub fn validate(custom: &CustomResource, obj: &Value, old: Option<&Value>) -> Ve
     };
     if let Some(rules) = &custom.rules {
         causes.extend(super::rules::causes(rules, obj, old));
+    }
+    if let Some(checks) = custom.checks {
+        causes.extend(checks(obj, old));
     }
     causes
 }

@@ -5,15 +5,54 @@
 //! paths, generation, `kubectl get` columns) but never stored as a CRD.
 
 use crate::catalogue::live::CustomEntry;
+use crate::status::Cause;
 use serde_json::{json, Value};
+use std::sync::Arc;
 
 pub const GROUP: &str = "policies.capstan.dev";
 pub const VERSION: &str = "v1alpha1";
 pub const PLURAL: &str = "policybundles";
 
-/// The catalogue entries of the resource (one version).
+/// The catalogue entries of the resource (one version), with the checks
+/// its schema cannot make.
 pub fn entries() -> Vec<CustomEntry> {
-    crate::crd::resource::entries(&definition(), &Default::default())
+    let mut entries = crate::crd::resource::entries(&definition(), &Default::default());
+    for entry in &mut entries {
+        if let Some(custom) = entry.info.custom.as_mut().and_then(Arc::get_mut) {
+            custom.checks = Some(verification_keys);
+        }
+    }
+    entries
+}
+
+/// Each `spec.verification.publicKeys[i]` parsed as the bundle loader
+/// parses it (a PEM PKIX ECDSA P-256 key, `cosign.pub`), so a key that
+/// could never verify a signature is refused on write, not at load. Values
+/// without the PEM armour are left to the schema's rule; keys the stored
+/// object already had pass (as kube ratchets validation), so a bundle
+/// stored before this check can still have its status written.
+fn verification_keys(obj: &Value, old: Option<&Value>) -> Vec<Cause> {
+    let keys = |o: &Value| -> Vec<String> {
+        let list = o.pointer("/spec/verification/publicKeys");
+        let items = list.and_then(Value::as_array).into_iter().flatten();
+        items
+            .map(|k| k.as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    let stored = old.map(keys).unwrap_or_default();
+    let checked = |k: &String| k.contains("-----BEGIN PUBLIC KEY-----") && !stored.contains(k);
+    keys(obj)
+        .iter()
+        .enumerate()
+        .filter(|(_, key)| checked(key))
+        .filter_map(|(i, key)| {
+            let why = crate::cosign::keys::PublicKey::from_pem(key).err()?;
+            let field = format!("spec.verification.publicKeys[{i}]");
+            let detail =
+                format!("must be an ECDSA P-256 public key (PKIX PEM, as cosign.pub): {why}");
+            Some(Cause::invalid(&field, "string", &detail))
+        })
+        .collect()
 }
 
 /// The resource as a CustomResourceDefinition, Established.
@@ -272,6 +311,25 @@ mod tests {
             ),
             "{p:?}"
         );
+    }
+
+    #[test]
+    fn verification_keys_are_parsed_not_only_armoured() {
+        let garbage = "-----BEGIN PUBLIC KEY-----\naGVsbG8gd29ybGQ=\n-----END PUBLIC KEY-----\n";
+        let not_base64 = "-----BEGIN PUBLIC KEY-----\n!!!\n-----END PUBLIC KEY-----\n";
+        let spec =
+            json!({"bundle": "b.tar", "verification": {"publicKeys": [garbage, not_base64]}});
+        let p = problems(spec);
+        for i in 0..2 {
+            let field = format!("spec.verification.publicKeys[{i}]: Invalid value: \"string\": must be an ECDSA P-256 public key");
+            assert!(p.iter().any(|c| c.starts_with(&field)), "{p:?}");
+        }
+        assert_eq!(p.len(), 2, "{p:?}");
+        let stored = json!({"metadata": {"name": "b"},
+            "spec": {"bundle": "b.tar", "verification": {"publicKeys": [garbage]}}});
+        let mut status_write = stored.clone();
+        status_write["status"] = json!({"observedGeneration": 1});
+        assert!(verification_keys(&status_write, Some(&stored)).is_empty());
     }
 
     #[test]

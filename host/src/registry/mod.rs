@@ -341,6 +341,12 @@ impl Registry {
         too_large: ApiError,
     ) -> ApiError {
         meta::set_create_fields(&mut obj, ns);
+        // Named as the create would name it, so a generateName is not
+        // reported as a missing name.
+        let prefix = generate_name_prefix(&obj);
+        if !prefix.is_empty() {
+            meta::metadata_mut(&mut obj).insert("name".into(), json!(names::generate(&prefix)));
+        }
         let named = validate_name(res, &obj);
         // Only a verdict on the object counts; a failing plugin is not one.
         let validated = match self.strategy.create(res, obj).await {
@@ -376,13 +382,8 @@ impl Registry {
         if res.group.is_empty() && res.plural == "services" {
             self.allocate_service(res, &mut obj).await?;
         }
-        // As kube's BeforeCreate: a name is generated only from a non-empty
-        // generateName; with neither, validation answers "name or
-        // generateName is required".
-        let prefix = meta::meta_str(&obj, "generateName")
-            .unwrap_or_default()
-            .to_string();
-        let generate = meta::name(&obj).is_none_or(str::is_empty) && !prefix.is_empty();
+        let prefix = generate_name_prefix(&obj);
+        let generate = !prefix.is_empty();
         for attempt in 0..8 {
             if generate {
                 meta::metadata_mut(&mut obj).insert("name".into(), json!(names::generate(&prefix)));
@@ -514,6 +515,18 @@ impl Registry {
             UpdateOutcome::Deleted(v) => DeleteOutcome::Deleted(v),
             UpdateOutcome::Updated(v) | UpdateOutcome::Unchanged(v) => DeleteOutcome::Pending(v),
         })
+    }
+}
+
+/// As kube's BeforeCreate: a name is generated only from a non-empty
+/// generateName when there is no name ("" otherwise); with neither,
+/// validation answers "name or generateName is required".
+fn generate_name_prefix(obj: &Value) -> String {
+    match meta::name(obj) {
+        Some(name) if !name.is_empty() => String::new(),
+        _ => meta::meta_str(obj, "generateName")
+            .unwrap_or_default()
+            .to_string(),
     }
 }
 

@@ -44,9 +44,14 @@ pub(super) enum Endpoint {
 }
 
 impl Endpoint {
-    async fn call(&self, review: &str) -> Result<String, String> {
+    /// Sends `review` of `objects` objects; a webhook's answer is bounded
+    /// by their number ([`crate::https_webhook::conversion_answer_limit`]).
+    async fn call(&self, review: &str, objects: usize) -> Result<String, String> {
         match self {
-            Endpoint::Webhook(hook) => hook.post_plain(review).await,
+            Endpoint::Webhook(hook) => {
+                let limit = crate::https_webhook::conversion_answer_limit(objects);
+                hook.post_plain(review, limit).await
+            }
             Endpoint::Plugin(plugin) => plugin.call(review).await,
         }
     }
@@ -108,7 +113,10 @@ impl Call {
         mut objects: Vec<Value>,
     ) -> Result<Vec<Value>, String> {
         let failed = |e: String| format!("conversion webhook for {} failed: {e}", self.gvk);
-        let answer = endpoint.call(&self.body).await.map_err(failed)?;
+        let answer = endpoint
+            .call(&self.body, self.sent.len())
+            .await
+            .map_err(failed)?;
         crate::cpu::mark_large(answer.len());
         let converted =
             crate::cpu::for_request(|| self.converted_objects(&answer)).map_err(failed)?;

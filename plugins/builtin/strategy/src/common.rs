@@ -69,6 +69,12 @@ pub fn duplicate(field: &str, rendered: &str) -> Cause {
     )
 }
 
+/// `field.TooMany` for a list of `actual` items with at most `max`.
+pub fn too_many(field: &str, actual: usize, max: usize) -> Cause {
+    let message = format!("Too many: {actual}: must have at most {max} items");
+    cause("FieldValueTooMany", field, message)
+}
+
 /// `field.TooLong` for a byte limit.
 pub fn too_long(field: &str, max_bytes: usize) -> Cause {
     let message = format!("Too long: may not be more than {max_bytes} bytes");

@@ -14,6 +14,8 @@ mod rules;
 mod schema;
 mod structural;
 
+pub(crate) use names::dns1035_label;
+
 use capstan_plugin_sdk::Cause;
 use serde_json::{json, Value};
 

@@ -38,6 +38,7 @@ mod selector;
 mod services;
 mod table;
 mod validation;
+mod webhooks;
 mod workloads;
 
 use capstan_plugin_sdk::{Phase, StrategyAnswer, StrategyCall, StrategyPlugin};

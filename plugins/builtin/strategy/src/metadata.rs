@@ -97,7 +97,7 @@ pub fn qualified_name(value: &str) -> Vec<String> {
 }
 
 /// `validation.IsValidLabelValue`.
-fn label_value(value: &str) -> Vec<String> {
+pub fn label_value(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > 63 {
         errs.push(max_len_error(63));
