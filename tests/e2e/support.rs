@@ -189,8 +189,7 @@ impl Server {
 
     /// The running server's process (`/proc/<pid>/…`).
     fn proc_file(&self, file: &str) -> String {
-        let pid = self.child.as_ref().expect("the server is running").id();
-        std::fs::read_to_string(format!("/proc/{pid}/{file}")).expect("read /proc")
+        std::fs::read_to_string(format!("/proc/{}/{file}", self.pid())).expect("read /proc")
     }
 
     /// The server process's resident memory, in MiB.

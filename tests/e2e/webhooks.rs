@@ -547,13 +547,6 @@ fn a_failing_webhook_on_everything_cannot_lock_out_its_own_removal() {
     assert!(s.fails(&["get", "cm", "refused"]).contains("not found"));
 }
 
-/// The server's resident memory (VmRSS), in KiB.
-fn rss_kib(s: &Server) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{}/status", s.pid())).unwrap();
-    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
-    line.split_whitespace().nth(1).unwrap().parse().unwrap()
-}
-
 #[test]
 fn a_webhook_answering_gigabytes_is_cut_off_and_its_failure_policy_decides() {
     let s = Server::start();
@@ -562,7 +555,7 @@ fn a_webhook_answering_gigabytes_is_cut_off_and_its_failure_policy_decides() {
     let config = configuration("ValidatingWebhookConfiguration", "huge", &url, &ca, "Fail")
         .replace("timeoutSeconds: 2", "timeoutSeconds: 30");
     s.ok_stdin(&["apply", "-f", "-"], &config);
-    let before = rss_kib(&s);
+    let before = s.rss_mib();
     let started = Instant::now();
     let err = s.fails(&["create", "configmap", "refused"]);
     let took = started.elapsed();
@@ -574,7 +567,7 @@ fn a_webhook_answering_gigabytes_is_cut_off_and_its_failure_policy_decides() {
     assert_eq!(calls.load(Ordering::SeqCst), 1);
     // Sending the whole answer over loopback TLS alone takes longer.
     assert!(took < Duration::from_secs(20), "{took:?}");
-    let grew_mib = rss_kib(&s).saturating_sub(before) / 1024;
+    let grew_mib = s.rss_mib().saturating_sub(before);
     eprintln!("answer refused after {took:?}; the server's RSS grew by {grew_mib} MiB");
     assert!(grew_mib < 256, "RSS grew by {grew_mib} MiB");
     assert!(s.fails(&["get", "cm", "refused"]).contains("not found"));
