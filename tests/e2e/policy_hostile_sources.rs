@@ -121,6 +121,11 @@ fn hostile_registries_get_bounded_conditions_and_hold_up_no_other_bundle() {
     );
 
     let grown = s.rss().saturating_sub(rss_before);
+    eprintln!(
+        "VmRSS: {} MiB before, grown by {} MiB",
+        rss_before >> 20,
+        grown >> 20
+    );
     assert!(grown < 200 << 20, "the server grew by {} MiB", grown >> 20);
     let log = s.log();
     let longest = log.lines().map(str::len).max().unwrap_or(0);

@@ -78,7 +78,10 @@ impl BundleRoots {
                 std::io::ErrorKind::NotFound => "BundleNotFound",
                 _ => "InvalidBundle",
             };
-            (reason, format!("bundle {bundle}: cannot read it: {e}"))
+            (
+                reason,
+                format!("bundle {}: cannot read it: {e}", path.display()),
+            )
         })?;
         let inside = self
             .roots()
