@@ -198,6 +198,15 @@ pub struct ServeArgs {
     /// A cosign public key (PEM) every PolicyBundle's bundle must be signed with; with several, one of them (repeatable).
     #[arg(long = "policy-verification-key")]
     pub policy_verification_keys: Vec<PathBuf>,
+    /// A directory PolicyBundles may name bundles in with an absolute path,
+    /// besides `<data-dir>/bundles/` (repeatable). Any other path is refused
+    /// (422 on write; on load, after resolving symlinks).
+    #[arg(long = "policy-bundle-dir")]
+    pub policy_bundle_dirs: Vec<PathBuf>,
+    /// How long pulling a PolicyBundle's bundle from a registry, or reading
+    /// it from disk, may take before the load is refused (and retried).
+    #[arg(long = "policy-bundle-fetch-timeout", default_value = "2m", value_parser = parse_duration)]
+    pub policy_bundle_fetch_timeout: Duration,
 }
 
 /// A Go-style duration of one unit: `500ms`, `15s`, `2m`.

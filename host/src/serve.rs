@@ -12,6 +12,8 @@ use crate::crd::conversion::ConversionSetup;
 use crate::inflight::InFlight;
 use crate::plugins::wasm_strategy::{WasmStrategy, STRATEGY_PLUGIN};
 use crate::plugins::{cache_dir, embedded, PluginRuntime};
+use crate::policy_bundles::paths::BundleRoots;
+use crate::policy_bundles::strategy::BundlePaths;
 use crate::policy_bundles::{Controller as PolicyController, PolicySet};
 use crate::state::AppState;
 use crate::storage::sqlite::SqliteStorage;
@@ -169,6 +171,11 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         state.registry.strategy =
             Arc::new(crate::crd::strategy::CustomAware { inner: Arc::new(v) });
     }
+    let bundle_roots = BundleRoots::new(&args.data_dir, &args.policy_bundle_dirs);
+    state.registry.strategy = Arc::new(BundlePaths {
+        inner: state.registry.strategy.clone(),
+        roots: bundle_roots.clone(),
+    });
     let policies = Arc::new(PolicySet::default());
     state.metrics.push(policies.metrics.clone());
     let mut chain = admission_chain(&state, &entries, &config, &runtime)?;
@@ -225,6 +232,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let keys = crate::policy_bundles::source::read_server_keys(&args.policy_verification_keys)?;
     bundles
         .map(|c| c.with_registry(access, keys))
+        .map(|c| c.with_sources(bundle_roots, args.policy_bundle_fetch_timeout))
         .map(PolicyController::spawn);
     let election = start_controllers(&args, &state);
     let kubeconfig_path = args.data_dir.join(kubeconfig::ADMIN_FILE);

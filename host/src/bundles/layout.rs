@@ -5,7 +5,7 @@
 //! layers.
 
 use super::manifest::BundleManifest;
-use super::{digest, ARTIFACT_TYPE, COMPONENT_MEDIA_TYPE, CONFIG_MEDIA_TYPE};
+use super::{digest, parse_error, ARTIFACT_TYPE, COMPONENT_MEDIA_TYPE, CONFIG_MEDIA_TYPE};
 use super::{MAX_BUNDLE_BYTES, MAX_COMPONENT_BYTES, MAX_JSON_BYTES, MAX_POLICIES};
 use anyhow::{anyhow, Context};
 use oci_spec::image::{Descriptor, ImageIndex, ImageManifest, MediaType, OciLayout};
@@ -106,76 +106,114 @@ fn header(kind: tar::EntryType, mode: u32, size: u64) -> tar::Header {
 
 /// Where blobs are read from.
 enum Source {
+    /// A layout directory (canonical: symlinks resolved).
     Dir(std::path::PathBuf),
     /// A tarball's regular files, read into memory within the bounds.
     Tar(HashMap<String, Vec<u8>>),
 }
 
 impl Source {
+    /// A directory, or a regular file read as a tarball; anything else
+    /// (a FIFO, a device, a socket) is refused without being opened.
     fn open(path: &Path) -> Result<Source, String> {
         let meta = std::fs::metadata(path).map_err(|e| format!("cannot read it: {e}"))?;
         if meta.is_dir() {
-            return Ok(Source::Dir(path.to_path_buf()));
+            let dir = std::fs::canonicalize(path).map_err(|e| format!("cannot read it: {e}"))?;
+            return Ok(Source::Dir(dir));
         }
-        let file = std::fs::File::open(path).map_err(|e| format!("cannot read it: {e}"))?;
-        read_tar(file).map(Source::Tar)
+        read_tar(open_regular(path)?).map(Source::Tar)
     }
 
     /// The file at `path`, refused past `max` bytes.
     fn read(&self, path: &str, max: u64) -> Result<Vec<u8>, String> {
-        let bytes = match self {
-            Source::Dir(dir) => {
-                let full = dir.join(path);
-                let len = std::fs::metadata(&full)
-                    .map_err(|e| format!("{path}: {e}"))?
-                    .len();
-                if len > max {
-                    return Err(format!("{path} is {len} bytes, more than {max}"));
+        match self {
+            Source::Dir(dir) => read_in(dir, path, max),
+            Source::Tar(files) => {
+                let bytes = files
+                    .get(path)
+                    .ok_or_else(|| format!("{path}: not in the tarball"))?;
+                match bytes.len() as u64 > max {
+                    true => Err(format!("{path} is {} bytes, more than {max}", bytes.len())),
+                    false => Ok(bytes.clone()),
                 }
-                std::fs::read(&full).map_err(|e| format!("{path}: {e}"))?
             }
-            Source::Tar(files) => files
-                .get(path)
-                .ok_or_else(|| format!("{path}: not in the tarball"))?
-                .clone(),
-        };
-        match bytes.len() as u64 > max {
-            true => Err(format!("{path} is {} bytes, more than {max}", bytes.len())),
-            false => Ok(bytes),
         }
     }
 }
 
+/// `path` of the layout directory `dir`: a regular file inside it (a
+/// symlink may not lead out of it), at most `max` bytes.
+fn read_in(dir: &Path, path: &str, max: u64) -> Result<Vec<u8>, String> {
+    let full = std::fs::canonicalize(dir.join(path)).map_err(|e| format!("{path}: {e}"))?;
+    if !full.starts_with(dir) {
+        return Err(format!("{path}: a symlink out of the layout directory"));
+    }
+    let file = open_regular(&full).map_err(|e| format!("{path}: {e}"))?;
+    let mut bytes = Vec::new();
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("{path}: {e}"))?;
+    match bytes.len() as u64 > max {
+        true => Err(format!("{path} is more than {max} bytes")),
+        false => Ok(bytes),
+    }
+}
+
+/// Opens a regular file for reading without ever blocking on the open (a
+/// FIFO's open waits for a writer): the type is checked before, the open
+/// is non-blocking, and the opened file's type is checked again.
+pub fn open_regular(path: &Path) -> Result<std::fs::File, String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let not_regular = || {
+        "not a regular file or a directory (FIFOs, devices and sockets are not read)".to_string()
+    };
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read it: {e}"))?;
+    if !meta.is_file() {
+        return Err(not_regular());
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| format!("cannot read it: {e}"))?;
+    match file.metadata().map(|m| m.is_file()) {
+        Ok(true) => Ok(file),
+        Ok(false) => Err(not_regular()),
+        Err(e) => Err(format!("cannot read it: {e}")),
+    }
+}
+
 /// A tarball's regular files, bounded in count, each size and the total.
+/// Errors never quote the tarball's bytes (the tar crate's header errors
+/// do: a file that is not a tarball would have its first line echoed).
 fn read_tar(file: std::fs::File) -> Result<HashMap<String, Vec<u8>>, String> {
+    const NOT_TAR: &str = "not a tarball (or a corrupt one)";
     let max_entries = 3 + 2 * MAX_POLICIES + 8;
     let mut files = HashMap::new();
     let mut total = 0u64;
     let mut archive = tar::Archive::new(file);
-    let entries = archive
-        .entries()
-        .map_err(|e| format!("not a tarball: {e}"))?;
+    let entries = archive.entries().map_err(|_| NOT_TAR.to_string())?;
     for (i, entry) in entries.enumerate() {
-        let entry = entry.map_err(|e| format!("not a tarball: {e}"))?;
+        let entry = entry.map_err(|_| NOT_TAR.to_string())?;
         if i >= max_entries {
             return Err(format!("the tarball has more than {max_entries} entries"));
         }
         if entry.header().entry_type() != tar::EntryType::Regular {
             continue;
         }
-        let path = entry.path().map_err(|e| format!("a tarball path: {e}"))?;
+        let path = entry.path().map_err(|_| NOT_TAR.to_string())?;
         let path = path.to_string_lossy();
         let path = path.trim_start_matches("./").to_string();
-        let size = entry.size();
-        total += size;
+        let size = entry.header().size().map_err(|_| NOT_TAR.to_string())?;
+        total = total.saturating_add(size);
         if size > MAX_COMPONENT_BYTES || total > MAX_BUNDLE_BYTES {
-            return Err(format!("{path}: the tarball's files exceed the bounds ({MAX_COMPONENT_BYTES} bytes a file, {MAX_BUNDLE_BYTES} in all)"));
+            return Err(format!("the tarball's files exceed the bounds ({MAX_COMPONENT_BYTES} bytes a file, {MAX_BUNDLE_BYTES} in all)"));
         }
         let mut bytes = Vec::with_capacity(size as usize);
         entry
             .take(size)
             .read_to_end(&mut bytes)
-            .map_err(|e| format!("{path}: {e}"))?;
+            .map_err(|_| format!("{NOT_TAR}: an entry cannot be read"))?;
         files.insert(path, bytes);
     }
     Ok(files)
@@ -205,8 +243,8 @@ impl Layout {
         let source = Source::open(path)?;
         check_layout_version(&source)?;
         let index = source.read("index.json", MAX_JSON_BYTES)?;
-        let index: ImageIndex =
-            serde_json::from_slice(&index).map_err(|e| format!("index.json: {e}"))?;
+        let index: ImageIndex = serde_json::from_slice(&index)
+            .map_err(|e| format!("index.json: {}", parse_error(&e)))?;
         if index.manifests().len() > 2 {
             return Err(format!(
                 "index.json lists {} manifests: a bundle's and at most its signatures'",
@@ -266,7 +304,7 @@ impl Layout {
         for d in self.index.manifests() {
             let manifest = self.blob(d, MAX_JSON_BYTES)?;
             let parsed: ImageManifest = serde_json::from_slice(&manifest)
-                .map_err(|e| format!("manifest {}: {e}", d.digest()))?;
+                .map_err(|e| format!("manifest {}: {}", d.digest(), parse_error(&e)))?;
             if parsed.layers().len() > MAX_POLICIES {
                 return Err(format!(
                     "manifest {}: more than {MAX_POLICIES} layers",
@@ -308,8 +346,8 @@ fn load_from(name: &str, path: &Path) -> Result<Bundle, String> {
     )?;
     let manifest_digest = descriptor.digest().to_string();
     let bytes = blob(source, descriptor, MAX_JSON_BYTES)?;
-    let image_manifest: ImageManifest =
-        serde_json::from_slice(&bytes).map_err(|e| format!("manifest {manifest_digest}: {e}"))?;
+    let image_manifest: ImageManifest = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("manifest {manifest_digest}: {}", parse_error(&e)))?;
     check_shape(&image_manifest).map_err(|e| format!("manifest {manifest_digest}: {e}"))?;
     let config = image_manifest.config();
     let manifest = BundleManifest::from_json(&blob(source, config, MAX_JSON_BYTES)?)
@@ -334,7 +372,7 @@ fn load_from(name: &str, path: &Path) -> Result<Bundle, String> {
 fn check_layout_version(source: &Source) -> Result<(), String> {
     let text = source.read("oci-layout", 4096)?;
     let layout: OciLayout =
-        serde_json::from_slice(&text).map_err(|e| format!("oci-layout: {e}"))?;
+        serde_json::from_slice(&text).map_err(|e| format!("oci-layout: {}", parse_error(&e)))?;
     match layout.image_layout_version() == LAYOUT_VERSION {
         true => Ok(()),
         false => Err(format!(

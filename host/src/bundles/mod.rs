@@ -49,5 +49,46 @@ pub fn digest(bytes: &[u8]) -> String {
     format!("sha256:{hex}")
 }
 
+/// `text` without control characters, cut to `max` characters (`…` marks
+/// a cut): what of a registry's or a file's words goes into a log line or
+/// a status condition.
+pub fn clip(text: &str, max: usize) -> String {
+    let mut out: String = text
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(max + 1)
+        .collect();
+    if out.chars().count() > max {
+        out = out.chars().take(max).collect();
+        out.push('…');
+    }
+    out
+}
+
+/// What a JSON parse error of a file may say: where, and what kind of
+/// problem, never the file's bytes (serde's "invalid type: string \"...\""
+/// quotes them; a file read by mistake, or a hostile registry's answer,
+/// must not be echoed into a status or a log line). "missing field" names
+/// a field of our type, so it is kept.
+pub fn parse_error(e: &serde_json::Error) -> String {
+    let at = format!("line {}, column {}", e.line(), e.column());
+    match e.classify() {
+        serde_json::error::Category::Io => "cannot be read".to_string(),
+        serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
+            format!("not valid JSON (at {at})")
+        }
+        serde_json::error::Category::Data => {
+            let text = e.to_string();
+            match text.strip_prefix("missing field ") {
+                Some(rest) if !rest.contains('"') => format!(
+                    "missing field {}",
+                    rest.split(" at line").next().unwrap_or(rest)
+                ),
+                _ => format!("a value is not of the expected type or form (at {at})"),
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests;

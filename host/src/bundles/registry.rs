@@ -1,34 +1,49 @@
-//! Bundles in an OCI registry (oci-client over rustls): push a layout's
-//! image manifest and blobs unchanged (so the registry's digest is the
-//! layout's), pull one back into a layout with its cosign signatures
-//! (`sha256-<hex>.sig`), and push signatures. References are
-//! `host[:port]/repo[:tag|@sha256:...]`, optionally written
-//! `registry://...` as in PolicyBundles. Registries are reached over
-//! HTTPS, plain HTTP only for the `insecure` ones. Credentials: anonymous,
-//! or basic auth from the docker config (`$DOCKER_CONFIG/config.json`,
-//! `~/.docker/config.json`) when asked. Every manifest and blob is bounded
-//! (the layout's bounds) and checked against its digest.
+//! Bundles in an OCI registry: push a layout's image manifest and blobs
+//! unchanged (oci-client over rustls; the CLI's, towards a registry the
+//! operator chose), so the registry's digest is the layout's; pull one back
+//! into a layout with its cosign signatures (`sha256-<hex>.sig`), and push
+//! signatures. References are `host[:port]/repo[:tag|@sha256:...]`,
+//! optionally written `registry://...` as in PolicyBundles. Registries are
+//! reached over HTTPS, plain HTTP only for the `insecure` ones.
+//! Credentials: anonymous, or basic auth from the docker config
+//! (`$DOCKER_CONFIG/config.json`, `~/.docker/config.json`) when asked.
+//!
+//! Pulls (what the server does) never trust the registry: they go through
+//! our own bounded GETs (`registry/transport.rs`, `registry/puller.rs`: every
+//! wait, body, error body, token answer and redirect bounded), every
+//! manifest within [`MAX_JSON_BYTES`], every blob within its bound and its
+//! descriptor's size and checked against its digest, [`MAX_BUNDLE_BYTES`]
+//! in all, the whole pull within [`PULL_DEADLINE`].
+
+#[cfg(test)]
+mod hostile_tests;
+mod puller;
+mod transport;
 
 use super::layout::{
     blob_path, check_shape, Files, Layout, KIND, KIND_IMAGE, KIND_SIGNATURES, REF_NAME,
 };
-use super::{ARTIFACT_TYPE, MAX_COMPONENT_BYTES, MAX_JSON_BYTES, MAX_POLICIES};
+use super::{
+    parse_error, ARTIFACT_TYPE, MAX_BUNDLE_BYTES, MAX_COMPONENT_BYTES, MAX_JSON_BYTES, MAX_POLICIES,
+};
 use crate::cosign::simple_signing::{self, Signed};
 use crate::cosign::{signature_tag, PrivateKey, MAX_PAYLOAD_BYTES};
 use oci_client::client::{ClientConfig, ClientProtocol};
-use oci_client::errors::{OciDistributionError, OciErrorCode};
 use oci_client::secrets::RegistryAuth;
 use oci_client::{Client, Reference, RegistryOperation};
 use oci_spec::image::ImageManifest;
+use puller::Puller;
 use serde_json::json;
 use std::path::Path;
-use std::pin::Pin;
-use std::task::Poll;
 use std::time::Duration;
+use transport::Http;
 
 /// The scheme a PolicyBundle's `bundle` uses for a registry reference.
 pub const SCHEME: &str = "registry://";
 const MANIFEST_TYPE: &str = "application/vnd.oci.image.manifest.v1+json";
+/// A whole pull (manifests, blobs, signatures) must finish within this
+/// (kube has no registry pulls; a PolicyBundle's load has its own, shorter, deadline).
+pub const PULL_DEADLINE: Duration = Duration::from_secs(600);
 
 /// A registry reference: `registry://` is optional; a tag or a digest is required.
 pub fn parse_reference(text: &str) -> Result<Reference, String> {
@@ -152,32 +167,57 @@ impl Registry {
 
     /// The bundle at `reference` with its signatures, as the files of a
     /// layout, and its digest. A reference by digest is checked against it.
+    /// Within [`PULL_DEADLINE`], and [`MAX_BUNDLE_BYTES`] in all.
     pub async fn pull(&self, reference: &Reference) -> Result<(String, Files), String> {
-        self.authenticate(reference, RegistryOperation::Pull)
-            .await?;
-        let (bytes, digest) = self.manifest(reference).await?;
-        let manifest: ImageManifest =
-            serde_json::from_slice(&bytes).map_err(|e| format!("manifest {digest}: {e}"))?;
+        self.pull_within(reference, PULL_DEADLINE).await
+    }
+
+    /// As [`Registry::pull`], within `deadline`.
+    pub async fn pull_within(
+        &self,
+        reference: &Reference,
+        deadline: Duration,
+    ) -> Result<(String, Files), String> {
+        let puller = self.puller(reference)?;
+        let pull = self.pull_from(&puller, reference);
+        tokio::time::timeout(deadline, pull)
+            .await
+            .unwrap_or_else(|_| {
+                Err(format!(
+                    "{}: the pull did not finish within {deadline:?}",
+                    transport::clip(&reference.whole())
+                ))
+            })
+    }
+
+    async fn pull_from(
+        &self,
+        puller: &Puller,
+        reference: &Reference,
+    ) -> Result<(String, Files), String> {
+        let (bytes, digest) = fetch_manifest(puller, reference).await?;
+        let manifest: ImageManifest = serde_json::from_slice(&bytes)
+            .map_err(|e| format!("manifest {digest}: {}", parse_error(&e)))?;
         check_shape(&manifest).map_err(|e| format!("manifest {digest}: {e}"))?;
-        let mut files = Files::new();
+        let mut files = Budget::new(MAX_BUNDLE_BYTES);
         for d in std::iter::once(manifest.config()).chain(manifest.layers()) {
             let max = match d == manifest.config() {
                 true => MAX_JSON_BYTES,
                 false => MAX_COMPONENT_BYTES,
             };
-            let blob = self
-                .blob(reference, d.digest().as_ref(), d.size(), max)
+            let blob = fetch_blob(puller, d.digest().as_ref(), d.size(), max.min(files.left()))
                 .await
                 .map_err(|e| format!("manifest {digest}: {e}"))?;
-            files.insert(blob_path(d.digest().as_ref()), blob);
+            files.insert(blob_path(d.digest().as_ref()), blob)?;
         }
-        files.insert(blob_path(&digest), bytes.to_vec());
+        files.insert(blob_path(&digest), bytes.to_vec())?;
         let mut entries = vec![json!({"mediaType": MANIFEST_TYPE, "digest": digest,
             "size": bytes.len(), "artifactType": ARTIFACT_TYPE,
             "annotations": {REF_NAME: reference.tag().unwrap_or("latest"), KIND: KIND_IMAGE}})];
-        if let Some(entry) = self.pull_signatures(reference, &digest, &mut files).await? {
+        if let Some(entry) = pull_signatures(puller, &digest, &mut files).await? {
             entries.push(entry);
         }
+        let mut files = files.files;
         let index = json!({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json",
                            "manifests": entries});
         files.insert("index.json".into(), index.to_string().into_bytes());
@@ -188,34 +228,12 @@ impl Registry {
         Ok((digest, files))
     }
 
-    /// The signature manifest of `digest` and its blobs into `files`; its index entry.
-    async fn pull_signatures(
-        &self,
-        reference: &Reference,
-        digest: &str,
-        files: &mut Files,
-    ) -> Result<Option<serde_json::Value>, String> {
-        let tag = signature_tag(digest);
-        let Some((bytes, sig_digest)) = self.optional_manifest(&tagged(reference, &tag)).await?
-        else {
-            return Ok(None);
+    /// The bounded puller of `reference`'s repository.
+    fn puller(&self, reference: &Reference) -> Result<Puller, String> {
+        let http = Http {
+            insecure: self.access.insecure.clone(),
         };
-        let config: ImageManifest = serde_json::from_slice(&bytes)
-            .map_err(|e| format!("signature manifest {sig_digest}: {e}"))?;
-        let c = config.config();
-        let blob = self
-            .blob(reference, c.digest().as_ref(), c.size(), MAX_JSON_BYTES)
-            .await?;
-        files.insert(blob_path(c.digest().as_ref()), blob);
-        for (d, size, _) in simple_signing::layers(&bytes)? {
-            let blob = self.blob(reference, &d, size, MAX_PAYLOAD_BYTES).await?;
-            files.insert(blob_path(&d), blob);
-        }
-        files.insert(blob_path(&sig_digest), bytes.clone());
-        Ok(Some(
-            json!({"mediaType": MANIFEST_TYPE, "digest": sig_digest,
-                       "size": bytes.len(), "annotations": {REF_NAME: tag, KIND: KIND_SIGNATURES}}),
-        ))
+        Puller::new(http, reference, &self.auth(reference))
     }
 
     /// Signs the bundle at `reference` with `key` and pushes the signature
@@ -223,12 +241,13 @@ impl Registry {
     pub async fn sign(&self, reference: &Reference, key: &PrivateKey) -> Result<String, String> {
         self.authenticate(reference, RegistryOperation::Push)
             .await?;
-        let (bytes, digest) = self.manifest(reference).await?;
-        let manifest: ImageManifest =
-            serde_json::from_slice(&bytes).map_err(|e| format!("manifest {digest}: {e}"))?;
+        let puller = self.puller(reference)?;
+        let (bytes, digest) = fetch_manifest(&puller, reference).await?;
+        let manifest: ImageManifest = serde_json::from_slice(&bytes)
+            .map_err(|e| format!("manifest {digest}: {}", parse_error(&e)))?;
         check_shape(&manifest).map_err(|e| format!("manifest {digest}: {e}"))?;
         let sig_ref = tagged(reference, &signature_tag(&digest));
-        let mut signed = self.existing_signatures(reference, &sig_ref).await?;
+        let mut signed = existing_signatures(&puller, &sig_ref).await?;
         signed.push(simple_signing::sign(key, &repository(reference), &digest)?);
         let (manifest, blobs) = simple_signing::manifest(&signed);
         for (d, blob) in blobs {
@@ -240,106 +259,106 @@ impl Registry {
         self.push_raw_manifest(&sig_ref, manifest).await?;
         Ok(digest)
     }
-
-    async fn existing_signatures(
-        &self,
-        reference: &Reference,
-        sig_ref: &Reference,
-    ) -> Result<Vec<Signed>, String> {
-        let Some((bytes, _)) = self.optional_manifest(sig_ref).await? else {
-            return Ok(Vec::new());
-        };
-        let mut signed = Vec::new();
-        for (d, size, signature) in simple_signing::layers(&bytes)? {
-            let payload = self.blob(reference, &d, size, MAX_PAYLOAD_BYTES).await?;
-            signed.push(Signed { payload, signature });
-        }
-        Ok(signed)
-    }
-
-    /// A manifest's bytes and digest, bounded.
-    async fn manifest(&self, reference: &Reference) -> Result<(Vec<u8>, String), String> {
-        self.try_manifest(reference).await?.ok_or_else(|| {
-            format!(
-                "{}: manifest unknown (not in the registry)",
-                reference.whole()
-            )
-        })
-    }
-
-    /// A manifest that may not exist (None).
-    async fn optional_manifest(
-        &self,
-        reference: &Reference,
-    ) -> Result<Option<(Vec<u8>, String)>, String> {
-        self.try_manifest(reference).await
-    }
-
-    async fn try_manifest(
-        &self,
-        reference: &Reference,
-    ) -> Result<Option<(Vec<u8>, String)>, String> {
-        let pulled = self
-            .client
-            .pull_manifest_raw(reference, &self.auth(reference), &[MANIFEST_TYPE])
-            .await;
-        let (bytes, digest) = match pulled {
-            Ok(found) => found,
-            Err(e) if not_found(&e) => return Ok(None),
-            Err(e) => return Err(format!("{}: {e}", reference.whole())),
-        };
-        if bytes.len() as u64 > MAX_JSON_BYTES {
-            return Err(format!(
-                "{}: the manifest is more than {MAX_JSON_BYTES} bytes",
-                reference.whole()
-            ));
-        }
-        Ok(Some((bytes.to_vec(), digest)))
-    }
-
-    /// A blob, refused past `max` bytes or when it is not `size` bytes; oci-client checks its digest.
-    async fn blob(
-        &self,
-        reference: &Reference,
-        digest: &str,
-        size: u64,
-        max: u64,
-    ) -> Result<Vec<u8>, String> {
-        if size > max {
-            return Err(format!(
-                "blob {digest}: its size {size} is more than the bound {max}"
-            ));
-        }
-        let mut out = Bounded {
-            buf: Vec::new(),
-            max: size as usize,
-        };
-        self.client
-            .pull_blob(reference, digest, &mut out)
-            .await
-            .map_err(|e| format!("blob {digest}: {e}"))?;
-        match out.buf.len() as u64 == size {
-            true => Ok(out.buf),
-            false => Err(format!(
-                "blob {digest}: {} bytes, the descriptor says {size}",
-                out.buf.len()
-            )),
-        }
-    }
 }
 
-/// Whether a registry answered that the manifest (or repository) is unknown.
-fn not_found(e: &OciDistributionError) -> bool {
-    match e {
-        OciDistributionError::RegistryError { envelope, .. } => envelope.errors.iter().any(|e| {
-            matches!(
-                e.code,
-                OciErrorCode::ManifestUnknown | OciErrorCode::NameUnknown
+/// The signature manifest of `digest` and its blobs into `files`; its index entry.
+async fn pull_signatures(
+    puller: &Puller,
+    digest: &str,
+    files: &mut Budget,
+) -> Result<Option<serde_json::Value>, String> {
+    let tag = signature_tag(digest);
+    let Some((bytes, sig_digest)) = puller.manifest(&tag, MAX_JSON_BYTES).await? else {
+        return Ok(None);
+    };
+    let config: ImageManifest = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("signature manifest {sig_digest}: {}", parse_error(&e)))?;
+    let c = config.config();
+    let max = MAX_JSON_BYTES.min(files.left());
+    let blob = fetch_blob(puller, c.digest().as_ref(), c.size(), max).await?;
+    files.insert(blob_path(c.digest().as_ref()), blob)?;
+    for (d, size, _) in simple_signing::layers(&bytes)? {
+        let blob = fetch_blob(puller, &d, size, MAX_PAYLOAD_BYTES.min(files.left())).await?;
+        files.insert(blob_path(&d), blob)?;
+    }
+    files.insert(blob_path(&sig_digest), bytes.clone())?;
+    Ok(Some(
+        json!({"mediaType": MANIFEST_TYPE, "digest": sig_digest,
+                   "size": bytes.len(), "annotations": {REF_NAME: tag, KIND: KIND_SIGNATURES}}),
+    ))
+}
+
+async fn existing_signatures(puller: &Puller, sig_ref: &Reference) -> Result<Vec<Signed>, String> {
+    let tag = sig_ref.tag().unwrap_or_default();
+    let Some((bytes, _)) = puller.manifest(tag, MAX_JSON_BYTES).await? else {
+        return Ok(Vec::new());
+    };
+    let mut signed = Vec::new();
+    for (d, size, signature) in simple_signing::layers(&bytes)? {
+        let payload = fetch_blob(puller, &d, size, MAX_PAYLOAD_BYTES).await?;
+        signed.push(Signed { payload, signature });
+    }
+    Ok(signed)
+}
+
+/// The manifest `reference` names (by digest, else by tag), within
+/// [`MAX_JSON_BYTES`], and its digest.
+async fn fetch_manifest(
+    puller: &Puller,
+    reference: &Reference,
+) -> Result<(Vec<u8>, String), String> {
+    let at = reference.digest().or(reference.tag()).unwrap_or("latest");
+    puller
+        .manifest(at, MAX_JSON_BYTES)
+        .await
+        .map_err(|e| format!("{}: {e}", transport::clip(&reference.whole())))?
+        .ok_or_else(|| {
+            format!(
+                "{}: manifest unknown (not in the registry)",
+                transport::clip(&reference.whole())
             )
-        }),
-        OciDistributionError::ServerError { code, .. } => *code == 404,
-        OciDistributionError::ImageManifestNotFoundError(_) => true,
-        _ => false,
+        })
+}
+
+/// A blob, refused past `max` bytes or when it is not `size` bytes or
+/// its digest is not `digest`.
+async fn fetch_blob(puller: &Puller, digest: &str, size: u64, max: u64) -> Result<Vec<u8>, String> {
+    if size > max {
+        return Err(format!(
+            "blob {digest}: its size {size} is more than the bound {max}"
+        ));
+    }
+    puller.blob(digest, size).await
+}
+
+/// The files of a pull, refused past a total.
+struct Budget {
+    files: Files,
+    used: u64,
+    max: u64,
+}
+
+impl Budget {
+    fn new(max: u64) -> Budget {
+        Budget {
+            files: Files::new(),
+            used: 0,
+            max,
+        }
+    }
+
+    fn left(&self) -> u64 {
+        self.max - self.used
+    }
+
+    fn insert(&mut self, path: String, bytes: Vec<u8>) -> Result<(), String> {
+        let len = bytes.len() as u64;
+        if len > self.left() {
+            return Err(format!("the bundle is more than {} bytes in all", self.max));
+        }
+        self.used += len;
+        self.files.insert(path, bytes);
+        Ok(())
     }
 }
 
@@ -350,41 +369,6 @@ fn tagged(reference: &Reference, tag: &str) -> Reference {
         reference.repository().to_string(),
         tag.to_string(),
     )
-}
-
-/// A writer that refuses more than `max` bytes.
-struct Bounded {
-    buf: Vec<u8>,
-    max: usize,
-}
-
-impl tokio::io::AsyncWrite for Bounded {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        _: &mut std::task::Context<'_>,
-        data: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        if self.buf.len() + data.len() > self.max {
-            let e = format!("more than the {} bytes expected", self.max);
-            return Poll::Ready(Err(std::io::Error::other(e)));
-        }
-        self.buf.extend_from_slice(data);
-        Poll::Ready(Ok(data.len()))
-    }
-
-    fn poll_flush(
-        self: Pin<&mut Self>,
-        _: &mut std::task::Context<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn poll_shutdown(
-        self: Pin<&mut Self>,
-        _: &mut std::task::Context<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
 }
 
 /// Basic credentials for `registry` from the docker config, else anonymous.

@@ -4,21 +4,27 @@
 //! markers are, in Enforce, Warn or Audit mode.
 //!
 //! `resource.rs` declares the resource (served from the built-in
-//! catalogue); `spec.rs` reads its spec and resolves the bundle's path;
+//! catalogue); `spec.rs` reads its spec; `paths.rs` confines bundle paths
+//! (checked on write by `strategy.rs`, with symlinks resolved on load);
 //! `source.rs` pulls registry bundles into a cache pinned by digest and
-//! reads the keys they must be signed with;
-//! `controller.rs` (every replica) loads bundles as PolicyBundles change and
-//! writes their status; `loaded.rs` holds the policies in effect and builds
+//! reads the keys they must be signed with; `load.rs` loads one bundle
+//! within its bounds; `controller.rs` (every replica) loads each
+//! PolicyBundle in a task of its own as they change and writes their
+//! status (`conditions.rs`); `loaded.rs` holds the policies in effect and builds
 //! their chain entries; `mode.rs` applies the mode to each answer;
 //! `metrics.rs` counts and times every policy call for `/metrics`.
 
+mod conditions;
 pub mod controller;
+mod load;
 pub mod loaded;
 pub mod metrics;
 pub mod mode;
+pub mod paths;
 pub mod resource;
 pub mod source;
 pub mod spec;
+pub mod strategy;
 
 pub use controller::Controller;
 pub use loaded::PolicySet;

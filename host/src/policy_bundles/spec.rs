@@ -1,14 +1,12 @@
 //! A PolicyBundle's spec as the loader reads it (the schema in
-//! `resource.rs` has checked its shape on write), and the bundle path it
-//! names: absolute, or relative to `<data-dir>/bundles/`, never escaping
-//! with `..`.
+//! `resource.rs` has checked its shape on write; `paths.rs` where its
+//! bundle may be read from).
 
 use super::mode::Mode;
 use crate::admission::config::FailurePolicy;
 use crate::admission::matcher::Rule;
 use serde::Deserialize;
 use serde_json::Value;
-use std::path::{Component, Path, PathBuf};
 
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
@@ -54,44 +52,10 @@ impl Spec {
     }
 }
 
-/// The bundle's path: `bundle` itself when absolute, else under
-/// `<data_dir>/bundles/`; a `..` component is refused either way.
-pub fn bundle_path(data_dir: &Path, bundle: &str) -> Result<PathBuf, String> {
-    let path = Path::new(bundle);
-    if path.components().any(|c| c == Component::ParentDir) {
-        return Err(format!(
-            "bundle {bundle:?} must not contain a '..' path segment"
-        ));
-    }
-    if path.is_absolute() {
-        Ok(path.to_path_buf())
-    } else {
-        Ok(data_dir.join("bundles").join(path))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn relative_paths_are_under_the_data_dirs_bundles() {
-        let dir = Path::new("/var/lib/capstan");
-        assert_eq!(
-            bundle_path(dir, "baseline.tar").unwrap(),
-            Path::new("/var/lib/capstan/bundles/baseline.tar")
-        );
-        assert_eq!(
-            bundle_path(dir, "/opt/b/layout").unwrap(),
-            Path::new("/opt/b/layout")
-        );
-        for escape in ["../x.tar", "a/../../x", "/opt/../etc"] {
-            let e = bundle_path(dir, escape).unwrap_err();
-            assert!(e.contains("must not contain a '..' path segment"), "{e}");
-        }
-        assert!(bundle_path(dir, "a..b/c.tar").is_ok());
-    }
 
     #[test]
     fn the_spec_defaults_to_enforcing_every_policy() {
