@@ -37,7 +37,9 @@ use std::sync::{Arc, LazyLock};
 use cel::{Context, Env, Program};
 
 pub use cel;
-pub use rules::{ProblemKind, RuleProblem, RuleViolation, ValidationRules, ViolationKind};
+pub use rules::{
+    DeadlineExceeded, ProblemKind, RuleProblem, RuleViolation, ValidationRules, ViolationKind,
+};
 pub use runtime::{metered, Budget, Spent};
 
 /// [`env`], built once: what programs are compiled with.
