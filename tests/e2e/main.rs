@@ -17,6 +17,7 @@ mod etcd;
 mod go_plugins;
 mod go_toolchain;
 mod header_bytes;
+mod hostile_custom_resources;
 mod hostile_requests;
 mod js_plugins;
 mod lifecycle;
