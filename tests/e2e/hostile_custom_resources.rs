@@ -83,7 +83,8 @@ fn a_rule_kube_refuses_for_its_cost_is_refused_and_a_costly_one_fails_cleanly() 
     );
     assert!(
         cause["message"].as_str().unwrap_or_default().starts_with(
-            "estimated rule cost exceeds budget by factor of 21.8x (try simplifying the rule"
+            "Forbidden: estimated rule cost exceeds budget by factor of 21.8x (try simplifying \
+             the rule"
         ),
         "{status}"
     );
@@ -156,24 +157,25 @@ fn concurrent_costly_objects_leave_readyz_answering() {
     let prober = {
         let (s, done) = (Arc::clone(&s), Arc::clone(&done));
         std::thread::spawn(move || {
-            let mut slowest = Duration::ZERO;
+            let (mut slowest, mut unanswered) = (Duration::ZERO, 0);
             while !done.load(Ordering::Relaxed) {
                 let sent = Instant::now();
-                let answered = ready(&s);
+                let answered =
+                    crate::support::stdout(&s.curl(&["--max-time", "5", &s.url("/readyz")]));
                 slowest = slowest.max(sent.elapsed());
-                assert!(answered, "/readyz answered");
+                unanswered += usize::from(answered != "ok");
                 std::thread::sleep(Duration::from_millis(50));
             }
-            slowest
+            (slowest, unanswered)
         })
     };
     let clients: Vec<_> = (0..4)
         .map(|c| {
             let s = Arc::clone(&s);
             std::thread::spawn(move || {
-                (0..3)
+                (0..2)
                     .map(|n| {
-                        let object = patterns_object(&format!("p{c}-{n}"), c * 3 + n);
+                        let object = patterns_object(&format!("p{c}-{n}"), c * 2 + n);
                         let sent = Instant::now();
                         let (code, _) = post(
                             &s,
@@ -191,7 +193,8 @@ fn concurrent_costly_objects_leave_readyz_answering() {
         .flat_map(|c| c.join().expect("client"))
         .collect();
     done.store(true, Ordering::Relaxed);
-    let slowest_probe = prober.join().expect("prober");
+    let (slowest_probe, unanswered) = prober.join().expect("prober");
+    assert_eq!(unanswered, 0, "every /readyz answered ok");
     for (code, took) in &answers {
         assert!(
             *code == 422 || *code == 504,
