@@ -5,6 +5,7 @@
 
 use std::cell::Cell;
 use std::future::Future;
+use std::time::Instant;
 use tokio::runtime::{Handle, RuntimeFlavor};
 
 /// From this size on, a request's body or stored object makes it "large":
@@ -15,6 +16,18 @@ pub const LARGE_BYTES: usize = 64 * 1024;
 
 tokio::task_local! {
     static LARGE_REQUEST: Cell<bool>;
+    static DEADLINE: Instant;
+}
+
+/// Runs one request's future knowing when its `--request-timeout` passes,
+/// so that long synchronous steps (CEL validation) can stop there.
+pub async fn with_deadline<F: Future>(deadline: Instant, request: F) -> F::Output {
+    DEADLINE.scope(deadline, request).await
+}
+
+/// When the current request must be answered by, if it has a deadline.
+pub fn deadline() -> Option<Instant> {
+    DEADLINE.try_with(|d| *d).ok()
 }
 
 /// Runs one request's future, which may learn (through [`mark_large`])

@@ -189,12 +189,10 @@ async fn within(
     let Some(deadline) = deadline else {
         return serve.await;
     };
-    match tokio::time::timeout(deadline, serve).await {
+    let until = std::time::Instant::now() + deadline;
+    match tokio::time::timeout(deadline, crate::cpu::with_deadline(until, serve)).await {
         Ok(resp) => resp,
-        Err(_) => ApiError::timeout(
-            "Timeout: request did not complete within requested timeout - context deadline exceeded",
-        )
-        .into_response(),
+        Err(_) => ApiError::request_timeout().into_response(),
     }
 }
 

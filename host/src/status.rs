@@ -320,6 +320,13 @@ impl ApiError {
         Self::new(504, "Timeout", message)
     }
 
+    /// The request timeout filter's 504: `--request-timeout` passed.
+    pub fn request_timeout() -> Self {
+        Self::timeout(
+            "Timeout: request did not complete within requested timeout - context deadline exceeded",
+        )
+    }
+
     /// kube's `NewTooLargeResourceVersionError`: a read asked for a revision
     /// the store has not reached (clients retry after a second).
     pub fn too_large_resource_version(requested: i64, current: i64) -> Self {

@@ -18,6 +18,7 @@ mod go_plugins;
 mod go_toolchain;
 mod hardening;
 mod header_bytes;
+mod hostile_custom_resources;
 mod hostile_registry;
 mod hostile_requests;
 mod js_plugins;

@@ -88,8 +88,15 @@ impl MatchConditions {
             return Outcome::Error(format!("could not bind the variables: {e}"));
         }
         let mut error = None;
+        // Each condition within kube's per-call limit, enforced inside the
+        // evaluator, and the request's deadline.
+        let budget = kube_cel::Budget {
+            deadline: crate::cpu::deadline(),
+            ..kube_cel::Budget::per_call()
+        };
         for condition in &self.0 {
-            match condition.program.execute(&context) {
+            let (result, _) = kube_cel::metered(budget, || condition.program.execute(&context));
+            match result {
                 Ok(kube_cel::cel::Value::Bool(true)) => {}
                 Ok(kube_cel::cel::Value::Bool(false)) => return Outcome::Skip,
                 Ok(other) => {

@@ -68,6 +68,10 @@ struct Args {
     /// Length of the heavy-load phase.
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
     heavy_seconds: u64,
+    /// What the heavy clients send: `bodies` (at the size limits) or `cel`
+    /// (custom objects at CEL's cost limits, under a CRD the run installs).
+    #[arg(long, default_value = "bodies", value_enum)]
+    heavy_load: bench::heavy::Load,
     /// Flip this PolicyBundle's mode between Warn and Enforce while every
     /// create phase runs (its policies must match and allow the created
     /// objects); the flips are reported as a `swap` phase.
@@ -100,6 +104,7 @@ impl Args {
             memory_objects: size(self.memory_objects),
             heavy_clients: size(self.heavy_clients),
             heavy_seconds: self.heavy_seconds,
+            heavy_load: self.heavy_load,
             swap_policy_bundle: self.swap_policy_bundle.clone(),
             swap_every: std::time::Duration::from_millis(self.swap_every_ms),
         }

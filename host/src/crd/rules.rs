@@ -2,10 +2,12 @@
 //! compiled once per CRD version): their violations as the causes of kube's
 //! 422 Invalid.
 
+use std::time::Instant;
+
 use kube_cel::ValidationRules;
 use serde_json::Value;
 
-use crate::status::Cause;
+use crate::status::{ApiError, ApiResult, Cause};
 
 /// Compiles every rule of the schema; a rule that does not compile (the
 /// CRD's validation refuses those, so only a CRD stored before that check)
@@ -15,17 +17,25 @@ pub fn compile(open_api_v3_schema: &Value) -> Option<ValidationRules> {
     (!rules.is_empty()).then_some(rules)
 }
 
-/// The violations of `obj` (and, for transition rules, of `old`).
-pub fn causes(rules: &ValidationRules, obj: &Value, old: Option<&Value>) -> Vec<Cause> {
-    rules
-        .validate(obj, old)
+/// The violations of `obj` (and, for transition rules, of `old`); kube's
+/// 504 when `deadline` (the request's) passes first.
+pub fn causes(
+    rules: &ValidationRules,
+    obj: &Value,
+    old: Option<&Value>,
+    deadline: Option<Instant>,
+) -> ApiResult<Vec<Cause>> {
+    let violations = rules
+        .validate_until(obj, old, deadline)
+        .map_err(|_| ApiError::request_timeout())?;
+    Ok(violations
         .iter()
         .map(|v| Cause {
             reason: v.kind.reason(),
             field: v.field.clone(),
             message: v.body(),
         })
-        .collect()
+        .collect())
 }
 
 #[cfg(test)]
@@ -45,7 +55,7 @@ mod tests {
         }}});
         let rules = ValidationRules::compile(&schema).unwrap_or_else(|p| panic!("{p:?}"));
         let obj = json!({"spec": {"replicas": 5, "maxReplicas": 3}});
-        let causes = causes(&rules, &obj, None);
+        let causes = causes(&rules, &obj, None, None).unwrap();
         let error = ApiError::invalid("example.com", "Widget", "w", causes);
         assert_eq!(error.code, 422);
         assert_eq!(

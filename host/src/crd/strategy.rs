@@ -6,6 +6,7 @@
 //! its validation and its CEL rules, every problem in one 422.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use futures_util::future::BoxFuture;
 use serde_json::{json, Map, Value};
@@ -96,7 +97,13 @@ fn checked(
     old: Option<&Value>,
 ) -> ApiResult<Value> {
     let subject = answer.as_ref().unwrap_or(obj);
-    let causes = crate::cpu::for_request(|| validate(custom, subject, old));
+    let deadline = crate::cpu::deadline();
+    let validated = || validate_until(custom, subject, old, deadline);
+    // CEL rules run off the async workers whatever the object's size.
+    let causes = match custom.rules.is_some() {
+        true => crate::cpu::heavy(validated),
+        false => crate::cpu::for_request(validated),
+    }?;
     with_schema_causes(res, obj, answer, causes)
 }
 
@@ -124,18 +131,28 @@ fn with_schema_causes(
 /// The problems of `obj` by the CRD version's schema (validation, then
 /// its CEL rules, then a built-in's own checks).
 pub fn validate(custom: &CustomResource, obj: &Value, old: Option<&Value>) -> Vec<Cause> {
+    validate_until(custom, obj, old, None).unwrap_or_default()
+}
+
+/// [`validate`], or kube's 504 once `deadline` passes.
+fn validate_until(
+    custom: &CustomResource,
+    obj: &Value,
+    old: Option<&Value>,
+    deadline: Option<Instant>,
+) -> ApiResult<Vec<Cause>> {
     let mut causes = match (&custom.compiled, old) {
         (Some(schema), Some(old)) => schema.validate_update(obj, old),
         (Some(schema), None) => schema.validate(obj),
         (None, _) => Vec::new(),
     };
     if let Some(rules) = &custom.rules {
-        causes.extend(super::rules::causes(rules, obj, old));
+        causes.extend(super::rules::causes(rules, obj, old, deadline)?);
     }
     if let Some(checks) = custom.checks {
         causes.extend(checks(obj, old));
     }
-    causes
+    Ok(causes)
 }
 
 /// What the generation follows: everything but metadata (and status when

@@ -1,12 +1,15 @@
 //! The fuzz harness: proptest over hostile inputs for everything that reads
 //! what a client sends — request bodies (JSON, YAML, protobuf), the three
-//! patch types and server-side apply, label and field selectors. Ordinary
+//! patch types and server-side apply, label and field selectors, CRD
+//! validation rules (generated CEL over generated objects). Ordinary
 //! `#[test]`s, bounded to [`CASES`] cases per property (`PROPTEST_CASES`
 //! overrides it for a longer run), so CI runs them in seconds. The property
 //! is always: no panic, and a refusal of the class kube answers with (400 for
-//! bodies, never a 500 where kube has none). A failure shrinks to a small
+//! bodies, never a 500 where kube has none; for CEL, an evaluation that ends
+//! within its budget). A failure shrinks to a small
 //! input; each one found is kept as a test in `regressions.rs`.
 
+mod cel;
 mod decoding;
 mod generators;
 mod patches;

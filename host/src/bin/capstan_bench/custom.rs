@@ -51,24 +51,27 @@ pub fn crd() -> Value {
 /// Creates the CRD (an existing one is reused) and waits until it is Established and
 /// its collection in `namespace` answers. Returns whether this run created it.
 pub async fn install(client: &Client, namespace: &str) -> Result<bool> {
-    let body = Bytes::from(crd().to_string());
+    install_definition(client, &crd(), &Kind::Custom.collection_path(namespace)).await
+}
+
+/// Creates the CRD `crd` (an existing one is reused) and waits until it is
+/// Established and `collection` answers. Returns whether this run created it.
+pub async fn install_definition(client: &Client, crd: &Value, collection: &str) -> Result<bool> {
+    let name = crd["metadata"]["name"].as_str().unwrap_or_default();
+    let body = Bytes::from(crd.to_string());
     let reply = client.request(Method::POST, CRDS, Some(body)).await?;
     let created = reply.status != StatusCode::CONFLICT;
     if created {
         reply.check()?;
     }
-    wait_ready(client, namespace).await?;
-    tracing::info!(
-        crd = crd_name(),
-        created,
-        "custom resource definition ready"
-    );
+    wait_ready(client, name, collection).await?;
+    tracing::info!(crd = name, created, "custom resource definition ready");
     Ok(created)
 }
 
-async fn wait_ready(client: &Client, namespace: &str) -> Result<()> {
-    let crd_path = format!("{CRDS}/{}", crd_name());
-    let list_path = format!("{}?limit=1", Kind::Custom.collection_path(namespace));
+async fn wait_ready(client: &Client, name: &str, collection: &str) -> Result<()> {
+    let crd_path = format!("{CRDS}/{name}");
+    let list_path = format!("{collection}?limit=1");
     let started = Instant::now();
     loop {
         let crd = client
@@ -82,7 +85,7 @@ async fn wait_ready(client: &Client, namespace: &str) -> Result<()> {
             }
         }
         if started.elapsed() > READY_TIMEOUT {
-            bail!("{} not served within {READY_TIMEOUT:?}", crd_name());
+            bail!("{name} not served within {READY_TIMEOUT:?}");
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -102,15 +105,20 @@ pub fn established(body: &[u8]) -> bool {
 
 /// Deletes the CRD (errors are logged: results are already in).
 pub async fn remove(client: &Client) {
-    let path = format!("{CRDS}/{}", crd_name());
+    remove_definition(client, &crd_name()).await
+}
+
+/// Deletes the CRD called `name` (errors are logged: results are already in).
+pub async fn remove_definition(client: &Client, name: &str) {
+    let path = format!("{CRDS}/{name}");
     match client
         .request(Method::DELETE, &path, None)
         .await
         .and_then(|r| r.check())
     {
-        Ok(_) => tracing::info!(crd = crd_name(), "deleted the benchmark CRD"),
+        Ok(_) => tracing::info!(crd = name, "deleted the benchmark CRD"),
         Err(e) => {
-            tracing::warn!(crd = crd_name(), error = %format!("{e:#}"), "could not delete the benchmark CRD")
+            tracing::warn!(crd = name, error = %format!("{e:#}"), "could not delete the benchmark CRD")
         }
     }
 }

@@ -1,11 +1,14 @@
 //! The heavy-load phase: `clients` connections each send, back to back, the
-//! heaviest requests the limits allow (a create with a ~3 MB label map, one
-//! with a 1.4 MB label map that is stored, a JSON patch whose copies grow an
-//! object to the 3 MiB copy limit) while
-//! a probe on its own connection times `/readyz` and a small GET, first
-//! with no load (the baseline) and then under it, side by side in one run.
+//! heaviest requests the limits allow while a probe on its own connection
+//! times `/readyz` and a small GET, first with no load (the baseline) and
+//! then under it, side by side in one run. The [`Load`] is either large
+//! bodies (a create with a ~3 MB label map, one with a 1.4 MB label map
+//! that is stored, a JSON patch whose copies grow an object to the 3 MiB
+//! copy limit) or custom objects as costly to validate as CEL's limits
+//! allow (`hostile_cel.rs`).
 
 use super::client::Client;
+use super::hostile_cel;
 use super::kubeconfig::Kubeconfig;
 use super::phases::Scope;
 use super::stats::PhaseResult;
@@ -26,17 +29,31 @@ const BODY_LIMIT: usize = 3 * 1024 * 1024;
 /// The largest object the server stores (its 1.5 MiB limit), less a margin.
 const STORE_LIMIT: usize = 1400 * 1024;
 
-/// Runs the baseline probe, then `clients` heavy senders for `duration`
-/// with the probe beside them. Returns the probe's and the senders' phases.
+/// What the heavy clients send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Load {
+    /// Bodies at the size limits.
+    Bodies,
+    /// Custom objects at CEL's cost limits.
+    Cel,
+}
+
+/// Runs the baseline probe, then `clients` heavy senders of `load` for
+/// `duration` with the probe beside them. Returns the probe's and the
+/// senders' phases.
 pub async fn run(
     scope: &Arc<Scope>,
     kc: &Kubeconfig,
     allow_h2: bool,
-    clients: usize,
+    (clients, load): (usize, Load),
     duration: Duration,
 ) -> Result<Vec<PhaseResult>> {
     let seed = format!("{}-heavy-seed", scope.prefix);
     create_seed(scope, &seed).await?;
+    let installed = match load {
+        Load::Cel => hostile_cel::install(&scope.client, &scope.namespace).await?,
+        Load::Bodies => false,
+    };
     let probe = Client::connect(kc, allow_h2).await?;
     let mut out = probe_phases(&probe, scope, &seed, "idle", 0, BASELINE).await;
     let deadline = Instant::now() + duration;
@@ -45,7 +62,10 @@ pub async fn run(
         let client = Client::connect(kc, allow_h2).await?;
         let (scope, seed) = (scope.clone(), seed.clone());
         senders.push(tokio::spawn(async move {
-            send_heavy(&client, &scope, &seed, i, deadline).await
+            match load {
+                Load::Bodies => send_heavy(&client, &scope, &seed, i, deadline).await,
+                Load::Cel => send_hostile_cel(&client, &scope, i, deadline).await,
+            }
         }));
     }
     out.extend(probe_phases(&probe, scope, &seed, "loaded", clients, duration).await);
@@ -58,8 +78,15 @@ pub async fn run(
             first_error = first_error.or(tally.first_error);
         }
     }
+    if installed {
+        hostile_cel::remove(&scope.client).await;
+    }
+    let name = match load {
+        Load::Bodies => "heavy requests",
+        Load::Cel => "costly custom objects",
+    };
     let mut heavy = PhaseResult::new(
-        "heavy requests",
+        name,
         clients,
         latencies,
         errors,
@@ -169,6 +196,29 @@ async fn send_heavy(
             }
         };
         match reply.and_then(refused_cleanly) {
+            Ok(()) => tally.latencies.push(sent.elapsed()),
+            Err(e) => {
+                tally.errors += 1;
+                tally.first_error.get_or_insert(e.to_string());
+            }
+        }
+        n += 1;
+    }
+    tally
+}
+
+/// Sends costly custom objects until `deadline`; each must be answered
+/// without a 5xx (they are refused: 422).
+async fn send_hostile_cel(client: &Client, scope: &Scope, who: usize, deadline: Instant) -> Tally {
+    let mut tally = Tally::default();
+    let mut n = 0usize;
+    while Instant::now() < deadline {
+        let name = format!("{}-cel-{who}-{n}", scope.prefix);
+        let sent = Instant::now();
+        match hostile_cel::send(client, &scope.namespace, &name)
+            .await
+            .and_then(refused_cleanly)
+        {
             Ok(()) => tally.latencies.push(sent.elapsed()),
             Err(e) => {
                 tally.errors += 1;

@@ -8,6 +8,7 @@ pub mod custom;
 #[cfg(test)]
 mod fake_api;
 pub mod heavy;
+pub mod hostile_cel;
 pub mod kinds;
 pub mod kubeconfig;
 pub mod memory;
@@ -55,6 +56,8 @@ pub struct Options {
     /// heavy-load phase (0: no such phase).
     pub heavy_clients: usize,
     pub heavy_seconds: u64,
+    /// What the heavy clients send.
+    pub heavy_load: heavy::Load,
     /// A PolicyBundle whose mode is flipped during every create phase.
     pub swap_policy_bundle: Option<String>,
     /// How often it is flipped.
@@ -139,7 +142,8 @@ async fn api_run(opts: &Options, path: &std::path::Path) -> Result<ApiRun> {
             kind: Kind::ConfigMap,
         });
         let duration = std::time::Duration::from_secs(opts.heavy_seconds);
-        let heavy = heavy::run(&scope, &kc, !opts.http1, opts.heavy_clients, duration).await?;
+        let clients = (opts.heavy_clients, opts.heavy_load);
+        let heavy = heavy::run(&scope, &kc, !opts.http1, clients, duration).await?;
         results.extend(heavy.into_iter().map(logged));
     }
     if crd_created {
@@ -239,6 +243,7 @@ mod tests {
             memory_objects: 0,
             heavy_clients: 0,
             heavy_seconds: 20,
+            heavy_load: heavy::Load::Bodies,
             swap_policy_bundle: None,
             swap_every: std::time::Duration::from_millis(100),
         }

@@ -14,16 +14,20 @@
 //!
 //! - [`ValidationRules`]: a CRD version's `x-kubernetes-validations`,
 //!   compiled once and evaluated per request ([`rules`]).
+//! - [`metered`]: an evaluation within a cost budget and a deadline,
+//!   enforced inside the evaluator ([`runtime`]).
 //!
 //! Errors are kube's texts, as `cel::ExecutionError::FunctionError`s.
 
 mod call;
 mod format;
+mod guarded;
 mod ip;
 mod lists;
 mod quantity;
 mod regex;
 pub mod rules;
+pub mod runtime;
 mod semver;
 mod sets;
 mod url;
@@ -33,16 +37,33 @@ use std::sync::{Arc, LazyLock};
 use cel::{Context, Env, Program};
 
 pub use cel;
-pub use rules::{ProblemKind, RuleProblem, RuleViolation, ValidationRules, ViolationKind};
+pub use rules::{
+    DeadlineExceeded, ProblemKind, RuleProblem, RuleViolation, ValidationRules, ViolationKind,
+};
+pub use runtime::{metered, Budget, Spent};
 
-/// [`env`], built once.
+/// [`env`], built once: what programs are compiled with.
 static ENV: LazyLock<Arc<Env>> = LazyLock::new(|| Arc::new(env()));
 
-/// The environment kube's expressions compile and run in.
+/// The environment programs run in: [`env`]'s functions, with the guarded
+/// ones ([`guarded`]) declared first so that they answer their calls. It
+/// has no macros, which only compiling needs.
+static RUN_ENV: LazyLock<Arc<Env>> = LazyLock::new(|| {
+    let mut env = Env::default();
+    let guarded = guarded::overloads(&mut env);
+    debug_assert!(guarded.is_ok(), "{guarded:?}");
+    Arc::new(extend(env.with_stdlib()))
+});
+
+/// The environment kube's expressions compile in.
 pub fn env() -> Env {
-    let mut env = Env::stdlib();
-    // The strings extension and two list overloads: fixed declarations on a
-    // fresh environment, so a failure is a bug in this crate.
+    extend(Env::stdlib())
+}
+
+/// The strings extension and kube's overloads of standard names.
+fn extend(mut env: Env) -> Env {
+    // Fixed declarations on a fresh environment, so a failure is a bug in
+    // this crate.
     let declared = env
         .add_extension(cel::extensions::strings)
         .and_then(|()| env.add_extension(lists::overloads))
@@ -51,9 +72,10 @@ pub fn env() -> Env {
     env
 }
 
-/// A root context with kube's libraries; add the variables to it.
+/// A root context with kube's libraries; add the variables to it. Run
+/// programs on it within [`metered`] to bound them by a budget.
 pub fn context() -> Context<'static, 'static> {
-    let mut context = Context::with_env(Arc::clone(&ENV));
+    let mut context = Context::with_env(Arc::clone(&RUN_ENV));
     call::register(&mut context);
     context
 }

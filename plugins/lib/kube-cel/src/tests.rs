@@ -241,6 +241,68 @@ fn strings() {
     ]);
 }
 
+/// The guarded `replace`, `split`, `join` and `matches` (they answer
+/// every call) behave as the crate's own, wrong types included.
+#[test]
+fn guarded_functions_keep_the_strings_extension_s_behaviour() {
+    assert_true(&[
+        "'hello hello'.replace('he', 'we', 1) == 'wello hello'",
+        "'hello hello'.replace('he', 'we', -1) == 'wello wello'",
+        "'hello hello'.replace('he', 'we', 0) == 'hello hello'",
+        "'ab'.replace('', '-') == '-a-b-'",
+        "'12 days 12 hours'.replace('{0}', '2') == '12 days 12 hours'",
+        "'hello hello hello'.split(' ', 0) == []",
+        "'hello hello hello'.split(' ', 1) == ['hello hello hello']",
+        "'hello hello hello'.split(' ', 2) == ['hello', 'hello hello']",
+        "'hello hello hello'.split(' ', -1) == ['hello', 'hello', 'hello']",
+        "'tacocat'.split('') == ['t', 'a', 'c', 'o', 'c', 'a', 't']",
+        "'tacocat'.split('', 3) == ['t', 'a', 'cocat']",
+        "''.split(' ') == ['']",
+        "['x', 'y'].join() == 'xy'",
+        "[].join('-') == ''",
+        "'abc'.matches('^[a-c]+$')",
+        "matches('abc', 'b')",
+        r"!'été'.matches('^\\w+$')",
+    ]);
+    assert_error("'a'.replace(1, 'b')", "no matching overload");
+    assert_error("'a'.split(1)", "no matching overload");
+    assert_error("[1].join()", "string");
+    assert_error("'a'.matches(1)", "no matching overload");
+    assert_error(
+        "'a'.matches('(')",
+        "error parsing regexp: unclosed group: `(`",
+    );
+}
+
+/// What the estimate computed before evaluating cannot see is stopped
+/// inside the evaluator: five chained replaces on 64 characters would
+/// build a string of 64^6 characters; the guard refuses the call whose
+/// result the budget cannot afford, before building it.
+#[test]
+fn the_runtime_budget_stops_amplification_before_it_allocates() {
+    let program = crate::compile(
+        "s.replace('a', t).replace('a', t).replace('a', t).replace('a', t).replace('a', t) != ''",
+    )
+    .unwrap();
+    let mut context = crate::context();
+    context.add_variable_from_value("s", "a".repeat(64));
+    context.add_variable_from_value("t", "a".repeat(64));
+    let (result, spent) = crate::metered(crate::Budget::per_call(), || program.execute(&context));
+    let error = result.expect_err("refused");
+    assert!(
+        error
+            .to_string()
+            .contains(crate::runtime::COST_LIMIT_EXCEEDED),
+        "{error}"
+    );
+    assert!(spent.exceeded && spent.cost <= crate::rules::cost::PER_CALL_LIMIT);
+    // Unmetered, the absolute bound still refuses what would be 68 GB.
+    let unmetered = program.execute(&context).expect_err("refused");
+    assert!(unmetered
+        .to_string()
+        .contains(crate::runtime::COST_LIMIT_EXCEEDED));
+}
+
 #[test]
 fn unknown_overloads_are_errors_not_panics() {
     assert_error("quantity('1').add('x')", "no such overload");

@@ -355,10 +355,11 @@ fn first_unbound(e: &IdedExpr, bound: &mut HashSet<String>) -> Option<(u64, Stri
         }
         Expr::Select(s) => first_unbound(&s.operand, bound),
         Expr::Call(call) => {
-            // `format.dns1123Label()`, `sets.contains(…)`: a namespace.
+            // `format.dns1123Label()`, `sets.contains(…)`, `strings.quote(…)`,
+            // `ip.isCanonical(…)`: a namespace.
             let namespaced = matches!(
                 call.target.as_deref().map(|t| &t.expr),
-                Some(Expr::Ident(ns)) if ns == "format" || ns == "sets" || ns == "optional"
+                Some(Expr::Ident(ns)) if ["format", "sets", "optional", "strings", "ip"].contains(&ns.as_str())
             );
             let target = call.target.as_deref().filter(|_| !namespaced);
             target

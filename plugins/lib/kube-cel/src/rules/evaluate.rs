@@ -6,6 +6,7 @@
 //! lists by their keys.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use cel::objects::OptionalValue;
 use cel::{Context, Value as Cel};
@@ -16,6 +17,7 @@ use super::cost::{self, ActualSizes, PER_CALL_LIMIT, RUNTIME_BUDGET};
 use super::messages::{evaluation_error, RuleViolation, ViolationKind};
 use super::schema::Node;
 use super::Rule;
+use crate::runtime::{self, Budget, COST_LIMIT_EXCEEDED};
 
 const OUT_OF_BUDGET: &str =
     "validation failed due to running out of cost budget, no further validation rules will be run";
@@ -26,11 +28,39 @@ const MAX_MESSAGE_SIZE: usize = 5 * 1024;
 struct Run {
     budget: i64,
     out: Vec<RuleViolation>,
+    deadline: Option<Instant>,
+    /// Set once the deadline passed: nothing more is evaluated.
+    interrupted: bool,
 }
 
 impl Run {
     fn exhausted(&self) -> bool {
-        self.budget < 0
+        self.budget < 0 || self.interrupted
+    }
+
+    /// Whether the deadline passed (checked before each rule).
+    fn past_deadline(&mut self) -> bool {
+        self.interrupted |= self.deadline.is_some_and(|d| Instant::now() >= d);
+        self.interrupted
+    }
+
+    /// Runs one program within the per-call limit and the deadline,
+    /// charging the request's budget what it cost: the estimate computed
+    /// before evaluating, or what the evaluation charged if more.
+    fn execute(
+        &mut self,
+        estimate: u64,
+        evaluate: impl FnOnce() -> cel::ResolveResult,
+    ) -> cel::ResolveResult {
+        let budget = Budget {
+            limit: PER_CALL_LIMIT,
+            deadline: self.deadline,
+        };
+        let (result, spent) = runtime::metered(budget, evaluate);
+        self.interrupted |= spent.interrupted;
+        let cost = estimate.max(spent.cost);
+        self.budget -= i64::try_from(cost).unwrap_or(i64::MAX);
+        result
     }
 
     fn push(&mut self, field: &str, kind: ViolationKind, detail: String, node: &Node) {
@@ -44,16 +74,30 @@ impl Run {
     }
 }
 
-pub(crate) fn validate(root: &Node, obj: &Value, old: Option<&Value>) -> Vec<RuleViolation> {
+/// The evaluation passed its deadline: what it found is incomplete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeadlineExceeded;
+
+pub(crate) fn validate(
+    root: &Node,
+    obj: &Value,
+    old: Option<&Value>,
+    deadline: Option<Instant>,
+) -> Result<Vec<RuleViolation>, DeadlineExceeded> {
     let mut run = Run {
         budget: RUNTIME_BUDGET,
         out: Vec::new(),
+        deadline,
+        interrupted: false,
     };
     // kube's functions are registered once per request; each rule gets a
     // scope on it with its `self` and `oldSelf`.
     let functions = crate::context();
     node(root, "", obj, old, &functions, &mut run);
-    run.out
+    match run.interrupted {
+        true => Err(DeadlineExceeded),
+        false => Ok(run.out),
+    }
 }
 
 fn node(n: &Node, path: &str, value: &Value, old: Option<&Value>, cx: &Context, run: &mut Run) {
@@ -147,6 +191,9 @@ fn expressions(
     cx: &Context,
     run: &mut Run,
 ) {
+    if run.past_deadline() {
+        return;
+    }
     if run.budget <= 0 {
         run.push(path, ViolationKind::Invalid, OUT_OF_BUDGET.to_string(), n);
         run.budget = -1;
@@ -156,7 +203,7 @@ fn expressions(
     let previous = old.map(|o| to_cel(n, o));
     let total = cost::total_size(&this);
     for rule in &n.rules {
-        if run.exhausted() {
+        if run.exhausted() || run.past_deadline() {
             return;
         }
         let optional_old_self = rule.source.optional_old_self == Some(true);
@@ -209,17 +256,13 @@ fn one(
         return;
     }
     if cost > PER_CALL_LIMIT {
-        let detail = format!(
-            "'operation cancelled: actual cost limit exceeded': no further validation rules will \
-             be run due to call cost exceeds limit for rule: {}",
-            rule_text(rule)
-        );
-        run.push(path, ViolationKind::Invalid, detail, n);
-        run.budget = -1;
+        return over_the_limit(n, rule, path, run);
+    }
+    let result = run.execute(cost, || program.execute(scope));
+    if run.interrupted {
         return;
     }
-    run.budget -= i64::try_from(cost).unwrap_or(i64::MAX);
-    let detail = match program.execute(scope) {
+    let detail = match result {
         Ok(Cel::Bool(true)) => return,
         Ok(Cel::Bool(false)) => None,
         Ok(other) => Some(format!(
@@ -227,7 +270,13 @@ fn one(
             other.type_of(),
             rule_text(rule)
         )),
-        Err(e) => Some(runtime_error(&evaluation_error(&e), rule)),
+        Err(e) => {
+            let error = evaluation_error(&e);
+            if error.starts_with(COST_LIMIT_EXCEEDED) {
+                return over_the_limit(n, rule, path, run);
+            }
+            Some(runtime_error(&error, rule))
+        }
     };
     if let Some(detail) = detail {
         run.push(path, ViolationKind::Invalid, detail, n);
@@ -244,6 +293,17 @@ fn one(
         return;
     }
     run.push(&field, rule.kind, detail, n);
+}
+
+/// kube's answer to a call past the per-call limit: it ends validation.
+fn over_the_limit(n: &Node, rule: &Rule, path: &str, run: &mut Run) {
+    let detail = format!(
+        "'{COST_LIMIT_EXCEEDED}': no further validation rules will be run due to call cost \
+         exceeds limit for rule: {}",
+        rule_text(rule)
+    );
+    run.push(path, ViolationKind::Invalid, detail, n);
+    run.budget = -1;
 }
 
 fn runtime_error(error: &str, rule: &Rule) -> String {
@@ -276,8 +336,7 @@ fn message(rule: &Rule, context: &cel::Context, sizes: &ActualSizes, run: &mut R
                 further validation rules will be run"
             .to_string();
     }
-    run.budget -= i64::try_from(cost).unwrap_or(i64::MAX);
-    match program.execute(context) {
+    match run.execute(cost, || program.execute(context)) {
         Ok(Cel::String(s)) => {
             let trimmed = s.trim();
             let fits = !trimmed.is_empty() && trimmed.len() <= MAX_MESSAGE_SIZE;
@@ -287,5 +346,53 @@ fn message(rule: &Rule, context: &cel::Context, sizes: &ActualSizes, run: &mut R
             fallback()
         }
         _ => fallback(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run() -> Run {
+        Run {
+            budget: RUNTIME_BUDGET,
+            out: Vec::new(),
+            deadline: None,
+            interrupted: false,
+        }
+    }
+
+    /// Given an estimate that misses what a chain builds (here a
+    /// deliberately small one), the evaluator itself stops the call whose
+    /// result the per-call limit cannot afford, and the request's budget is
+    /// charged what was spent.
+    #[test]
+    fn the_guard_stops_what_the_estimate_let_through() {
+        let program = crate::compile(&format!("s{} != ''", ".replace('a', s)".repeat(4))).unwrap();
+        let mut context = crate::context();
+        context.add_variable_from_value("s", "a".repeat(64));
+        let mut run = run();
+        let result = run.execute(1, || program.execute(&context));
+        let error = evaluation_error(&result.expect_err("stopped"));
+        assert_eq!(error, COST_LIMIT_EXCEEDED);
+        let spent = RUNTIME_BUDGET - run.budget;
+        assert!((1..=PER_CALL_LIMIT as i64).contains(&spent), "{spent}");
+    }
+
+    #[test]
+    fn a_passed_deadline_stops_validation_unfinished() {
+        let schema = serde_json::json!({"type": "object", "properties": {"a": {"type": "integer"}},
+            "x-kubernetes-validations": [{"rule": "self.a > 0"}]});
+        let rules = crate::ValidationRules::compile(&schema).unwrap();
+        let obj = serde_json::json!({"a": 0});
+        assert_eq!(
+            rules.validate_until(&obj, None, None).map(|v| v.len()),
+            Ok(1)
+        );
+        let past = Some(Instant::now());
+        assert_eq!(
+            rules.validate_until(&obj, None, past),
+            Err(DeadlineExceeded)
+        );
     }
 }

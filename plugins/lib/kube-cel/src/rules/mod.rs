@@ -17,7 +17,8 @@
 //!   errors do.
 //! - Costs are estimated by one walk with sizes ([`cost`]), close to but
 //!   not cel-go's numbers; run time "actual" cost is the same walk on the
-//!   real sizes, computed before evaluating.
+//!   real sizes, computed before evaluating, or what the guarded calls
+//!   charged inside the evaluator if more ([`crate::runtime`]).
 //! - `allOf`/`anyOf`/`oneOf`/`not` rules are not compiled or run, and
 //!   `date-time`/`duration` strings are strings (no timestamps).
 //! - CEL problems are left out for a node whose own rules have schema
@@ -33,9 +34,12 @@ mod messages;
 mod schema;
 mod typecheck;
 
+use std::time::Instant;
+
 use cel::Program;
 use serde_json::Value;
 
+pub use evaluate::DeadlineExceeded;
 pub use messages::{ProblemKind, RuleProblem, RuleViolation, ViolationKind};
 
 use schema::Node;
@@ -102,9 +106,20 @@ impl ValidationRules {
     /// The violations of `obj` (and, on update, of the transition from
     /// `old`), within kube's runtime cost budget.
     pub fn validate(&self, obj: &Value, old: Option<&Value>) -> Vec<RuleViolation> {
+        self.validate_until(obj, old, None).unwrap_or_default()
+    }
+
+    /// [`validate`](Self::validate), stopped (before the next rule, or
+    /// inside a guarded call) once `deadline` passes.
+    pub fn validate_until(
+        &self,
+        obj: &Value,
+        old: Option<&Value>,
+        deadline: Option<Instant>,
+    ) -> Result<Vec<RuleViolation>, DeadlineExceeded> {
         match &self.root {
-            Some(root) => evaluate::validate(root, obj, old),
-            None => Vec::new(),
+            Some(root) => evaluate::validate(root, obj, old, deadline),
+            None => Ok(Vec::new()),
         }
     }
 

@@ -419,3 +419,24 @@ fn bounded_rules_over_booleans_counters_and_enums_are_cheap() {
         assert!(problems(schema).is_empty(), "{rule}");
     }
 }
+
+/// Issue 22's rule: five chained replaces on strings of maxLength 64 build
+/// up to 64^6 characters; kube's estimate (≈218M) refuses the CRD.
+#[test]
+fn chained_replaces_exceed_the_estimated_cost() {
+    let schema = spec(
+        json!({"s": {"type": "string", "maxLength": 64}, "t": {"type": "string", "maxLength": 64}}),
+        json!([{"rule": format!("self.s{} != ''", ".replace('a', self.t)".repeat(5))}]),
+    );
+    let got = problems(schema);
+    let rule = "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule";
+    assert_eq!(
+        got[0],
+        format!(
+            "{rule}: Forbidden: estimated rule cost exceeds budget by factor of 21.8x (try \
+             simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, \
+             maps, and strings are declared)"
+        )
+    );
+    assert_eq!(got.len(), 3, "{got:#?}");
+}
