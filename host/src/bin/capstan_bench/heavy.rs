@@ -156,6 +156,19 @@ struct Tally {
     first_error: Option<String>,
 }
 
+impl Tally {
+    /// One request sent at `sent`: its latency, or its error.
+    fn record(&mut self, sent: Instant, outcome: Result<()>) {
+        match outcome {
+            Ok(()) => self.latencies.push(sent.elapsed()),
+            Err(e) => {
+                self.errors += 1;
+                self.first_error.get_or_insert(e.to_string());
+            }
+        }
+    }
+}
+
 /// Sends heavy requests until `deadline`. The server must answer each
 /// without a 5xx (stored, or refused as too large or invalid); a 5xx or a
 /// broken connection counts as an error.
@@ -195,13 +208,7 @@ async fn send_heavy(
                     .await
             }
         };
-        match reply.and_then(refused_cleanly) {
-            Ok(()) => tally.latencies.push(sent.elapsed()),
-            Err(e) => {
-                tally.errors += 1;
-                tally.first_error.get_or_insert(e.to_string());
-            }
-        }
+        tally.record(sent, reply.and_then(refused_cleanly));
         n += 1;
     }
     tally
@@ -215,16 +222,8 @@ async fn send_hostile_cel(client: &Client, scope: &Scope, who: usize, deadline: 
     while Instant::now() < deadline {
         let name = format!("{}-cel-{who}-{n}", scope.prefix);
         let sent = Instant::now();
-        match hostile_cel::send(client, &scope.namespace, &name)
-            .await
-            .and_then(refused_cleanly)
-        {
-            Ok(()) => tally.latencies.push(sent.elapsed()),
-            Err(e) => {
-                tally.errors += 1;
-                tally.first_error.get_or_insert(e.to_string());
-            }
-        }
+        let reply = hostile_cel::send(client, &scope.namespace, &name).await;
+        tally.record(sent, reply.and_then(refused_cleanly));
         n += 1;
     }
     tally

@@ -88,31 +88,27 @@ async fn redirects_are_few_and_never_downgrade_to_plain_http() {
     let fake = HostileRegistry::start("127.0.0.1", |s: &Seen| {
         Reply::Redirect(format!("{}x", s.path))
     });
-    let http = Http {
-        insecure: vec![fake.addr.clone()],
-    };
-    let url = url::Url::parse(&format!("http://{}/a", fake.addr)).unwrap();
-    let e = http
-        .get(&url, "*/*", None, Redirects::AnyHost)
-        .await
-        .err()
-        .unwrap();
+    let e = redirected_get(&fake).await;
     assert!(e.contains("more than 3 redirects"), "{e}");
     assert_eq!(fake.seen().len(), 4);
     let plain = HostileRegistry::start("127.0.0.2", |_| Reply::ok(b"x"));
     let to_plain = format!("http://{}/blob", plain.addr);
     let fake = HostileRegistry::start("127.0.0.1", move |_| Reply::Redirect(to_plain.clone()));
+    let e = redirected_get(&fake).await;
+    assert!(e.contains("which is not HTTPS"), "{e}");
+    assert!(plain.seen().is_empty());
+}
+
+/// The error of a GET from `fake` (plain HTTP allowed) that may follow redirects anywhere.
+async fn redirected_get(fake: &HostileRegistry) -> String {
     let http = Http {
         insecure: vec![fake.addr.clone()],
     };
     let url = url::Url::parse(&format!("http://{}/a", fake.addr)).unwrap();
-    let e = http
-        .get(&url, "*/*", None, Redirects::AnyHost)
+    http.get(&url, "*/*", None, Redirects::AnyHost)
         .await
         .err()
-        .unwrap();
-    assert!(e.contains("which is not HTTPS"), "{e}");
-    assert!(plain.seen().is_empty());
+        .unwrap()
 }
 
 /// A bundle's manifest, config and one layer.
