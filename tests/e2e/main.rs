@@ -16,6 +16,7 @@ mod errors;
 mod etcd;
 mod go_plugins;
 mod go_toolchain;
+mod golden;
 mod hardening;
 mod header_bytes;
 mod hostile_custom_resources;

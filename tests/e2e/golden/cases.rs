@@ -1,0 +1,152 @@
+//! What the recorder asks the real kube-apiserver: the discovery documents
+//! and OpenAPI of every group-version it serves, each built-in kind's
+//! objects (`tests/golden/cases/objects.json`, dry-run created) and the
+//! requests of `tests/golden/cases/requests.json` (bootstrap objects,
+//! error answers).
+
+use super::answers::golden_dir;
+use super::endpoint::Endpoint;
+use super::request::Request;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// One request to record, named `<set>/<name>`.
+pub struct Case {
+    pub set: String,
+    pub name: String,
+    pub request: Request,
+}
+
+/// Aggregated discovery, as kubectl ≥ 1.30 asks for it.
+const AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+
+/// Every case, the discovery ones found by asking `kube` for its groups.
+pub fn all(kube: &Endpoint) -> Vec<Case> {
+    let mut cases = discovery(kube);
+    cases.extend(objects());
+    cases.extend(requests());
+    cases
+}
+
+fn case(set: &str, name: &str, request: Request) -> Case {
+    Case {
+        set: set.into(),
+        name: name.into(),
+        request,
+    }
+}
+
+fn discovery(kube: &Endpoint) -> Vec<Case> {
+    let mut cases = vec![
+        case("discovery", "api", Request::get("/api")),
+        case("discovery", "apis", Request::get("/apis")),
+        case("openapi", "v2", Request::get("/openapi/v2")),
+    ];
+    for path in ["/api", "/apis"] {
+        let mut r = Request::get(path);
+        r.accept = Some(AGGREGATED.into());
+        cases.push(case(
+            "discovery",
+            &format!("aggregated{}", path.replace('/', "-")),
+            r,
+        ));
+    }
+    for gv in group_versions(kube) {
+        let name = gv.trim_start_matches('/').replace('/', "-");
+        cases.push(case("discovery", &name, Request::get(&gv)));
+        cases.push(case(
+            "openapi",
+            &format!("v3-{name}"),
+            Request::get(&format!("/openapi/v3{gv}")),
+        ));
+    }
+    cases
+}
+
+/// `/api/v1` and `/apis/<group>/<version>` of every version kube serves.
+fn group_versions(kube: &Endpoint) -> Vec<String> {
+    let apis = kube.send(&Request::get("/apis")).body;
+    let mut out = vec!["/api/v1".to_string()];
+    let groups = apis
+        .get("groups")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for group in groups {
+        let versions = group
+            .get("versions")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        for v in versions
+            .iter()
+            .filter_map(|v| v.get("groupVersion").and_then(Value::as_str))
+        {
+            out.push(format!("/apis/{v}"));
+        }
+    }
+    out
+}
+
+#[derive(Deserialize)]
+struct ObjectCase {
+    collection: String,
+    #[serde(default = "minimal")]
+    variant: String,
+    object: Value,
+}
+
+fn minimal() -> String {
+    "minimal".into()
+}
+
+/// Each object of `cases/objects.json`, dry-run created.
+fn objects() -> Vec<Case> {
+    let list: Vec<ObjectCase> = read_json("objects.json");
+    list.into_iter().map(object_case).collect()
+}
+
+fn object_case(o: ObjectCase) -> Case {
+    let api_version = o
+        .object
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or("v1");
+    let kind = o
+        .object
+        .get("kind")
+        .and_then(Value::as_str)
+        .unwrap_or("Unknown");
+    let (group, version) = api_version
+        .rsplit_once('/')
+        .unwrap_or(("core", api_version));
+    let name = format!("{group}.{version}.{}.{}", kind.to_lowercase(), o.variant);
+    let request = Request {
+        method: "POST".into(),
+        path: format!("{}?dryRun=All", o.collection),
+        body: Some(o.object),
+        ..Default::default()
+    };
+    case("objects", &name, request)
+}
+
+#[derive(Deserialize)]
+struct RequestCase {
+    set: String,
+    name: String,
+    request: Request,
+}
+
+/// The explicit requests of `cases/requests.json`.
+fn requests() -> Vec<Case> {
+    let list: Vec<RequestCase> = read_json("requests.json");
+    list.into_iter()
+        .map(|r| case(&r.set, &r.name, r.request))
+        .collect()
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(file: &str) -> T {
+    let path = golden_dir().join("cases").join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}

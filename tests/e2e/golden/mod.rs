@@ -1,0 +1,110 @@
+//! Capstan answers as the real kube-apiserver 1.32 does: every answer
+//! recorded from it in `tests/golden/` (see its README: how to record,
+//! what is normalized) is asked of Capstan and compared field for field.
+
+mod answers;
+mod cases;
+mod diff;
+mod endpoint;
+mod normalize;
+mod request;
+
+use crate::support::Server;
+use answers::Recorded;
+use endpoint::Endpoint;
+use std::collections::BTreeSet;
+
+/// The answers still known to differ, one `<set>/<name>` per line (`#`
+/// comments): this list may only shrink. A listed answer that now matches
+/// fails the test too, so the list is kept true.
+fn known_differences() -> BTreeSet<String> {
+    let path = answers::golden_dir().join("known-differences.txt");
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn capstan_answers_as_kube_recorded() {
+    let recorded = answers::load_all();
+    assert!(
+        recorded.len() >= 60,
+        "only {} recorded answers",
+        recorded.len()
+    );
+    let s = Server::start();
+    let capstan = Endpoint::capstan(&s);
+    let known = known_differences();
+    let (mut unexpected, mut fixed, mut equal) = (Vec::new(), Vec::new(), 0);
+    for (id, want) in &recorded {
+        let diffs = compare(&capstan, want);
+        match (diffs.is_empty(), known.contains(id)) {
+            (true, false) => equal += 1,
+            (true, true) => fixed.push(id.clone()),
+            (false, false) => unexpected.push(format!("{id}:\n  {}", diffs.join("\n  "))),
+            (false, true) => {}
+        }
+    }
+    let ids: BTreeSet<&String> = recorded.iter().map(|(id, _)| id).collect();
+    let stale: Vec<&String> = known.iter().filter(|k| !ids.contains(k)).collect();
+    assert!(
+        unexpected.is_empty() && fixed.is_empty() && stale.is_empty(),
+        "{equal} of {} recorded answers equal.\nDiffering (not in known-differences.txt):\n{}\n\
+         Now equal, remove from known-differences.txt: {fixed:?}\nListed but not recorded: {stale:?}",
+        recorded.len(),
+        unexpected.join("\n"),
+    );
+}
+
+/// Capstan's answer to a recorded request against the recorded answer.
+fn compare(capstan: &Endpoint, want: &Recorded) -> Vec<String> {
+    let mut got = capstan.send(&want.request);
+    normalize::normalize(&want.request, &mut got.body);
+    let mut diffs = diff::differences(&want.body, &got.body);
+    if got.code != want.code {
+        diffs.insert(
+            0,
+            format!("status code: kube {} · capstan {}", want.code, got.code),
+        );
+    }
+    diffs
+}
+
+/// Records the real kube-apiserver's answers into `tests/golden/answers`
+/// (`GOLDEN_KUBE_URL`, default the oracle's `https://127.0.0.1:16443`;
+/// `GOLDEN_KUBE_DIR`, default `~/.cache/kube-oracle`, for its CA and token).
+#[test]
+#[ignore = "needs the real kube-apiserver: see tests/golden/README.md"]
+fn record_kube_answers() {
+    let dir = std::env::var("GOLDEN_KUBE_DIR").unwrap_or_else(|_| {
+        format!(
+            "{}/.cache/kube-oracle",
+            std::env::var("HOME").unwrap_or_default()
+        )
+    });
+    let dir = std::path::PathBuf::from(dir);
+    let url = std::env::var("GOLDEN_KUBE_URL").unwrap_or_else(|_| "https://127.0.0.1:16443".into());
+    let tokens =
+        std::fs::read_to_string(dir.join("pki/tokens.csv")).expect("the oracle's tokens.csv");
+    let token = tokens
+        .split(',')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let kube = Endpoint::kube(&url, &dir.join("pki/ca.crt"), &token, scratch.path());
+    for case in cases::all(&kube) {
+        let mut answer = kube.send(&case.request);
+        normalize::normalize(&case.request, &mut answer.body);
+        let recorded = Recorded {
+            request: case.request,
+            code: answer.code,
+            body: answer.body,
+        };
+        answers::write(&case.set, &case.name, &recorded);
+    }
+}

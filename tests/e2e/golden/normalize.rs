@@ -1,0 +1,250 @@
+//! What differs between two correct answers and is therefore not compared:
+//! identities and times the server makes up, allocations, the requesting
+//! user's name, and Capstan's own API groups. Applied to kube's answer when
+//! it is recorded and to Capstan's before it is compared.
+
+use super::request::Request;
+use serde_json::{Map, Value};
+
+/// Capstan's own API groups: not in kube's answers, left out of Capstan's.
+pub const CAPSTAN_GROUPS: &[&str] = &["policies.capstan.dev", "wgpolicyk8s.io"];
+
+/// The admin users the recorder and the comparison authenticate as.
+const ADMINS: &[&str] = &["references-admin", "capstan-admin"];
+
+/// Times in status conditions (and node heartbeats).
+const CONDITION_TIMES: &[&str] = &[
+    "lastTransitionTime",
+    "lastUpdateTime",
+    "lastHeartbeatTime",
+    "lastProbeTime",
+];
+
+/// `body` as it is compared: `request` is what produced it.
+pub fn normalize(request: &Request, body: &mut Value) {
+    drop_capstan_own(body);
+    let mut uids = Vec::new();
+    scrub_metadata(body, &mut uids);
+    if request.method == "POST" {
+        allocated(request, body);
+    }
+    replace_strings(body, &|s| rewrite(s, &uids));
+    sort_items(body);
+}
+
+/// Server-made metadata: uid (remembered: selectors and labels repeat it),
+/// timestamps, resourceVersion, managedFields' and conditions' times, at
+/// every depth.
+fn scrub_metadata(value: &mut Value, uids: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for field in CONDITION_TIMES {
+                map.remove(*field);
+            }
+            if let Some(Value::Object(meta)) = map.get_mut("metadata") {
+                scrub_one(meta, uids);
+            }
+            map.values_mut().for_each(|v| scrub_metadata(v, uids));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| scrub_metadata(v, uids)),
+        _ => {}
+    }
+}
+
+fn scrub_one(meta: &mut Map<String, Value>, uids: &mut Vec<String>) {
+    if let Some(Value::String(uid)) = meta.remove("uid") {
+        uids.push(uid);
+    }
+    for field in ["creationTimestamp", "resourceVersion", "selfLink"] {
+        meta.remove(field);
+    }
+    if let Some(Value::Array(entries)) = meta.get_mut("managedFields") {
+        for entry in entries.iter_mut().filter_map(Value::as_object_mut) {
+            entry.remove("time");
+        }
+    }
+}
+
+/// What the server allocates for a created object: a generated name, a
+/// Service's cluster IPs and node ports (their presence is compared).
+fn allocated(request: &Request, body: &mut Value) {
+    let sent = request.body.as_ref();
+    let generated = sent
+        .and_then(|b| b.pointer("/metadata/generateName"))
+        .is_some();
+    if generated {
+        if let Some(name) = body.pointer_mut("/metadata/name") {
+            *name = Value::String("<generated>".into());
+        }
+    }
+    if body.get("kind").and_then(Value::as_str) != Some("Service") {
+        return;
+    }
+    let sent_spec = sent.and_then(|b| b.get("spec"));
+    let Some(Value::Object(spec)) = body.get_mut("spec") else {
+        return;
+    };
+    for field in ["clusterIP", "clusterIPs", "healthCheckNodePort"] {
+        if sent_spec.and_then(|s| s.get(field)).is_none() {
+            mark_allocated(spec.get_mut(field));
+        }
+    }
+    if let Some(Value::Array(ports)) = spec.get_mut("ports") {
+        ports
+            .iter_mut()
+            .for_each(|p| mark_allocated(p.get_mut("nodePort")));
+    }
+}
+
+fn mark_allocated(value: Option<&mut Value>) {
+    match value {
+        Some(Value::Array(items)) => items.iter_mut().for_each(|v| mark_allocated(Some(v))),
+        Some(v) if v != "None" => *v = Value::String("<allocated>".into()),
+        _ => {}
+    }
+}
+
+/// One string as compared: uids, UUIDs in messages, the admin's name and
+/// the server's own address and the random suffix of the service-account
+/// token volume.
+fn rewrite(s: &str, uids: &[String]) -> Option<String> {
+    if uids.iter().any(|u| u == s) {
+        return Some("<uid>".into());
+    }
+    if ADMINS.contains(&s) {
+        return Some("<admin>".into());
+    }
+    if let Some(port) = s.strip_prefix("127.0.0.1:") {
+        return port
+            .parse::<u16>()
+            .is_ok()
+            .then(|| "127.0.0.1:<port>".into());
+    }
+    if let Some(suffix) = s.strip_prefix("kube-api-access-") {
+        return (suffix.len() == 5).then(|| "kube-api-access-<random>".into());
+    }
+    let scrubbed = scrub_uuids(s);
+    (scrubbed != s).then_some(scrubbed)
+}
+
+fn replace_strings(value: &mut Value, f: &dyn Fn(&str) -> Option<String>) {
+    match value {
+        Value::String(s) => {
+            if let Some(new) = f(s) {
+                *s = new;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| replace_strings(v, f)),
+        Value::Object(map) => map.values_mut().for_each(|v| replace_strings(v, f)),
+        _ => {}
+    }
+}
+
+/// Every 8-4-4-4-12 hexadecimal UUID in `s` replaced by `<uuid>`.
+pub fn scrub_uuids(s: &str) -> String {
+    const SHAPE: &[usize] = &[8, 4, 4, 4, 12];
+    let bytes = s.as_bytes();
+    let (mut out, mut i) = (String::new(), 0);
+    while i < bytes.len() {
+        let len = uuid_at(&bytes[i..], SHAPE);
+        if len > 0 {
+            out.push_str("<uuid>");
+            i += len;
+        } else {
+            let ch = s[i..].chars().next().unwrap_or('?');
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out
+}
+
+/// The length of a UUID starting `bytes`, 0 if none does.
+fn uuid_at(bytes: &[u8], shape: &[usize]) -> usize {
+    let mut at = 0;
+    for (n, len) in shape.iter().enumerate() {
+        let part = bytes.get(at..at + len);
+        if !part.is_some_and(|p| p.iter().all(u8::is_ascii_hexdigit)) {
+            return 0;
+        }
+        at += len;
+        if n + 1 < shape.len() {
+            if bytes.get(at) != Some(&b'-') {
+                return 0;
+            }
+            at += 1;
+        }
+    }
+    at
+}
+
+/// List items in name order (kube lists in key order; Capstan too, but a
+/// list is compared as a set of objects).
+fn sort_items(body: &mut Value) {
+    if let Some(Value::Array(items)) = body.get_mut("items") {
+        items.sort_by_key(|item| {
+            let meta = |f: &str| {
+                item.pointer(&format!("/metadata/{f}"))
+                    .and_then(Value::as_str)
+                    .map(String::from)
+            };
+            (meta("namespace"), meta("name"))
+        });
+    }
+}
+
+/// Capstan's own groups, objects and rules, as kube has none of them.
+fn drop_capstan_own(body: &mut Value) {
+    if let Some(Value::Array(groups)) = body.get_mut("groups") {
+        groups.retain(|g| !names_own_group(g.get("name")));
+    }
+    if let Some(Value::Array(items)) = body.get_mut("items") {
+        items.retain(|item| !is_capstan_object(item));
+        items.iter_mut().for_each(drop_own_rules);
+        // Aggregated discovery: one item per group, named by it.
+        items.retain(|item| !names_own_group(item.pointer("/metadata/name")));
+    }
+}
+
+fn names_own_group(name: Option<&Value>) -> bool {
+    name.and_then(Value::as_str)
+        .is_some_and(|n| CAPSTAN_GROUPS.contains(&n))
+}
+
+/// Capstan's own objects: named `capstan:…` or `capstan-…`, or an APIService of its groups.
+fn is_capstan_object(item: &Value) -> bool {
+    let name = item
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    name.starts_with("capstan:")
+        || name.starts_with("capstan-")
+        || CAPSTAN_GROUPS
+            .iter()
+            .any(|g| name.ends_with(&format!(".{g}")))
+}
+
+/// RBAC rules about Capstan's groups only (aggregated into kube's roles).
+fn drop_own_rules(item: &mut Value) {
+    if let Some(Value::Array(rules)) = item.get_mut("rules") {
+        rules.retain(|rule| {
+            let groups = rule.get("apiGroups").and_then(Value::as_array);
+            !groups.is_some_and(|g| !g.is_empty() && g.iter().all(|g| names_own_group(Some(g))))
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuids_in_messages_are_scrubbed() {
+        let m = "UID in precondition: x, UID in object meta: 0b6a1c2e-1d3f-4a5b-9c7d-112233445566.";
+        assert_eq!(
+            scrub_uuids(m),
+            "UID in precondition: x, UID in object meta: <uuid>."
+        );
+        assert_eq!(scrub_uuids("no-uuid-here"), "no-uuid-here");
+    }
+}
