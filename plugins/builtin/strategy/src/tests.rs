@@ -71,7 +71,11 @@ fn create_answers_the_prepared_object_and_its_causes() {
         json!({"phase": "Pending", "qosClass": "BestEffort"})
     );
     assert_eq!(object["spec"]["restartPolicy"], "Always");
-    assert_eq!(object["spec"]["containers"][0]["imagePullPolicy"], "Always");
+    // No image: kube's ParseImageName fails, there is no tag, so IfNotPresent.
+    assert_eq!(
+        object["spec"]["containers"][0]["imagePullPolicy"],
+        "IfNotPresent"
+    );
     assert_eq!(out.as_object().map(|o| o.len()), Some(2));
 }
 
