@@ -5,7 +5,7 @@
 use capstan_plugin_sdk::strategy::StrategyResource;
 use serde_json::{json, Value};
 
-use super::{controllers, services};
+use super::{controllers, pods, services};
 use crate::json::{child_mut, ensure_object, items_mut};
 
 type Create = fn(&mut Value);
@@ -19,7 +19,7 @@ const TABLE: &[(&str, &str, Option<Create>, Option<Update>)] = &[
     ("", "namespaces", Some(namespace_finalizer), Some(keep_namespace_finalizers)),
     ("", "serviceaccounts", Some(secret_references), Some(secret_references_on_update)),
     ("", "persistentvolumeclaims", Some(claim_data_sources), Some(claim_data_sources_on_update)),
-    ("", "pods", Some(scheduling_gated), None),
+    ("", "pods", Some(pods::prepare_create), None),
     ("", "services", None, Some(services::drop_type_dependent_fields)),
     ("coordination.k8s.io", "leases", Some(lease_without_election), Some(lease_election_kept)),
     ("discovery.k8s.io", "endpointslices", Some(no_deprecated_topology), Some(topology_on_update)),
@@ -143,32 +143,6 @@ fn local_reference(reference: &Value) -> Value {
     Value::Object(out)
 }
 
-/// A pod with scheduling gates starts unscheduled, saying why.
-fn scheduling_gated(pod: &mut Value) {
-    let gated = pod
-        .pointer("/spec/schedulingGates")
-        .and_then(Value::as_array)
-        .is_some_and(|g| !g.is_empty());
-    if !gated {
-        return;
-    }
-    let Some(status) = ensure_object(pod, "status") else {
-        return;
-    };
-    let condition = json!({"type": "PodScheduled", "status": "False",
-        "reason": "SchedulingGated",
-        "message": "Scheduling is blocked due to non-empty scheduling gates"});
-    let conditions = status.get_mut("conditions").and_then(Value::as_array_mut);
-    match conditions {
-        Some(list)
-            if list
-                .iter()
-                .any(|c| c.get("type") == Some(&json!("PodScheduled"))) => {}
-        Some(list) => list.push(condition),
-        None => status["conditions"] = json!([condition]),
-    }
-}
-
 /// The fields of CoordinatedLeaderElection, off in 1.32.
 const LEADER_ELECTION_FIELDS: [&str; 2] = ["strategy", "preferredHolder"];
 
@@ -277,21 +251,6 @@ mod tests {
             json!({"spec": {"dataSource": {"apiGroup": "x.io", "kind": "K", "name": "n"}}});
         claim_data_sources(&mut unknown);
         assert_eq!(unknown["spec"], json!({}));
-    }
-
-    #[test]
-    fn gated_pods_start_unscheduled() {
-        let mut pod =
-            json!({"spec": {"schedulingGates": [{"name": "g"}]}, "status": {"phase": "Pending"}});
-        scheduling_gated(&mut pod);
-        assert_eq!(
-            pod["status"]["conditions"],
-            json!([{"type": "PodScheduled", "status": "False", "reason": "SchedulingGated",
-                    "message": "Scheduling is blocked due to non-empty scheduling gates"}])
-        );
-        let mut free = json!({"spec": {}, "status": {"phase": "Pending"}});
-        scheduling_gated(&mut free);
-        assert!(free["status"].get("conditions").is_none());
     }
 
     #[test]

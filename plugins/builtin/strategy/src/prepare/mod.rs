@@ -9,6 +9,7 @@
 mod controllers;
 mod generation;
 mod kinds;
+mod pods;
 mod services;
 
 use capstan_plugin_sdk::strategy::StrategyResource;
