@@ -24,7 +24,7 @@ use crate::gofmt;
 use crate::json::set_default;
 
 /// `SetDefaults_CustomResourceDefinitionSpec`: singular and listKind from
-/// the kind, conversion strategy None.
+/// the kind, conversion strategy None, a conversion webhook's service on 443.
 pub fn defaults(object: &mut Value) {
     let kind = object
         .pointer("/spec/names/kind")
@@ -37,6 +37,10 @@ pub fn defaults(object: &mut Value) {
         set_default(object, "/spec/names/listKind", json!(format!("{kind}List")));
     }
     set_default(object, "/spec/conversion", json!({"strategy": "None"}));
+    let service = "/spec/conversion/webhook/clientConfig/service";
+    if let Some(service) = object.pointer_mut(service).filter(|s| s.is_object()) {
+        set_default(service, "/port", json!(443));
+    }
 }
 
 /// The status a new CRD starts with: no accepted names yet, the storage

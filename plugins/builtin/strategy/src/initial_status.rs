@@ -23,7 +23,9 @@ fn initial(resource: &StrategyResource, object: &Value) -> Option<Value> {
     match (resource.group.as_str(), resource.resource.as_str()) {
         ("", "pods") => Some(json!({"phase": "Pending", "qosClass": qos::class(object)})),
         ("", "namespaces") => Some(json!({"phase": "Active"})),
-        ("", "persistentvolumeclaims" | "persistentvolumes") => Some(json!({"phase": "Pending"})),
+        ("", "persistentvolumeclaims") => Some(json!({"phase": "Pending"})),
+        ("", "persistentvolumes") => Some(volume_pending(object)),
+        ("apiregistration.k8s.io", "apiservices") => Some(api_service(object)),
         ("", "services") | ("networking.k8s.io", "ingresses") => Some(json!({"loadBalancer": {}})),
         ("", "replicationcontrollers") | ("apps", "replicasets") => Some(json!({"replicas": 0})),
         ("apps", "statefulsets") => Some(json!({"replicas": 0, "availableReplicas": 0})),
@@ -47,6 +49,39 @@ fn initial(resource: &StrategyResource, object: &Value) -> Option<Value> {
         }
         _ => None,
     }
+}
+
+/// A new volume is Pending since its creation (`lastPhaseTransitionTime`
+/// is the create's time, the object's creationTimestamp).
+fn volume_pending(object: &Value) -> Value {
+    let mut status = json!({"phase": "Pending"});
+    if let Some(now) = created(object) {
+        status["lastPhaseTransitionTime"] = now;
+    }
+    status
+}
+
+/// A local APIService (no service) is Available from its creation.
+fn api_service(object: &Value) -> Value {
+    let local = object.pointer("/spec/service").is_none_or(Value::is_null);
+    if !local {
+        return json!({});
+    }
+    let mut available = json!({"type": "Available", "status": "True"});
+    if let Some(now) = created(object) {
+        available["lastTransitionTime"] = now;
+    }
+    available["reason"] = json!("Local");
+    available["message"] = json!("Local APIServices are always available");
+    json!({ "conditions": [available] })
+}
+
+/// The create's time: `metadata.creationTimestamp`, which the host sets first.
+fn created(object: &Value) -> Option<Value> {
+    object
+        .pointer("/metadata/creationTimestamp")
+        .filter(|t| t.is_string())
+        .cloned()
 }
 
 #[cfg(test)]
@@ -82,6 +117,11 @@ mod tests {
             json!({"phase": "Pending"})
         );
         assert_eq!(status_of("configmaps", json!({})), Value::Null);
+        let created = json!({"metadata": {"creationTimestamp": "2024-01-01T00:00:00Z"}});
+        assert_eq!(
+            status_of("persistentvolumes", created),
+            json!({"phase": "Pending", "lastPhaseTransitionTime": "2024-01-01T00:00:00Z"})
+        );
     }
 
     fn status_in(group: &str, plural: &str) -> Value {
@@ -93,6 +133,27 @@ mod tests {
         let mut object = json!({"status": {"replicas": 5}});
         set(&resource, &mut object);
         object["status"].clone()
+    }
+
+    #[test]
+    fn local_api_services_are_available_from_their_creation() {
+        let resource = StrategyResource {
+            group: "apiregistration.k8s.io".into(),
+            resource: "apiservices".into(),
+            ..Default::default()
+        };
+        let mut local = json!({"metadata": {"creationTimestamp": "2024-01-01T00:00:00Z"},
+                               "spec": {"group": "g", "version": "v1"}});
+        set(&resource, &mut local);
+        assert_eq!(
+            local["status"],
+            json!({"conditions": [{"type": "Available", "status": "True",
+                "lastTransitionTime": "2024-01-01T00:00:00Z", "reason": "Local",
+                "message": "Local APIServices are always available"}]})
+        );
+        let mut remote = json!({"spec": {"service": {"name": "s", "namespace": "n"}}});
+        set(&resource, &mut remote);
+        assert_eq!(remote["status"], json!({}));
     }
 
     #[test]

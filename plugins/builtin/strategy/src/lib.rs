@@ -28,7 +28,6 @@ mod gofmt;
 mod initial_status;
 mod json;
 mod metadata;
-mod pod_defaults;
 mod pod_update;
 mod pods;
 mod prepare;

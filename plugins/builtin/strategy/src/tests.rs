@@ -71,7 +71,11 @@ fn create_answers_the_prepared_object_and_its_causes() {
         json!({"phase": "Pending", "qosClass": "BestEffort"})
     );
     assert_eq!(object["spec"]["restartPolicy"], "Always");
-    assert_eq!(object["spec"]["containers"][0]["imagePullPolicy"], "Always");
+    // No image: kube's ParseImageName fails, there is no tag, so IfNotPresent.
+    assert_eq!(
+        object["spec"]["containers"][0]["imagePullPolicy"],
+        "IfNotPresent"
+    );
     assert_eq!(out.as_object().map(|o| o.len()), Some(2));
 }
 
@@ -308,4 +312,69 @@ fn table_prints_the_objects_of_the_call() {
                           "now": "2024-01-01T00:00:00Z", "objects": [{}]}),
     );
     assert_eq!(out, json!({}));
+}
+
+#[test]
+fn create_of_a_job_generates_its_selector_from_the_uid() {
+    let job = json!({"apiVersion": "batch/v1", "kind": "Job",
+        "metadata": {"name": "pi", "namespace": "default", "uid": "0b3c"},
+        "spec": {"template": {"spec": {"restartPolicy": "Never",
+            "containers": [{"name": "pi", "image": "perl:5.34"}]}}},
+        "status": {"succeeded": 1}});
+    let out = call(json!({"phase": "create", "object": job,
+                          "resource": resource("batch/v1", "jobs", "Job", true)}));
+    let job = &out["object"];
+    let labels = json!({"batch.kubernetes.io/controller-uid": "0b3c",
+                        "batch.kubernetes.io/job-name": "pi",
+                        "controller-uid": "0b3c", "job-name": "pi"});
+    assert_eq!(job["metadata"]["labels"], labels);
+    assert_eq!(job["metadata"]["generation"], 1);
+    assert_eq!(job["status"], json!({}));
+    let mut spec = job["spec"].clone();
+    let template = spec.as_object_mut().and_then(|s| s.remove("template"));
+    assert_eq!(
+        spec,
+        json!({"parallelism": 1, "completions": 1, "backoffLimit": 6,
+               "completionMode": "NonIndexed", "suspend": false,
+               "podReplacementPolicy": "TerminatingOrFailed", "manualSelector": false,
+               "selector": {"matchLabels": {"batch.kubernetes.io/controller-uid": "0b3c"}}})
+    );
+    assert_eq!(template.unwrap_or_default()["metadata"]["labels"], labels);
+}
+
+#[test]
+fn create_of_a_namespace_adds_the_kubernetes_finalizer_and_update_keeps_it() {
+    let namespaces = resource("v1", "namespaces", "Namespace", true);
+    let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}});
+    let created =
+        call(json!({"phase": "create", "resource": namespaces, "object": ns}))["object"].clone();
+    assert_eq!(created["spec"], json!({"finalizers": ["kubernetes"]}));
+    assert_eq!(created["status"], json!({"phase": "Active"}));
+    let mut changed = created.clone();
+    changed["spec"]["finalizers"] = json!([]);
+    let updated = call(json!({"phase": "update", "resource": namespaces,
+                              "object": changed, "oldObject": created}));
+    assert_eq!(
+        updated["object"]["spec"]["finalizers"],
+        json!(["kubernetes"])
+    );
+}
+
+#[test]
+fn create_of_a_persistent_volume_starts_pending_since_its_creation() {
+    let pv = json!({"apiVersion": "v1", "kind": "PersistentVolume",
+        "metadata": {"name": "pv", "creationTimestamp": "2024-05-01T10:00:00Z"},
+        "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+                 "hostPath": {"path": "/data"}},
+        "status": {"phase": "Bound"}});
+    let out = call(json!({"phase": "prepare-for-create", "object": pv,
+        "resource": resource("v1", "persistentvolumes", "PersistentVolume", true)}));
+    let pv = &out["object"];
+    assert_eq!(
+        pv["status"],
+        json!({"phase": "Pending", "lastPhaseTransitionTime": "2024-05-01T10:00:00Z"})
+    );
+    assert_eq!(pv["spec"]["persistentVolumeReclaimPolicy"], "Retain");
+    assert_eq!(pv["spec"]["volumeMode"], "Filesystem");
+    assert_eq!(pv["spec"]["hostPath"]["type"], "");
 }

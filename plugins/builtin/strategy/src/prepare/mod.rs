@@ -1,38 +1,26 @@
 //! PrepareForCreate and PrepareForUpdate: what the server sets on a write
-//! before validating and storing it. On create: no client status when status
-//! is a subresource, `metadata.generation` 1, the initial status and the
-//! defaults. On update: the defaults, then `metadata.generation` = old + 1
-//! when the desired state changed.
+//! before validating and storing it. Defaults come first and again last (kube
+//! defaults the decoded request and the object read back from storage). On
+//! create: no client status when status is a subresource, the initial
+//! status, `metadata.generation` 1, each kind's own preparation. On update:
+//! each kind's own preparation, then `metadata.generation` bumped when what
+//! the kind's generation follows changed (see [`generation`]).
+
+mod controllers;
+mod generation;
+mod kinds;
+mod pods;
+mod services;
 
 use capstan_plugin_sdk::strategy::StrategyResource;
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
-use crate::json::metadata_mut;
 use crate::{config, crd, defaults, initial_status};
-
-/// The top-level fields that are not the desired state (see [`desired_state`]).
-const NOT_DESIRED_STATE: [&str; 4] = ["metadata", "status", "apiVersion", "kind"];
-
-/// Does this resource keep `metadata.generation`? (those whose kube-apiserver
-/// strategy sets it: kinds with a desired state that controllers observe)
-pub fn tracks_generation(resource: &StrategyResource) -> bool {
-    matches!(
-        (resource.group.as_str(), resource.resource.as_str()),
-        (
-            "apps",
-            "deployments" | "replicasets" | "statefulsets" | "daemonsets"
-        ) | ("", "replicationcontrollers")
-            | ("batch", "jobs" | "cronjobs")
-            | ("policy", "poddisruptionbudgets")
-            | ("networking.k8s.io", "networkpolicies" | "ingresses")
-            | ("admissionregistration.k8s.io", _)
-            | ("apiextensions.k8s.io", "customresourcedefinitions")
-    )
-}
 
 /// PrepareForCreate: status is the server's to set; generation starts at 1.
 pub fn for_create(resource: &StrategyResource, object: &mut Value) {
     convert(resource, object);
+    defaults::apply(resource, object);
     if resource.has_status {
         // The client's status is replaced by the one kube's strategy starts with.
         if let Some(fields) = object.as_object_mut() {
@@ -40,24 +28,28 @@ pub fn for_create(resource: &StrategyResource, object: &mut Value) {
         }
         initial_status::set(resource, object);
     }
-    if tracks_generation(resource) {
-        set_generation(object, 1);
+    generation::on_create(resource, object);
+    if resource.subresource.is_empty() {
+        kinds::prepare_create(resource, object);
     }
     defaults::apply(resource, object);
 }
 
 /// PrepareForUpdate over the stored `old`: defaults first (so an omitted
-/// field that defaults to its stored value is no change), then the generation
-/// bump. Otherwise `metadata.generation` is left as the object carries it.
+/// field that defaults to its stored value is no change), the kind's
+/// preparation, then the generation bump. Otherwise `metadata.generation`
+/// is left as the object carries it.
 pub fn for_update(resource: &StrategyResource, object: &mut Value, old: &Value) {
     convert(resource, object);
     defaults::apply(resource, object);
-    if is_crd(resource) && resource.subresource.is_empty() {
-        crd::record_storage_version(object);
+    if resource.subresource.is_empty() {
+        if is_crd(resource) {
+            crd::record_storage_version(object);
+        }
+        kinds::prepare_update(resource, object, old);
     }
-    if tracks_generation(resource) && desired_state(old) != desired_state(object) {
-        set_generation(object, generation(old) + 1);
-    }
+    generation::on_update(resource, object, old);
+    defaults::apply(resource, object);
 }
 
 fn is_crd(resource: &StrategyResource) -> bool {
@@ -72,33 +64,10 @@ fn convert(resource: &StrategyResource, object: &mut Value) {
     }
 }
 
-/// Everything but metadata, status, apiVersion and kind: `spec`, and the
-/// top-level lists of kinds without one (a webhook configuration's `webhooks`).
-fn desired_state(object: &Value) -> Map<String, Value> {
-    let mut fields = object.as_object().cloned().unwrap_or_default();
-    for field in NOT_DESIRED_STATE {
-        fields.remove(field);
-    }
-    fields
-}
-
-/// `metadata.generation`, 0 when absent.
-fn generation(object: &Value) -> i64 {
-    object
-        .pointer("/metadata/generation")
-        .and_then(Value::as_i64)
-        .unwrap_or(0)
-}
-
-fn set_generation(object: &mut Value, generation: i64) {
-    if let Some(metadata) = metadata_mut(object) {
-        metadata.insert("generation".into(), json!(generation));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn res(group: &str, plural: &str, has_status: bool) -> StrategyResource {
         StrategyResource {
@@ -106,32 +75,6 @@ mod tests {
             resource: plural.into(),
             has_status,
             ..Default::default()
-        }
-    }
-
-    #[test]
-    fn generation_table() {
-        let tracked = [
-            ("apps", "deployments"),
-            ("apps", "daemonsets"),
-            ("", "replicationcontrollers"),
-            ("batch", "cronjobs"),
-            ("policy", "poddisruptionbudgets"),
-            ("networking.k8s.io", "ingresses"),
-            (
-                "admissionregistration.k8s.io",
-                "validatingwebhookconfigurations",
-            ),
-        ];
-        for (group, plural) in tracked {
-            assert!(tracks_generation(&res(group, plural, true)), "{plural}");
-        }
-        for (group, plural) in [
-            ("", "pods"),
-            ("", "services"),
-            ("apps", "controllerrevisions"),
-        ] {
-            assert!(!tracks_generation(&res(group, plural, true)), "{plural}");
         }
     }
 

@@ -1,0 +1,272 @@
+//! Each kind's own PrepareForCreate and PrepareForUpdate (kube's
+//! `pkg/registry/<group>/<kind>/strategy.go`), beyond the status reset and
+//! generation every kind gets: one row per kind in [`TABLE`].
+
+use capstan_plugin_sdk::strategy::StrategyResource;
+use serde_json::{json, Value};
+
+use super::{controllers, pods, services};
+use crate::json::{child_mut, ensure_object, items_mut};
+
+type Create = fn(&mut Value);
+type Update = fn(&mut Value, &Value);
+
+/// (group, plural, on create, on update).
+#[rustfmt::skip]
+const TABLE: &[(&str, &str, Option<Create>, Option<Update>)] = &[
+    ("batch", "jobs", Some(controllers::job_selector), None),
+    ("apps", "daemonsets", Some(controllers::daemon_set_create), Some(controllers::daemon_set_update)),
+    ("", "namespaces", Some(namespace_finalizer), Some(keep_namespace_finalizers)),
+    ("", "serviceaccounts", Some(secret_references), Some(secret_references_on_update)),
+    ("", "persistentvolumeclaims", Some(claim_data_sources), Some(claim_data_sources_on_update)),
+    ("", "pods", Some(pods::prepare_create), None),
+    ("", "services", None, Some(services::drop_type_dependent_fields)),
+    ("coordination.k8s.io", "leases", Some(lease_without_election), Some(lease_election_kept)),
+    ("discovery.k8s.io", "endpointslices", Some(no_deprecated_topology), Some(topology_on_update)),
+];
+
+/// The kind's PrepareForCreate.
+pub fn prepare_create(resource: &StrategyResource, object: &mut Value) {
+    if let Some((_, _, Some(create), _)) = row(resource) {
+        create(object);
+    }
+}
+
+/// The kind's PrepareForUpdate over the stored `old`.
+pub fn prepare_update(resource: &StrategyResource, object: &mut Value, old: &Value) {
+    if let Some((_, _, _, Some(update))) = row(resource) {
+        update(object, old);
+    }
+}
+
+fn row(
+    resource: &StrategyResource,
+) -> Option<&'static (&'static str, &'static str, Option<Create>, Option<Update>)> {
+    TABLE
+        .iter()
+        .find(|(g, p, _, _)| *g == resource.group && *p == resource.resource)
+}
+
+/// A new namespace is finalized by `kubernetes` (added after the client's).
+fn namespace_finalizer(namespace: &mut Value) {
+    let Some(spec) = ensure_object(namespace, "spec") else {
+        return;
+    };
+    let kubernetes = json!("kubernetes");
+    match spec.get_mut("finalizers").and_then(Value::as_array_mut) {
+        Some(list) if list.contains(&kubernetes) => {}
+        Some(list) => list.push(kubernetes),
+        None => spec["finalizers"] = json!([kubernetes]),
+    }
+}
+
+/// Only the finalize subresource changes a namespace's finalizers.
+fn keep_namespace_finalizers(namespace: &mut Value, old: &Value) {
+    let stored = old.pointer("/spec/finalizers").cloned();
+    let Some(spec) = ensure_object(namespace, "spec").and_then(Value::as_object_mut) else {
+        return;
+    };
+    match stored {
+        Some(finalizers) => spec.insert("finalizers".into(), finalizers),
+        None => spec.remove("finalizers"),
+    };
+}
+
+/// A ServiceAccount's secrets are references by name only.
+fn secret_references(account: &mut Value) {
+    for secret in items_mut(account, "secrets") {
+        let name = secret.get("name").cloned();
+        *secret = match name {
+            Some(name) => json!({ "name": name }),
+            None => json!({}),
+        };
+    }
+}
+
+fn secret_references_on_update(account: &mut Value, _: &Value) {
+    secret_references(account);
+}
+
+/// A claim's `dataSource` and `dataSourceRef` mirror each other; without a
+/// `dataSourceRef`, a `dataSource` other than a claim or a snapshot is
+/// dropped (kube's backwards compatibility).
+fn claim_data_sources(claim: &mut Value) {
+    normalize_data_sources(claim, false);
+}
+
+fn claim_data_sources_on_update(claim: &mut Value, old: &Value) {
+    let in_use = ["dataSource", "dataSourceRef"].iter().any(|key| {
+        old.pointer(&format!("/spec/{key}"))
+            .is_some_and(|v| !v.is_null())
+    });
+    normalize_data_sources(claim, in_use);
+}
+
+fn normalize_data_sources(claim: &mut Value, in_use: bool) {
+    let Some(spec) = child_mut(claim, "spec") else {
+        return;
+    };
+    let set = |key: &str, spec: &Value| spec.get(key).is_some_and(|v| !v.is_null());
+    if !in_use && !set("dataSourceRef", spec) && set("dataSource", spec) {
+        let source = &spec["dataSource"];
+        let group = source.get("apiGroup").and_then(Value::as_str).unwrap_or("");
+        let kind = source.get("kind").and_then(Value::as_str).unwrap_or("");
+        let known = (kind, group) == ("PersistentVolumeClaim", "")
+            || (kind, group) == ("VolumeSnapshot", "snapshot.storage.k8s.io");
+        if !known {
+            if let Some(fields) = spec.as_object_mut() {
+                fields.remove("dataSource");
+            }
+        }
+    }
+    let (source, reference) = (set("dataSource", spec), set("dataSourceRef", spec));
+    if source && !reference {
+        spec["dataSourceRef"] = local_reference(&spec["dataSource"]);
+    } else if reference && !source {
+        let namespace = spec
+            .pointer("/dataSourceRef/namespace")
+            .and_then(Value::as_str);
+        if namespace.is_none_or(str::is_empty) {
+            spec["dataSource"] = local_reference(&spec["dataSourceRef"]);
+        }
+    }
+}
+
+/// The apiGroup (when set), kind and name of a reference.
+fn local_reference(reference: &Value) -> Value {
+    let mut out = serde_json::Map::new();
+    for key in ["apiGroup", "kind", "name"] {
+        if let Some(value) = reference.get(key).filter(|v| !v.is_null()) {
+            out.insert(key.into(), value.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+/// The fields of CoordinatedLeaderElection, off in 1.32.
+const LEADER_ELECTION_FIELDS: [&str; 2] = ["strategy", "preferredHolder"];
+
+fn lease_without_election(lease: &mut Value) {
+    if let Some(spec) = child_mut(lease, "spec").and_then(Value::as_object_mut) {
+        for key in LEADER_ELECTION_FIELDS {
+            spec.remove(key);
+        }
+    }
+}
+
+/// An update may keep the election fields a lease already had.
+fn lease_election_kept(lease: &mut Value, old: &Value) {
+    let Some(spec) = child_mut(lease, "spec").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for key in LEADER_ELECTION_FIELDS {
+        if old
+            .pointer(&format!("/spec/{key}"))
+            .is_none_or(Value::is_null)
+        {
+            spec.remove(key);
+        }
+    }
+}
+
+/// v1 writes of an EndpointSlice drop `deprecatedTopology`.
+fn no_deprecated_topology(slice: &mut Value) {
+    for endpoint in items_mut(slice, "endpoints") {
+        if let Some(fields) = endpoint.as_object_mut() {
+            fields.remove("deprecatedTopology");
+        }
+    }
+}
+
+/// ... unless the endpoints are unchanged; a node name the stored slice
+/// recorded in the topology becomes `nodeName`.
+fn topology_on_update(slice: &mut Value, old: &Value) {
+    if slice.get("endpoints") == old.get("endpoints") {
+        return;
+    }
+    let hostname = "/deprecatedTopology/kubernetes.io~1hostname";
+    let known: Vec<Value> = old
+        .get("endpoints")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.pointer(hostname).cloned())
+        .collect();
+    for endpoint in items_mut(slice, "endpoints") {
+        let node = endpoint.pointer(hostname).cloned();
+        let unnamed = endpoint.get("nodeName").is_none_or(Value::is_null);
+        if let Some(node) = node.filter(|n| unnamed && known.contains(n)) {
+            endpoint["nodeName"] = node;
+        }
+        if let Some(fields) = endpoint.as_object_mut() {
+            fields.remove("deprecatedTopology");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn namespaces_are_finalized_by_kubernetes() {
+        let mut ns = json!({"metadata": {"name": "a"}});
+        namespace_finalizer(&mut ns);
+        assert_eq!(ns["spec"], json!({"finalizers": ["kubernetes"]}));
+        let mut own = json!({"spec": {"finalizers": ["example.com/x"]}});
+        namespace_finalizer(&mut own);
+        assert_eq!(
+            own["spec"]["finalizers"],
+            json!(["example.com/x", "kubernetes"])
+        );
+        let mut changed = json!({"spec": {"finalizers": []}});
+        keep_namespace_finalizers(&mut changed, &ns);
+        assert_eq!(changed["spec"]["finalizers"], json!(["kubernetes"]));
+    }
+
+    #[test]
+    fn service_account_secrets_are_names() {
+        let mut sa = json!({"secrets": [{"name": "t", "namespace": "x", "uid": "u"}]});
+        secret_references(&mut sa);
+        assert_eq!(sa["secrets"], json!([{"name": "t"}]));
+    }
+
+    #[test]
+    fn claim_data_sources_mirror_each_other() {
+        let mut claim =
+            json!({"spec": {"dataSource": {"kind": "PersistentVolumeClaim", "name": "src"}}});
+        claim_data_sources(&mut claim);
+        assert_eq!(
+            claim["spec"]["dataSourceRef"],
+            json!({"kind": "PersistentVolumeClaim", "name": "src"})
+        );
+        let mut by_ref =
+            json!({"spec": {"dataSourceRef": {"apiGroup": "x.io", "kind": "K", "name": "n"}}});
+        claim_data_sources(&mut by_ref);
+        assert_eq!(
+            by_ref["spec"]["dataSource"],
+            json!({"apiGroup": "x.io", "kind": "K", "name": "n"})
+        );
+        let mut unknown =
+            json!({"spec": {"dataSource": {"apiGroup": "x.io", "kind": "K", "name": "n"}}});
+        claim_data_sources(&mut unknown);
+        assert_eq!(unknown["spec"], json!({}));
+    }
+
+    #[test]
+    fn leases_and_endpoint_slices_drop_disabled_fields() {
+        let mut lease =
+            json!({"spec": {"holderIdentity": "h", "strategy": "OldestEmulationVersion"}});
+        lease_without_election(&mut lease);
+        assert_eq!(lease["spec"], json!({"holderIdentity": "h"}));
+        let old = json!({"endpoints": [{"addresses": ["1.1.1.1"],
+            "deprecatedTopology": {"kubernetes.io/hostname": "n1"}}]});
+        let mut slice = json!({"endpoints": [{"addresses": ["1.1.1.2"],
+            "deprecatedTopology": {"kubernetes.io/hostname": "n1"}}]});
+        topology_on_update(&mut slice, &old);
+        assert_eq!(
+            slice["endpoints"],
+            json!([{"addresses": ["1.1.1.2"], "nodeName": "n1"}])
+        );
+    }
+}
