@@ -29,6 +29,7 @@ fn walk(want: &Value, got: &Value, path: String, out: &mut Vec<String>) {
                 push(out, format!("{path}/{key}: unexpected {}", short(gv)));
             }
         }
+        (Value::Array(w), Value::Array(g)) if keyed(w) && keyed(g) => by_key(w, g, &path, out),
         (Value::Array(w), Value::Array(g)) if w.len() == g.len() => {
             for (i, (wv, gv)) in w.iter().zip(g).enumerate() {
                 walk(wv, gv, format!("{path}/{i}"), out);
@@ -38,6 +39,61 @@ fn walk(want: &Value, got: &Value, path: String, out: &mut Vec<String>) {
             out,
             format!("{path}: kube {} · capstan {}", short(want), short(got)),
         ),
+    }
+}
+
+/// What names an element of a list of objects: `metadata.name` (and
+/// namespace), or a `name`, `resource` or `groupVersion` field.
+fn key(v: &Value) -> Option<String> {
+    let text = |p: &str| v.pointer(p).and_then(Value::as_str);
+    if let Some(name) = text("/metadata/name") {
+        return Some(format!(
+            "{}{name}",
+            text("/metadata/namespace")
+                .map(|n| format!("{n}/"))
+                .unwrap_or_default()
+        ));
+    }
+    ["/name", "/resource", "/groupVersion"]
+        .iter()
+        .find_map(|p| text(p))
+        .map(String::from)
+}
+
+/// Every element has a key, and no two the same.
+fn keyed(items: &[Value]) -> bool {
+    let keys: Option<Vec<String>> = items.iter().map(key).collect();
+    keys.is_some_and(|k| k.iter().collect::<std::collections::BTreeSet<_>>().len() == k.len())
+}
+
+/// Lists of named objects compared name by name (`path[name]`), so one
+/// missing element does not make every later one differ; order is compared
+/// once the same names are there.
+fn by_key(w: &[Value], g: &[Value], path: &str, out: &mut Vec<String>) {
+    let find =
+        |items: &[Value], k: &str| items.iter().find(|v| key(v).as_deref() == Some(k)).cloned();
+    for wv in w {
+        let k = key(wv).unwrap_or_default();
+        match find(g, &k) {
+            Some(gv) => walk(wv, &gv, format!("{path}[{k}]"), out),
+            None => push(out, format!("{path}[{k}]: missing")),
+        }
+    }
+    for gv in g
+        .iter()
+        .filter(|gv| find(w, &key(gv).unwrap_or_default()).is_none())
+    {
+        push(
+            out,
+            format!("{path}[{}]: unexpected", key(gv).unwrap_or_default()),
+        );
+    }
+    let order = |items: &[Value]| items.iter().filter_map(key).collect::<Vec<_>>();
+    if out.is_empty() && order(w) != order(g) {
+        push(
+            out,
+            format!("{path}: same elements, other order (kube: {:?})", order(w)),
+        );
     }
 }
 
