@@ -15,6 +15,7 @@ pub mod cosign;
 pub mod cpu;
 pub mod crd;
 pub mod discovery_routes;
+pub mod go_json;
 pub mod handlers;
 pub mod health;
 pub mod held_body;

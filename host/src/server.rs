@@ -244,7 +244,22 @@ async fn serve_admitted(
         .get(http::header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok());
     discovery_routes::serve(state, &path, query.as_deref(), &accept, if_none_match)
-        .unwrap_or_else(|| ApiError::no_such_route().into_response())
+        .unwrap_or_else(|| not_found(state, &path))
+}
+
+/// A Status under `/api` and the served groups, Go's plain 404 elsewhere.
+fn not_found(state: &AppState, path: &str) -> Response {
+    let group = path
+        .strip_prefix("/apis/")
+        .map(|rest| rest.split('/').next().unwrap_or(""));
+    let in_api = path == "/api" || path.starts_with("/api/");
+    match group {
+        Some(g) if state.catalogue.get().serves_group(g) => {
+            ApiError::no_such_route().into_response()
+        }
+        None if in_api => ApiError::no_such_route().into_response(),
+        _ => crate::status::page_not_found(),
+    }
 }
 
 /// Creates the data directory (and its parents) if needed.

@@ -86,12 +86,15 @@ pub fn qualified_resource(group: &str, resource: &str) -> String {
 }
 
 /// StatusDetails `{name, group, kind}` in Go field order (`group` only when set).
+/// `Status.details` naming an object; Go leaves out the empty fields.
 fn name_details(group: &str, kind: &str, name: &str) -> Value {
-    if group.is_empty() {
-        json!({ "name": name, "kind": kind })
-    } else {
-        json!({ "name": name, "group": group, "kind": kind })
+    let mut details = serde_json::Map::new();
+    for (field, value) in [("name", name), ("group", group), ("kind", kind)] {
+        if !value.is_empty() {
+            details.insert(field.into(), json!(value));
+        }
     }
+    Value::Object(details)
 }
 
 impl ApiError {
@@ -221,7 +224,10 @@ impl ApiError {
     }
 
     pub fn method_not_allowed(message: impl Into<String>) -> Self {
-        Self::new(405, "MethodNotAllowed", message)
+        ApiError {
+            details: Some(json!({})),
+            ..Self::new(405, "MethodNotAllowed", message)
+        }
     }
 
     pub fn unsupported_media_type(content_type: &str) -> Self {
@@ -238,6 +244,26 @@ impl ApiError {
                 allowed.join(", ")
             ),
         )
+    }
+
+    /// kube's router: no route produces a media type the client accepts.
+    pub fn no_representation(available: &str) -> Self {
+        ApiError {
+            details: Some(json!({})),
+            ..Self::new(
+                406,
+                "NotAcceptable",
+                format!("406: Not Acceptable\n\nAvailable representations: {available}"),
+            )
+        }
+    }
+
+    /// kube's router: a PATCH whose content type no patch route consumes.
+    pub fn no_route_for_media_type() -> Self {
+        ApiError {
+            details: Some(json!({})),
+            ..Self::new(415, "UnsupportedMediaType", "415: Unsupported Media Type")
+        }
     }
 
     pub fn not_acceptable(accepted: &str) -> Self {
@@ -394,6 +420,17 @@ impl IntoResponse for ApiError {
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
+
+/// kube's answer for a path no handler serves (outside `/api` and the
+/// served groups): Go's plain-text `404 page not found`, not a Status.
+pub fn page_not_found() -> Response {
+    let mut resp = (StatusCode::NOT_FOUND, "404 page not found\n").into_response();
+    resp.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    resp
+}
 
 #[cfg(test)]
 mod tests {

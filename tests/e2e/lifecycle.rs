@@ -107,7 +107,7 @@ fn delete_preconditions_are_checked() {
     assert!(status["message"]
         .as_str()
         .unwrap()
-        .contains("Precondition failed: UID in precondition: not-the-uid"));
+        .contains("the UID in the precondition (not-the-uid) does not match the UID in record"));
     s.ok(&["get", "cm", "guarded"]);
     let (code, status, _) = s.request(
         "DELETE",

@@ -273,6 +273,11 @@ impl Catalogue {
     }
 
     /// Resources served under one group-version, in registration order.
+    /// Whether any resource of `group` is served (the core group always is).
+    pub fn serves_group(&self, group: &str) -> bool {
+        group.is_empty() || self.resources.iter().any(|r| r.group == group)
+    }
+
     pub fn resources_in(&self, group: &str, version: &str) -> Vec<&ResourceInfo> {
         self.resources
             .iter()

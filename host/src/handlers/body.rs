@@ -103,6 +103,9 @@ fn summarize(bytes: &[u8]) -> String {
 
 /// Go's wording of the JSON errors clients see most.
 fn json_error_text(bytes: &[u8], e: &serde_json::Error) -> String {
+    if let Some(go) = crate::go_json::syntax_error(bytes) {
+        return go;
+    }
     if e.is_eof() || bytes.iter().all(u8::is_ascii_whitespace) {
         "unexpected end of JSON input".to_string()
     } else {
@@ -132,29 +135,27 @@ pub fn check_object(res: &ResourceInfo, obj: &mut Value, namespace: Option<&str>
         ));
     };
     let expected = res.api_version();
-    if let Some(av) = map
-        .get("apiVersion")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-    {
-        if av != expected {
+    let text = |field: &str| {
+        map.get(field)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
+    let (api_version, kind) = (text("apiVersion"), text("kind"));
+    if let Some(av) = api_version.filter(|av| *av != expected) {
+        if res.custom.is_some() {
             return Err(ApiError::bad_request(format!(
                 "the API version in the data ({av}) does not match the expected API version ({expected})"
             )));
         }
+        let version = av.rsplit('/').next().unwrap_or(av);
+        return Err(not_convertible(res, version, kind.unwrap_or(&res.kind)));
     }
-    if let Some(kind) = map
-        .get("kind")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-    {
-        if kind != res.kind {
-            let name = map
-                .get("metadata")
-                .and_then(|m| m.get("name"))
-                .and_then(Value::as_str);
-            return Err(kind_mismatch(res, kind, name.unwrap_or_default()));
-        }
+    if let Some(kind) = kind.filter(|k| *k != res.kind) {
+        let name = map
+            .get("metadata")
+            .and_then(|m| m.get("name"))
+            .and_then(Value::as_str);
+        return Err(kind_mismatch(res, kind, name.unwrap_or_default()));
     }
     map.insert("apiVersion".into(), json!(expected));
     map.insert("kind".into(), json!(res.kind));
@@ -175,15 +176,19 @@ fn kind_mismatch(res: &ResourceInfo, kind: &str, name: &str) -> ApiError {
         let cause = crate::status::Cause::invalid("kind", kind, &why);
         return ApiError::invalid(&res.group, &res.kind, name, vec![cause]);
     }
+    not_convertible(res, &res.version, kind)
+}
+
+/// kube's decoder answer for a built-in body of another kind or group: it
+/// decodes, but cannot be converted into the resource's internal type.
+fn not_convertible(res: &ResourceInfo, version: &str, kind: &str) -> ApiError {
     let internal = match res.group.split('.').next() {
         Some("") | None => "core",
         Some(first) => first,
     };
     ApiError::bad_request(format!(
-        "{kind} in version {:?} cannot be handled as a {expected}: converting ({version}.{kind}) to ({internal}.{expected}): unknown conversion",
-        res.version,
+        "{kind} in version {version:?} cannot be handled as a {expected}: converting ({version}.{kind}) to ({internal}.{expected}): unknown conversion",
         expected = res.kind,
-        version = res.version,
     ))
 }
 

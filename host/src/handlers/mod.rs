@@ -105,6 +105,7 @@ impl Call<'_> {
         negotiate(
             self.header(http::header::ACCEPT),
             self.query.get("includeObject"),
+            matches!(self.req.verb, Verb::List | Verb::Watch),
         )
     }
 }
@@ -126,6 +127,9 @@ async fn dispatch(
 ) -> ApiResult<Response> {
     // A body left unread by an early error is drained by `unread_body`.
     let cat = catalogue_for(state, req).await;
+    if !cat.serves_group(&req.group) {
+        return Ok(crate::status::page_not_found());
+    }
     let res = resolve(&cat, req)?;
     let call = Call {
         state,
@@ -133,7 +137,7 @@ async fn dispatch(
         res,
         req,
         parts,
-        query: query::Query::parse(parts.uri.query()),
+        query: query::Query::parse(parts.uri.query(), &parts.method),
     };
     let mut served = route(&call, body).await;
     if let (Ok(resp), Some(warning)) = (&mut served, deprecation_warning(res)) {
@@ -225,10 +229,19 @@ fn resolve<'a>(cat: &'a Catalogue, req: &ResourceRequest) -> ApiResult<&'a Resou
             Err(ApiError::no_such_route())
         };
     }
-    if !res.verbs.iter().any(|v| v == req.verb.as_str()) {
+    if !res.verbs.iter().any(|v| v == req.verb.as_str()) || no_route_for_method(req) {
         return Err(ApiError::method_not_allowed(
             "the server does not allow this method on the requested resource",
         ));
     }
     Ok(res)
+}
+
+/// kube has no route for a POST to an object or a PUT or PATCH of a collection.
+fn no_route_for_method(req: &ResourceRequest) -> bool {
+    match req.verb {
+        Verb::Create => req.name.is_some(),
+        Verb::Update | Verb::Patch => req.name.is_none(),
+        _ => false,
+    }
 }

@@ -22,8 +22,26 @@ fn param<'a>(media: &'a str, key: &str) -> Option<&'a str> {
     })
 }
 
-/// Picks the first acceptable media range of the Accept header.
-pub fn negotiate(accept: Option<&str>, include_object: Option<&str>) -> ApiResult<Output> {
+/// The media types kube's routes produce; a list's also the watch streams.
+const PRODUCED: &[&str] = &[
+    "application/json",
+    "application/yaml",
+    "application/vnd.kubernetes.protobuf",
+];
+const STREAMS: &[&str] = &[
+    "application/json;stream=watch",
+    "application/vnd.kubernetes.protobuf;stream=watch",
+];
+
+/// Picks the first acceptable media range of the Accept header. None
+/// acceptable: kube's handler refuses a view it cannot give (406, its
+/// media types), and its router a media type no route produces (406 with
+/// the route's "Available representations").
+pub fn negotiate(
+    accept: Option<&str>,
+    include_object: Option<&str>,
+    list: bool,
+) -> ApiResult<Output> {
     let Some(accept) = accept.filter(|a| !a.trim().is_empty()) else {
         return Ok(Output::Json);
     };
@@ -44,9 +62,20 @@ pub fn negotiate(accept: Option<&str>, include_object: Option<&str>) -> ApiResul
             _ => continue,
         }
     }
-    Err(ApiError::not_acceptable(
-        "application/json, application/yaml",
-    ))
+    if accept.split(',').any(routable) {
+        return Err(ApiError::not_acceptable(&PRODUCED.join(", ")));
+    }
+    let mut available = PRODUCED.to_vec();
+    if list {
+        available.extend(STREAMS);
+    }
+    Err(ApiError::no_representation(&available.join(", ")))
+}
+
+/// A media range one of kube's routes produces (parameters aside).
+fn routable(media: &str) -> bool {
+    let base = media.split(';').next().unwrap_or_default().trim();
+    matches!(base, "*/*" | "application/*") || PRODUCED.contains(&base)
 }
 
 /// The metadata-only view of an object.

@@ -3,23 +3,40 @@
 //! kube-apiserver validates them.
 
 use crate::registry::WriteOptions;
-use crate::status::{ApiError, ApiResult};
+use crate::status::{ApiError, ApiResult, Cause};
 use std::collections::HashMap;
 
-/// The decoded query string (last value wins, as Go's url.Values.Get does for the first; duplicates are rare).
-pub struct Query(HashMap<String, String>);
+/// The decoded query string (the first value of a repeated key, as Go's
+/// url.Values.Get), and the options kind it is read as.
+pub struct Query {
+    values: HashMap<String, String>,
+    /// `CreateOptions`, `UpdateOptions`, `PatchOptions` or `DeleteOptions`:
+    /// what kube names in a 422 for a bad option of a write.
+    options_kind: &'static str,
+}
 
 impl Query {
-    pub fn parse(raw: Option<&str>) -> Self {
-        let mut map = HashMap::new();
+    pub fn parse(raw: Option<&str>, method: &http::Method) -> Self {
+        let mut values = HashMap::new();
         for (k, v) in url::form_urlencoded::parse(raw.unwrap_or_default().as_bytes()) {
-            map.entry(k.into_owned()).or_insert_with(|| v.into_owned());
+            values
+                .entry(k.into_owned())
+                .or_insert_with(|| v.into_owned());
         }
-        Query(map)
+        let options_kind = match *method {
+            http::Method::PUT => "UpdateOptions",
+            http::Method::PATCH => "PatchOptions",
+            http::Method::DELETE => "DeleteOptions",
+            _ => "CreateOptions",
+        };
+        Query {
+            values,
+            options_kind,
+        }
     }
 
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.0
+        self.values
             .get(key)
             .map(String::as_str)
             .filter(|s| !s.is_empty())
@@ -32,8 +49,9 @@ impl Query {
     pub fn int(&self, key: &str) -> ApiResult<Option<i64>> {
         match self.get(key) {
             None => Ok(None),
+            // kube's query conversion reports strconv's error as is.
             Some(v) => v.parse::<i64>().map(Some).map_err(|_| {
-                ApiError::bad_request(format!("invalid value for {key}: {v:?} is not an integer"))
+                ApiError::bad_request(format!("strconv.ParseInt: parsing {v:?}: invalid syntax"))
             }),
         }
     }
@@ -46,9 +64,9 @@ impl Query {
                 dry_run: true,
                 ..WriteOptions::default()
             }),
-            Some(other) => Err(ApiError::bad_request(format!(
-                "dryRun: Unsupported value: {other:?}: supported values: \"All\""
-            ))),
+            Some(other) => {
+                Err(self.unsupported("dryRun", &format!("[]string{{{other:?}}}"), "\"All\""))
+            }
         }
     }
 
@@ -58,10 +76,22 @@ impl Query {
             None | Some("Warn") => Ok(FieldValidation::Warn),
             Some("Strict") => Ok(FieldValidation::Strict),
             Some("Ignore") => Ok(FieldValidation::Ignore),
-            Some(other) => Err(ApiError::bad_request(format!(
-                "fieldValidation: Unsupported value: {other:?}: supported values: \"Ignore\", \"Strict\", \"Warn\""
-            ))),
+            Some(other) => Err(self.unsupported(
+                "fieldValidation",
+                &format!("{other:?}"),
+                "\"\", \"Ignore\", \"Strict\", \"Warn\"",
+            )),
         }
+    }
+
+    /// kube's 422 for an option value it does not support (`value` as Go's `%#v`).
+    fn unsupported(&self, field: &str, value: &str, supported: &str) -> ApiError {
+        let cause = Cause {
+            reason: "FieldValueNotSupported",
+            field: field.into(),
+            message: format!("Unsupported value: {value}: supported values: {supported}"),
+        };
+        ApiError::invalid("meta.k8s.io", self.options_kind, "", vec![cause])
     }
 
     /// `fieldManager`: at most 128 printable characters.

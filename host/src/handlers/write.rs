@@ -250,10 +250,14 @@ pub async fn patch(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     if ct == APPLY_PATCH && call.req.subresource.is_none() {
         return apply(call, raw).await;
     }
-    let kind = PatchType::from_content_type(&ct)
-        .filter(|k| call.res.custom.is_none() || *k != PatchType::Strategic)
-        .ok_or_else(|| ApiError::unsupported_patch_type(patch_types(call)))?;
+    let kind = PatchType::from_content_type(&ct).ok_or_else(ApiError::no_route_for_media_type)?;
+    if call.res.custom.is_some() && kind == PatchType::Strategic {
+        return Err(ApiError::unsupported_patch_type(patch_types(call)));
+    }
     let patch_body = body::read(raw).await?;
+    if call.query.field_validation()? != FieldValidation::Ignore {
+        patch::check_decodes(kind, &patch_body).map_err(patch_error)?;
+    }
     patch_with(call, kind, patch_body).await
 }
 

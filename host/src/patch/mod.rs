@@ -90,10 +90,100 @@ pub fn apply_patch(
     }
 }
 
+/// kube decodes a JSON or merge patch strictly before applying it unless
+/// the request's fieldValidation is Ignore: what does not decode into its Go
+/// type (`[]jsonPatchOp`, `map[string]interface{}`) is a 400 `error decoding
+/// patch: …` with Go's text.
+pub fn check_decodes(kind: PatchType, body: &[u8]) -> Result<(), PatchError> {
+    let bad = |why: String| {
+        Err(PatchError::BadRequest(format!(
+            "error decoding patch: {why}"
+        )))
+    };
+    if let Some(why) = crate::go_json::syntax_error(body) {
+        return bad(why);
+    }
+    let Ok(doc) = serde_json::from_slice::<Value>(body) else {
+        return Ok(());
+    };
+    let unmarshal = |v: &Value, into: &str| {
+        format!(
+            "json: cannot unmarshal {} into Go value of type {into}",
+            go_json_type(v)
+        )
+    };
+    match (kind, &doc) {
+        (PatchType::Merge, Value::Object(_) | Value::Null) => Ok(()),
+        (PatchType::Merge, other) => bad(unmarshal(other, "map[string]interface {}")),
+        (PatchType::Json, Value::Array(ops)) => match ops.iter().find_map(op_decode_error) {
+            Some(why) => bad(why),
+            None => Ok(()),
+        },
+        (PatchType::Json, Value::Null) => Ok(()),
+        (PatchType::Json, other) => bad(unmarshal(other, "[]handlers.jsonPatchOp")),
+        (PatchType::Strategic, _) => Ok(()),
+    }
+}
+
+/// Why one JSON patch operation does not decode into kube's `jsonPatchOp`.
+fn op_decode_error(op: &Value) -> Option<String> {
+    let Value::Object(fields) = op else {
+        return (!op.is_null()).then(|| {
+            format!(
+                "json: cannot unmarshal {} into Go value of type handlers.jsonPatchOp",
+                go_json_type(op)
+            )
+        });
+    };
+    ["op", "path", "from"].iter().find_map(|f| {
+        let v = fields.get(*f).filter(|v| !v.is_string() && !v.is_null())?;
+        Some(format!(
+            "json: cannot unmarshal {} into Go struct field jsonPatchOp.{f} of type string",
+            go_json_type(v)
+        ))
+    })
+}
+
+/// Go's name of a JSON value's type in its unmarshal errors.
+fn go_json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+        Value::String(_) => "string",
+        Value::Number(_) => "number",
+        Value::Bool(_) => "bool",
+        Value::Null => "null",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn patches_are_decoded_as_kube_decodes_them_first() {
+        let err = |kind, body: &str| {
+            check_decodes(kind, body.as_bytes())
+                .unwrap_err()
+                .to_string()
+        };
+        // kube-apiserver 1.32's answers (tests/golden/answers/errors/merge-patch-not-json.json).
+        assert_eq!(
+            err(PatchType::Merge, "["),
+            "error decoding patch: unexpected end of JSON input"
+        );
+        assert_eq!(
+            err(PatchType::Merge, "[]"),
+            "error decoding patch: json: cannot unmarshal array into Go value of type map[string]interface {}"
+        );
+        assert_eq!(
+            err(PatchType::Json, r#"[{"op": 1}]"#),
+            "error decoding patch: json: cannot unmarshal number into Go struct field jsonPatchOp.op of type string"
+        );
+        assert!(check_decodes(PatchType::Json, br#"[{"op":"test","path":"/a"}]"#).is_ok());
+        assert!(check_decodes(PatchType::Merge, b"null").is_ok());
+    }
 
     #[test]
     fn content_type_ignores_parameters_and_case() {

@@ -552,19 +552,26 @@ pub fn validate_name(res: &ResourceInfo, obj: &Value) -> ApiResult<()> {
     }
 }
 
-/// DeleteOptions.preconditions: uid and resourceVersion must match.
+/// DeleteOptions.preconditions: uid and resourceVersion must match, or
+/// kube's conflict (rest.BeforeDelete: named by the kind, not the resource).
 pub fn check_preconditions(
     res: &ResourceInfo,
     name: &str,
     current: &Value,
     pre: &Value,
 ) -> ApiResult<()> {
-    for (field, label) in [("uid", "UID"), ("resourceVersion", "ResourceVersion")] {
+    const FIELDS: [(&str, &str, &str); 2] = [
+        ("uid", "UID", "deleted and then recreated"),
+        ("resourceVersion", "ResourceVersion", "modified"),
+    ];
+    for (field, label, what) in FIELDS {
         if let Some(want) = pre.get(field).and_then(Value::as_str) {
             let have = meta::meta_str(current, field).unwrap_or_default();
             if want != have {
-                let why = format!("Precondition failed: {label} in precondition: {want}, {label} in object meta: {have}");
-                return Err(ApiError::conflict(&res.group, &res.plural, name, &why));
+                let why = format!(
+                    "the {label} in the precondition ({want}) does not match the {label} in record ({have}). The object might have been {what}"
+                );
+                return Err(ApiError::conflict(&res.group, &res.kind, name, &why));
             }
         }
     }

@@ -44,6 +44,7 @@ fn capstan_answers_as_kube_recorded() {
         let diffs = compare(&capstan, want);
         if !diffs.is_empty() {
             differing.push(id.clone());
+            show(id, &diffs);
         }
         match (diffs.is_empty(), known.contains(id)) {
             (true, false) => equal += 1,
@@ -65,6 +66,14 @@ fn capstan_answers_as_kube_recorded() {
         recorded.len(),
         unexpected.join("\n"),
     );
+}
+
+/// `GOLDEN_SHOW=<prefix>`: the differences of the answers whose id starts
+/// with it, listed or not (`--nocapture` to see them).
+fn show(id: &str, diffs: &[String]) {
+    if std::env::var("GOLDEN_SHOW").is_ok_and(|p| id.starts_with(&p)) {
+        eprintln!("{id}:\n  {}", diffs.join("\n  "));
+    }
 }
 
 /// `GOLDEN_WRITE_KNOWN=1`: the list rewritten as it is now (after a

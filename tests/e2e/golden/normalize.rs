@@ -104,7 +104,8 @@ fn mark_allocated(value: Option<&mut Value>) {
     }
 }
 
-/// One string as compared: uids, UUIDs in messages, the admin's name and
+/// One string as compared: uids, UUIDs and a record's resourceVersion in
+/// messages, the admin's name and
 /// the server's own address and the random suffix of the service-account
 /// token volume.
 fn rewrite(s: &str, uids: &[String]) -> Option<String> {
@@ -122,6 +123,10 @@ fn rewrite(s: &str, uids: &[String]) -> Option<String> {
     }
     if let Some(suffix) = s.strip_prefix("kube-api-access-") {
         return (suffix.len() == 5).then(|| "kube-api-access-<random>".into());
+    }
+    if let Some((before, after)) = s.split_once("ResourceVersion in record (") {
+        let rest = after.split_once(')').map_or("", |(_, r)| r);
+        return Some(format!("{before}ResourceVersion in record (<rv>){rest}"));
     }
     let scrubbed = scrub_uuids(s);
     (scrubbed != s).then_some(scrubbed)
