@@ -5,8 +5,7 @@
 //! node controller finds it Ready and lifts the taint.
 
 use capstan_plugin_sdk::{
-    json, object, AdmissionPlugin, AdmissionRequest, AdmissionResponse, JsonPatch, Operation,
-    Value,
+    json, object, AdmissionPlugin, AdmissionRequest, AdmissionResponse, JsonPatch, Operation, Value,
 };
 
 const NOT_READY: &str = "node.kubernetes.io/not-ready";
@@ -75,9 +74,12 @@ mod tests {
     fn a_new_node_is_tainted_not_ready() {
         let not_ready = (NOT_READY.to_string(), NO_SCHEDULE.to_string());
         let bare = admit(Operation::Create, json!({"metadata": {"name": "n1"}}));
-        assert_eq!(taints(&bare), [not_ready.clone()]);
-        let empty_spec = admit(Operation::Create, json!({"metadata": {"name": "n"}, "spec": {}}));
-        assert_eq!(taints(&empty_spec), [not_ready.clone()]);
+        assert_eq!(taints(&bare), std::slice::from_ref(&not_ready));
+        let empty_spec = admit(
+            Operation::Create,
+            json!({"metadata": {"name": "n"}, "spec": {}}),
+        );
+        assert_eq!(taints(&empty_spec), std::slice::from_ref(&not_ready));
         let other = json!({"metadata": {"name": "n2"}, "spec": {"taints": [{"key": "gpu", "effect": "NoExecute"}]}});
         let out = admit(Operation::Create, other);
         assert_eq!(
