@@ -27,6 +27,7 @@ pub fn apply(resource: &StrategyResource, object: &mut Value) {
         ("", "secrets") => set_default(object, "/type", json!("Opaque")),
         ("", "namespaces") => label_namespace(object),
         ("apiextensions.k8s.io", "customresourcedefinitions") => crate::crd::defaults(object),
+        ("scheduling.k8s.io", "priorityclasses") => crate::scheduling::defaults(object),
         ("admissionregistration.k8s.io", plural) if crate::webhooks::is_configuration(plural) => {
             crate::webhooks::defaults(object, plural.starts_with("mutating"))
         }
