@@ -407,8 +407,17 @@ fn nodes_get_the_not_ready_taint_and_pods_their_priority() {
     assert_eq!(pod["spec"]["priority"], 0, "{pod}");
     assert_eq!(pod["spec"]["preemptionPolicy"], "PreemptLowerPriority");
     let critical_pod = r#"{"spec":{"priorityClassName":"system-node-critical"}}"#;
-    s.ok(&["run", "agent", "--image=nginx:1.27", "--overrides", critical_pod]);
-    assert_eq!(s.json(&["get", "pod", "agent"])["spec"]["priority"], 2000001000);
+    s.ok(&[
+        "run",
+        "agent",
+        "--image=nginx:1.27",
+        "--overrides",
+        critical_pod,
+    ]);
+    assert_eq!(
+        s.json(&["get", "pod", "agent"])["spec"]["priority"],
+        2000001000
+    );
     let unknown = r#"{"spec":{"priorityClassName":"gold"}}"#;
     let err = s.fails(&["run", "rich", "--image=nginx:1.27", "--overrides", unknown]);
     assert!(
@@ -416,9 +425,17 @@ fn nodes_get_the_not_ready_taint_and_pods_their_priority() {
         "{err}"
     );
     let runtime = r#"{"spec":{"runtimeClassName":"gvisor"}}"#;
-    let err = s.fails(&["run", "sandboxed", "--image=nginx:1.27", "--overrides", runtime]);
+    let err = s.fails(&[
+        "run",
+        "sandboxed",
+        "--image=nginx:1.27",
+        "--overrides",
+        runtime,
+    ]);
     assert!(
-        err.contains(r#"pods "sandboxed" is forbidden: pod rejected: RuntimeClass "gvisor" not found"#),
+        err.contains(
+            r#"pods "sandboxed" is forbidden: pod rejected: RuntimeClass "gvisor" not found"#
+        ),
         "{err}"
     );
 }
@@ -426,8 +443,20 @@ fn nodes_get_the_not_ready_taint_and_pods_their_priority() {
 #[test]
 fn priority_classes_follow_kubes_rules() {
     let s = Server::start();
-    s.ok(&["create", "priorityclass", "batch", "--value=100", "--global-default"]);
-    let err = s.fails(&["create", "priorityclass", "other", "--value=5", "--global-default"]);
+    s.ok(&[
+        "create",
+        "priorityclass",
+        "batch",
+        "--value=100",
+        "--global-default",
+    ]);
+    let err = s.fails(&[
+        "create",
+        "priorityclass",
+        "other",
+        "--value=5",
+        "--global-default",
+    ]);
     assert!(
         err.contains(r#"priorityclasses.scheduling.k8s.io "other" is forbidden: PriorityClass batch is already marked as default. Only one default can exist"#),
         "{err}"
@@ -461,7 +490,12 @@ fn claims_are_protected_while_used_and_resized_only_as_kube_allows() {
         serde_json::json!(["kubernetes.io/pvc-protection"])
     );
     s.ok(&[
-        "patch", "pvc", "data", "--subresource=status", "--type=merge", "-p",
+        "patch",
+        "pvc",
+        "data",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
         r#"{"status":{"phase":"Bound"}}"#,
     ]);
     let grow = r#"{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}"#;
@@ -471,7 +505,8 @@ fn claims_are_protected_while_used_and_resized_only_as_kube_allows() {
         "{err}"
     );
     wait_for_default_service_account(&s, "default");
-    let mounts = r#"{"spec":{"volumes":[{"name":"d","persistentVolumeClaim":{"claimName":"data"}}]}}"#;
+    let mounts =
+        r#"{"spec":{"volumes":[{"name":"d","persistentVolumeClaim":{"claimName":"data"}}]}}"#;
     s.ok(&["run", "user", "--image=nginx:1.27", "--overrides", mounts]);
     s.ok(&["delete", "pvc", "data", "--wait=false"]);
     std::thread::sleep(Duration::from_secs(3));
@@ -492,6 +527,15 @@ fn ingresses_without_a_class_get_the_default_one() {
     s.ok(&["create", "ingress", "web", "--rule=example.com/=web:80"]);
     let ingress = s.json(&["get", "ingress", "web"]);
     assert_eq!(ingress["spec"]["ingressClassName"], "nginx");
-    s.ok(&["create", "ingress", "own", "--class=traefik", "--rule=a.com/=a:80"]);
-    assert_eq!(s.json(&["get", "ingress", "own"])["spec"]["ingressClassName"], "traefik");
+    s.ok(&[
+        "create",
+        "ingress",
+        "own",
+        "--class=traefik",
+        "--rule=a.com/=a:80",
+    ]);
+    assert_eq!(
+        s.json(&["get", "ingress", "own"])["spec"]["ingressClassName"],
+        "traefik"
+    );
 }
