@@ -376,3 +376,166 @@ fn resource_quota_counts_usage_and_rejects_past_the_hard_limit() {
     s.ok(&["delete", "pod", "one", "-n", "quota", "--wait=false"]);
     s.ok(&["run", "three", "--image=nginx:1.27", "-n", "quota"]);
 }
+
+/// Waits for the `default` ServiceAccount of `ns` (pods are refused without it).
+fn wait_for_default_service_account(s: &Server, ns: &str) {
+    assert!(eventually(Duration::from_secs(10), || s
+        .kubectl(&["get", "sa", "default", "-n", ns])
+        .status
+        .success()));
+}
+
+#[test]
+fn nodes_get_the_not_ready_taint_and_pods_their_priority() {
+    let s = Server::start();
+    s.ok_stdin(
+        &["create", "-f", "-"],
+        "apiVersion: v1\nkind: Node\nmetadata: {name: worker-1}\n",
+    );
+    let node = s.json(&["get", "node", "worker-1"]);
+    assert_eq!(
+        node["spec"]["taints"],
+        serde_json::json!([{"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}])
+    );
+    let critical = s.json(&["get", "priorityclass", "system-node-critical"]);
+    assert_eq!(critical["value"], 2000001000);
+    let cluster = s.json(&["get", "priorityclass", "system-cluster-critical"]);
+    assert_eq!(cluster["value"], 2000000000);
+    wait_for_default_service_account(&s, "default");
+    s.ok(&["run", "plain", "--image=nginx:1.27"]);
+    let pod = s.json(&["get", "pod", "plain"]);
+    assert_eq!(pod["spec"]["priority"], 0, "{pod}");
+    assert_eq!(pod["spec"]["preemptionPolicy"], "PreemptLowerPriority");
+    let critical_pod = r#"{"spec":{"priorityClassName":"system-node-critical"}}"#;
+    s.ok(&[
+        "run",
+        "agent",
+        "--image=nginx:1.27",
+        "--overrides",
+        critical_pod,
+    ]);
+    assert_eq!(
+        s.json(&["get", "pod", "agent"])["spec"]["priority"],
+        2000001000
+    );
+    let unknown = r#"{"spec":{"priorityClassName":"gold"}}"#;
+    let err = s.fails(&["run", "rich", "--image=nginx:1.27", "--overrides", unknown]);
+    assert!(
+        err.contains(r#"pods "rich" is forbidden: no PriorityClass with name gold was found"#),
+        "{err}"
+    );
+    let runtime = r#"{"spec":{"runtimeClassName":"gvisor"}}"#;
+    let err = s.fails(&[
+        "run",
+        "sandboxed",
+        "--image=nginx:1.27",
+        "--overrides",
+        runtime,
+    ]);
+    assert!(
+        err.contains(
+            r#"pods "sandboxed" is forbidden: pod rejected: RuntimeClass "gvisor" not found"#
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn priority_classes_follow_kubes_rules() {
+    let s = Server::start();
+    s.ok(&[
+        "create",
+        "priorityclass",
+        "batch",
+        "--value=100",
+        "--global-default",
+    ]);
+    let err = s.fails(&[
+        "create",
+        "priorityclass",
+        "other",
+        "--value=5",
+        "--global-default",
+    ]);
+    assert!(
+        err.contains(r#"priorityclasses.scheduling.k8s.io "other" is forbidden: PriorityClass batch is already marked as default. Only one default can exist"#),
+        "{err}"
+    );
+    let err = s.fails(&["create", "priorityclass", "system-mine", "--value=5"]);
+    assert!(
+        err.contains("metadata.name: Forbidden: priority class names with 'system-' prefix are reserved for system use only. error: system-mine is not a known system priority class"),
+        "{err}"
+    );
+    let class = s.json(&["get", "priorityclass", "batch"]);
+    assert_eq!(class["preemptionPolicy"], "PreemptLowerPriority");
+    wait_for_default_service_account(&s, "default");
+    s.ok(&["run", "job", "--image=nginx:1.27"]);
+    let pod = s.json(&["get", "pod", "job"]);
+    assert_eq!(pod["spec"]["priorityClassName"], "batch");
+    assert_eq!(pod["spec"]["priority"], 100);
+}
+
+#[test]
+fn claims_are_protected_while_used_and_resized_only_as_kube_allows() {
+    let s = Server::start();
+    s.ok_stdin(
+        &["create", "-f", "-"],
+        "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: fixed}\nprovisioner: example.com/disk\n",
+    );
+    let claim = "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec: {storageClassName: fixed, accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n";
+    s.ok_stdin(&["create", "-f", "-"], claim);
+    let created = s.json(&["get", "pvc", "data"]);
+    assert_eq!(
+        created["metadata"]["finalizers"],
+        serde_json::json!(["kubernetes.io/pvc-protection"])
+    );
+    s.ok(&[
+        "patch",
+        "pvc",
+        "data",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        r#"{"status":{"phase":"Bound"}}"#,
+    ]);
+    let grow = r#"{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}"#;
+    let err = s.fails(&["patch", "pvc", "data", "--type=merge", "-p", grow]);
+    assert!(
+        err.contains(r#"persistentvolumeclaims "data" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize"#),
+        "{err}"
+    );
+    wait_for_default_service_account(&s, "default");
+    let mounts =
+        r#"{"spec":{"volumes":[{"name":"d","persistentVolumeClaim":{"claimName":"data"}}]}}"#;
+    s.ok(&["run", "user", "--image=nginx:1.27", "--overrides", mounts]);
+    s.ok(&["delete", "pvc", "data", "--wait=false"]);
+    std::thread::sleep(Duration::from_secs(3));
+    let held = s.json(&["get", "pvc", "data"]);
+    assert!(held["metadata"]["deletionTimestamp"].is_string(), "{held}");
+    s.ok(&["delete", "pod", "user", "--wait=false"]);
+    let gone = || !s.kubectl(&["get", "pvc", "data"]).status.success();
+    assert!(eventually(Duration::from_secs(15), gone), "{}", s.log());
+}
+
+#[test]
+fn ingresses_without_a_class_get_the_default_one() {
+    let s = Server::start();
+    s.ok_stdin(
+        &["create", "-f", "-"],
+        "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata:\n  name: nginx\n  annotations: {ingressclass.kubernetes.io/is-default-class: \"true\"}\nspec: {controller: k8s.io/ingress-nginx}\n",
+    );
+    s.ok(&["create", "ingress", "web", "--rule=example.com/=web:80"]);
+    let ingress = s.json(&["get", "ingress", "web"]);
+    assert_eq!(ingress["spec"]["ingressClassName"], "nginx");
+    s.ok(&[
+        "create",
+        "ingress",
+        "own",
+        "--class=traefik",
+        "--rule=a.com/=a:80",
+    ]);
+    assert_eq!(
+        s.json(&["get", "ingress", "own"])["spec"]["ingressClassName"],
+        "traefik"
+    );
+}

@@ -321,15 +321,23 @@ fn check(label: &str, raw: PluginEntryConfig) -> Result<PluginEntry, String> {
     })
 }
 
-/// kube-apiserver's order of the built-in plugins we ship that run before
-/// its MutatingAdmissionWebhook and ValidatingAdmissionWebhook.
-const BEFORE_WEBHOOKS: [&str; 7] = [
+/// kube-apiserver's order (`AllOrderedPlugins`) of the built-in plugins we
+/// ship that run before its MutatingAdmissionWebhook and
+/// ValidatingAdmissionWebhook; `rbac-escalation` is ours (kube checks
+/// escalation in its RBAC storage), last of them.
+const BEFORE_WEBHOOKS: [&str; 13] = [
     "namespace-lifecycle",
-    "service-account",
-    "default-toleration-seconds",
     "limit-ranger",
-    "default-storage-class",
+    "service-account",
+    "taint-nodes-by-condition",
     "pod-security",
+    "priority",
+    "default-toleration-seconds",
+    "default-storage-class",
+    "storage-object-in-use-protection",
+    "persistent-volume-claim-resize",
+    "runtime-class",
+    "default-ingress-class",
     "rbac-escalation",
 ];
 
@@ -462,9 +470,19 @@ admission:
 
     /// A rule over every group and version.
     fn any_group(operations: &[&str], resources: &[&str]) -> Rule {
+        in_group("*", operations, resources)
+    }
+
+    /// A rule over the core group, every version.
+    fn core(operations: &[&str], resources: &[&str]) -> Rule {
+        in_group("", operations, resources)
+    }
+
+    /// A rule over one group, every version.
+    fn in_group(group: &str, operations: &[&str], resources: &[&str]) -> Rule {
         Rule {
             operations: operations.iter().map(|s| s.to_string()).collect(),
-            api_groups: vec!["*".into()],
+            api_groups: vec![group.into()],
             api_versions: vec!["*".into()],
             resources: resources.iter().map(|s| s.to_string()).collect(),
             scope: None,
@@ -494,8 +512,6 @@ admission:
                     any_group(&["DELETE"], &["namespaces"]),
                 ],
             ),
-            ("service-account", vec![Mutating, Validating], create_pods()),
-            ("default-toleration-seconds", vec![Mutating], create_pods()),
             (
                 "limit-ranger",
                 vec![Mutating, Validating],
@@ -504,10 +520,11 @@ admission:
                     any_group(&["CREATE", "UPDATE"], &["persistentvolumeclaims"]),
                 ],
             ),
+            ("service-account", vec![Mutating, Validating], create_pods()),
             (
-                "default-storage-class",
+                "taint-nodes-by-condition",
                 vec![Mutating],
-                vec![any_group(&["CREATE"], &["persistentvolumeclaims"])],
+                vec![core(&["CREATE"], &["nodes"])],
             ),
             (
                 "pod-security",
@@ -528,6 +545,47 @@ admission:
                         "podtemplates",
                     ],
                 )],
+            ),
+            (
+                "priority",
+                vec![Mutating, Validating],
+                vec![
+                    core(&["CREATE", "UPDATE"], &["pods"]),
+                    in_group(
+                        "scheduling.k8s.io",
+                        &["CREATE", "UPDATE"],
+                        &["priorityclasses"],
+                    ),
+                ],
+            ),
+            ("default-toleration-seconds", vec![Mutating], create_pods()),
+            (
+                "default-storage-class",
+                vec![Mutating],
+                vec![any_group(&["CREATE"], &["persistentvolumeclaims"])],
+            ),
+            (
+                "storage-object-in-use-protection",
+                vec![Mutating],
+                vec![core(
+                    &["CREATE"],
+                    &["persistentvolumes", "persistentvolumeclaims"],
+                )],
+            ),
+            (
+                "persistent-volume-claim-resize",
+                vec![Validating],
+                vec![core(&["UPDATE"], &["persistentvolumeclaims"])],
+            ),
+            (
+                "runtime-class",
+                vec![Mutating, Validating],
+                vec![core(&["CREATE"], &["pods"])],
+            ),
+            (
+                "default-ingress-class",
+                vec![Mutating],
+                vec![in_group("networking.k8s.io", &["CREATE"], &["ingresses"])],
             ),
             (
                 "rbac-escalation",
@@ -551,11 +609,14 @@ admission:
         let builtins = crate::admission::assemble::public_builtins();
         let chain = default_chain(&builtins).unwrap();
         assert_eq!(chain.len(), expected.len() + 4);
-        assert!(matches!(chain[7], EntryConfig::Policies(Phase::Mutating)));
-        assert!(matches!(chain[8], EntryConfig::Webhooks(Phase::Mutating)));
-        assert!(matches!(chain[9], EntryConfig::Policies(Phase::Validating)));
+        assert!(matches!(chain[13], EntryConfig::Policies(Phase::Mutating)));
+        assert!(matches!(chain[14], EntryConfig::Webhooks(Phase::Mutating)));
         assert!(matches!(
-            chain[10],
+            chain[15],
+            EntryConfig::Policies(Phase::Validating)
+        ));
+        assert!(matches!(
+            chain[16],
             EntryConfig::Webhooks(Phase::Validating)
         ));
         let plugins = chain.iter().filter(|e| matches!(e, EntryConfig::Plugin(_)));

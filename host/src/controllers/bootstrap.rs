@@ -1,5 +1,6 @@
-//! What a fresh cluster has from its first start: the system namespaces and
-//! the `kubernetes` Service. Safe to run on every start and concurrently.
+//! What a fresh cluster has from its first start: the system namespaces,
+//! the `kubernetes` Service and the system PriorityClasses. Safe to run on
+//! every start and concurrently.
 
 use crate::registry::WriteOptions;
 use crate::state::AppState;
@@ -29,7 +30,52 @@ pub async fn bootstrap(state: &AppState) -> ApiResult<()> {
             Err(e) => return Err(e),
         }
     }
-    bootstrap_kubernetes_service(state).await
+    bootstrap_kubernetes_service(state).await?;
+    bootstrap_priority_classes(state).await
+}
+
+/// kube's system PriorityClasses (`SystemPriorityClasses`): name, value, description.
+const SYSTEM_PRIORITY_CLASSES: [(&str, i64, &str); 2] = [
+    (
+        "system-node-critical",
+        2_000_001_000,
+        "Used for system critical pods that must not be moved from their current node.",
+    ),
+    (
+        "system-cluster-critical",
+        2_000_000_000,
+        "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.",
+    ),
+];
+
+/// Creates the system PriorityClasses that are missing, as kube-apiserver's
+/// scheduling storage does at start; existing ones are left as they are.
+pub async fn bootstrap_priority_classes(state: &AppState) -> ApiResult<()> {
+    let res = state
+        .catalogue
+        .builtin()
+        .lookup("scheduling.k8s.io", "v1", "priorityclasses")
+        .ok_or_else(|| ApiError::internal("priorityclasses are not served"))?;
+    for (name, value, description) in SYSTEM_PRIORITY_CLASSES {
+        if state.registry.get(res, None, name).await.is_ok() {
+            continue;
+        }
+        let class = json!({
+            "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": name}, "value": value, "description": description,
+            "preemptionPolicy": "PreemptLowerPriority",
+        });
+        match state
+            .registry
+            .create(res, None, class, WriteOptions::default())
+            .await
+        {
+            Ok(_) => tracing::info!(name, value, "created PriorityClass"),
+            Err(e) if e.code == 409 => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// The `kubernetes` Service in `default`, as every cluster has (10.96.0.1:443).

@@ -12,6 +12,7 @@ pub mod rbac;
 pub mod resource_quota;
 pub mod root_ca;
 pub mod service_account;
+pub mod storage_protection;
 
 use crate::state::AppState;
 use crate::status::{ApiError, ApiResult};
@@ -33,6 +34,7 @@ pub fn spawn_all(state: Arc<AppState>) -> Vec<JoinHandle<()>> {
         crate::crd::api_services::spawn(state.clone()),
         rbac::spawn_aggregation(state.clone()),
         resource_quota::spawn(state.clone()),
+        storage_protection::spawn(state.clone()),
         crate::policy_reports::audit::spawn(state.clone()),
         garbage_collector::spawn(state),
     ]

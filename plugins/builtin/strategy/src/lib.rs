@@ -33,6 +33,7 @@ mod pods;
 mod prepare;
 mod qos;
 mod rbac;
+mod scheduling;
 mod selector;
 mod services;
 mod table;

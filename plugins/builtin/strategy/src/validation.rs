@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use std::collections::HashSet;
 
-use crate::{config, crd, metadata, pods, rbac, services, webhooks, workloads};
+use crate::{config, crd, metadata, pods, rbac, scheduling, services, webhooks, workloads};
 
 /// The causes for writing `object` (over `old` on update) to `resource`.
 pub fn validate(resource: &StrategyResource, object: &Value, old: Option<&Value>) -> Vec<Cause> {
@@ -30,6 +30,7 @@ pub fn validate(resource: &StrategyResource, object: &Value, old: Option<&Value>
                 rbac::binding(object, old, true)
             }
             ("apiextensions.k8s.io", "customresourcedefinitions") => crd::validate(object, old),
+            ("scheduling.k8s.io", "priorityclasses") => scheduling::validate(object, old),
             ("admissionregistration.k8s.io", plural) if webhooks::is_configuration(plural) => {
                 webhooks::validate(object, old, plural.starts_with("mutating"))
             }
