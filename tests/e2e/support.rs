@@ -11,6 +11,10 @@ pub fn kubectl_path() -> String {
         .unwrap_or_else(|_| "/usr/lib/google-cloud-sdk/bin/kubectl.1.33".to_string())
 }
 
+/// Held by a server start until one start has warmed the shared cache.
+static FIRST_START: std::sync::Mutex<()> = std::sync::Mutex::new(());
+static WARMED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// The compiled-plugin cache every test server shares.
 pub const SHARED_PLUGIN_CACHE: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/plugin-cache");
 
@@ -99,6 +103,19 @@ impl Server {
     }
 
     fn spawn(&mut self) {
+        // The first server on the shared plugin cache compiles the built-in
+        // plugins (slow in a debug build); the others wait for it and start
+        // from the warm cache instead of all compiling at once.
+        use std::sync::atomic::Ordering;
+        let cold = self.cache_home.is_none() && !WARMED.load(Ordering::Acquire);
+        let first_start = cold.then(|| FIRST_START.lock().unwrap_or_else(|e| e.into_inner()));
+        self.spawn_unserialized();
+        if first_start.is_some() {
+            WARMED.store(true, Ordering::Release);
+        }
+    }
+
+    fn spawn_unserialized(&mut self) {
         if self.data_dir == self.dir.path() {
             let _ = std::fs::remove_file(self.kubeconfig());
         }

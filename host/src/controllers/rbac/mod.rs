@@ -17,7 +17,8 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::task::JoinHandle;
 
-/// The bootstrap policy (see `bootstrap-policy.json`'s provenance in ARCHITECTURE.md).
+/// kube-apiserver 1.32's bootstrap policy, written from its recorded answers by
+/// `tools/bootstrap-rbac-from-golden.py`.
 const BOOTSTRAP_POLICY: &str = include_str!("bootstrap-policy.json");
 
 const GROUP: &str = "rbac.authorization.k8s.io";
