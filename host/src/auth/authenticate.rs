@@ -112,7 +112,8 @@ impl Authenticator {
                 "user": v.user.with_authenticated_group(),
                 "audiences": v.audiences,
             }),
-            None => json!({"authenticated": false, "error": "token not recognised"}),
+            // kube's answer: `authenticated: false` is Go's omitted zero value.
+            None => json!({"user": {}, "error": "invalid bearer token"}),
         }
     }
 

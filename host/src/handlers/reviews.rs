@@ -38,6 +38,10 @@ pub async fn create(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
         _ => return Err(ApiError::no_such_route()),
     };
     review["status"] = status;
+    if call.res.plural == "selfsubjectrulesreviews" {
+        // kube answers a new review holding only the status.
+        review["spec"] = json!({});
+    }
     if let Some(map) = review.as_object_mut() {
         map.entry("metadata").or_insert(json!({}));
     }

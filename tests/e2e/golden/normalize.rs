@@ -12,8 +12,9 @@ pub const CAPSTAN_GROUPS: &[&str] = &["policies.capstan.dev", "wgpolicyk8s.io"];
 /// The admin users the recorder and the comparison authenticate as.
 const ADMINS: &[&str] = &["references-admin", "capstan-admin"];
 
-/// Times in status conditions (and node heartbeats).
+/// Times in status conditions, node heartbeats and a volume's phase.
 const CONDITION_TIMES: &[&str] = &[
+    "lastPhaseTransitionTime",
     "lastTransitionTime",
     "lastUpdateTime",
     "lastHeartbeatTime",
@@ -22,6 +23,10 @@ const CONDITION_TIMES: &[&str] = &[
 
 /// `body` as it is compared: `request` is what produced it.
 pub fn normalize(request: &Request, body: &mut Value) {
+    if request.path.starts_with("/openapi/") {
+        // Documents: nothing in them is made up per server.
+        return drop_own_openapi(body);
+    }
     drop_capstan_own(body);
     let mut uids = Vec::new();
     scrub_metadata(body, &mut uids);
@@ -263,6 +268,26 @@ fn drop_capstan_own(body: &mut Value) {
         items.iter_mut().for_each(drop_own_rules);
         // Aggregated discovery: one item per group, named by it.
         items.retain(|item| !names_own_group(item.pointer("/metadata/name")));
+    }
+}
+
+/// Capstan's groups' paths and definitions in the OpenAPI v2 document.
+fn drop_own_openapi(body: &mut Value) {
+    let own_path = |p: &str| {
+        CAPSTAN_GROUPS
+            .iter()
+            .any(|g| p.starts_with(&format!("/apis/{g}/")))
+    };
+    if let Some(Value::Object(paths)) = body.get_mut("paths") {
+        paths.retain(|p, _| !own_path(p));
+    }
+    // Definitions are named by the reversed group (`dev.capstan.policies…`).
+    let reversed: Vec<String> = CAPSTAN_GROUPS
+        .iter()
+        .map(|g| g.split('.').rev().collect::<Vec<_>>().join("."))
+        .collect();
+    if let Some(Value::Object(definitions)) = body.get_mut("definitions") {
+        definitions.retain(|d, _| !reversed.iter().any(|r| d.starts_with(&format!("{r}."))));
     }
 }
 

@@ -84,6 +84,16 @@ pub fn ensure_object<'a>(value: &'a mut Value, key: &str) -> Option<&'a mut Valu
     Some(entry).filter(|v| v.is_object())
 }
 
+/// The array at `key` of `value`, made `[]` first when absent or null;
+/// None when `value` is not an object or `key` holds something else.
+pub fn ensure_array<'a>(value: &'a mut Value, key: &str) -> Option<&'a mut Value> {
+    let entry = value.as_object_mut()?.entry(key).or_insert(Value::Null);
+    if entry.is_null() {
+        *entry = Value::Array(Vec::new());
+    }
+    Some(entry).filter(|v| v.is_array())
+}
+
 /// The `metadata` map, made an empty object first when absent or not an
 /// object; None when `object` itself is not an object.
 pub fn metadata_mut(object: &mut Value) -> Option<&mut Map<String, Value>> {

@@ -5,15 +5,21 @@
 
 use serde_json::{Map, Value};
 
-/// The QoS class of `pod` ("BestEffort", "Burstable" or "Guaranteed").
+/// The QoS class of `pod` ("BestEffort", "Burstable" or "Guaranteed"),
+/// from its containers and init containers alike (kube's GetPodQOS).
 pub fn class(pod: &Value) -> &'static str {
-    let containers = pod
-        .pointer("/spec/containers")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[]);
-    let any = containers.iter().any(has_resources);
-    let guaranteed = !containers.is_empty() && containers.iter().all(is_guaranteed);
+    let list = |at: &str| {
+        pod.pointer(at)
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    };
+    let containers: Vec<&Value> = list("/spec/containers")
+        .iter()
+        .chain(list("/spec/initContainers"))
+        .collect();
+    let any = containers.iter().any(|c| has_resources(c));
+    let guaranteed = !containers.is_empty() && containers.iter().all(|c| is_guaranteed(c));
     match (any, guaranteed) {
         (false, _) => "BestEffort",
         (true, true) => "Guaranteed",
@@ -74,6 +80,15 @@ mod tests {
         assert_eq!(class(&pod(lower)), "Burstable");
         let one_unlimited = json!([{"resources": {"limits": equal}}, {"name": "b"}]);
         assert_eq!(class(&pod(one_unlimited)), "Burstable");
+    }
+
+    #[test]
+    fn an_init_container_without_limits_makes_the_pod_burstable() {
+        let limited = json!({"resources": {"limits": {"cpu": "1", "memory": "1Gi"}}});
+        let mut p = pod(json!([limited]));
+        assert_eq!(class(&p), "Guaranteed");
+        p["spec"]["initContainers"] = json!([{"name": "init"}]);
+        assert_eq!(class(&p), "Burstable");
     }
 
     #[test]

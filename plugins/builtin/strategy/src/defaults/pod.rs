@@ -8,7 +8,7 @@
 
 use serde_json::{json, Value};
 
-use crate::json::{child_mut, ensure_object, items_mut, set_default, set_if_zero};
+use crate::json::{child_mut, ensure_array, ensure_object, items_mut, set_default, set_if_zero};
 
 /// The annotations of the alpha/beta init containers, dropped by kube's conversion.
 const INIT_CONTAINER_ANNOTATIONS: [&str; 4] = [
@@ -49,6 +49,7 @@ fn pod_only(spec: &mut Value) {
     for list in ["containers", "initContainers"] {
         items_mut(spec, list).for_each(requests_from_limits);
     }
+    items_mut(spec, "containers").for_each(resize_policy);
     set_default(spec, "/enableServiceLinks", json!(true));
     if spec.get("hostNetwork") == Some(&json!(true)) {
         for list in ["containers", "initContainers"] {
@@ -85,6 +86,32 @@ fn requests_from_limits(container: &mut Value) {
     };
     for (resource, quantity) in limits {
         requests.entry(resource).or_insert(quantity);
+    }
+}
+
+/// InPlacePodVerticalScaling (on in kube-apiserver 1.32 as recorded): a
+/// container requesting cpu or memory may resize it without a restart
+/// unless it says otherwise (`NotRequired`).
+fn resize_policy(container: &mut Value) {
+    let requested: Vec<&str> = ["cpu", "memory"]
+        .into_iter()
+        .filter(|r| {
+            container
+                .pointer(&format!("/resources/requests/{r}"))
+                .is_some()
+        })
+        .collect();
+    if requested.is_empty() {
+        return;
+    }
+    let Some(Value::Array(policies)) = ensure_array(container, "resizePolicy") else {
+        return;
+    };
+    for resource in requested {
+        let named = |p: &Value| p.get("resourceName").and_then(Value::as_str) == Some(resource);
+        if !policies.iter().any(named) {
+            policies.push(json!({"resourceName": resource, "restartPolicy": "NotRequired"}));
+        }
     }
 }
 
@@ -467,6 +494,26 @@ mod tests {
                     "user": "admin", "keyring": "/etc/ceph/keyring"}},
             ])
         );
+    }
+
+    /// kube-apiserver 1.32's answer: tests/golden/answers/objects/core.v1.pod.full.json.
+    #[test]
+    fn containers_requesting_cpu_or_memory_resize_without_restart() {
+        let containers = json!([
+            {"name": "c", "resources": {"limits": {"cpu": "1"}},
+             "resizePolicy": [{"resourceName": "cpu", "restartPolicy": "RestartContainer"}]},
+            {"name": "d", "resources": {"requests": {"memory": "1Gi"}}},
+            {"name": "e"}]);
+        let spec = defaulted_pod(json!({ "containers": containers }));
+        assert_eq!(
+            spec["containers"][0]["resizePolicy"],
+            json!([{"resourceName": "cpu", "restartPolicy": "RestartContainer"}])
+        );
+        assert_eq!(
+            spec["containers"][1]["resizePolicy"],
+            json!([{"resourceName": "memory", "restartPolicy": "NotRequired"}])
+        );
+        assert!(spec["containers"][2].get("resizePolicy").is_none());
     }
 
     #[test]
