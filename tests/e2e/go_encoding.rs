@@ -123,3 +123,17 @@ fn updates_and_patches_are_encoded_too() {
     assert!(got.get("data").is_none(), "{got}");
     assert!(got["metadata"].get("annotations").is_none(), "{got}");
 }
+
+#[test]
+fn writes_that_change_no_field_of_the_go_object_keep_the_generation() {
+    let s = Server::start();
+    s.ok_stdin(&["create", "-f", "-"], DEPLOYMENT);
+    // The manifest has no status and no template creationTimestamp: as Go
+    // decodes it, its spec equals the stored one.
+    s.ok_stdin(&["replace", "-f", "-"], DEPLOYMENT);
+    // A Deployment's labels are not what its generation follows.
+    s.ok(&["label", "deployment", "web", "note=x"]);
+    let (_, got) = s.get_json("/apis/apps/v1/namespaces/default/deployments/web");
+    assert_eq!(got["metadata"]["generation"], 1, "{got}");
+    assert_eq!(got["metadata"]["labels"]["note"], "x");
+}
