@@ -124,6 +124,17 @@ fn quantities_follow_go_parse_and_string() {
     assert_eq!(q("1.5Gi"), json!("1536Mi"));
     assert_eq!(q("2000"), json!("2k"));
     assert_eq!(q("0Gi"), json!("0"));
+    // apimachinery's TestQuantityParseEmit.
+    for (given, want) in [
+        ("1Ki", "1Ki"),
+        ("1000M", "1G"),
+        (".001Ki", "1024m"),
+        (".000001Ki", "1024u"),
+        (".000000000001Ki", "2n"),
+        ("-1024Mi", "-1Gi"),
+    ] {
+        assert_eq!(q(given), json!(want), "{given}");
+    }
     // DecimalExponent keeps its form: String() of 1e3 is "1e3".
     assert_eq!(q("1e3"), json!("1e3"));
     assert_eq!(q("1000e0"), json!("1e3"));
