@@ -14,6 +14,7 @@ mod custom_resources;
 mod encoding;
 mod errors;
 mod etcd;
+mod go_encoding;
 mod go_plugins;
 mod go_toolchain;
 mod golden;

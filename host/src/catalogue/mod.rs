@@ -8,6 +8,7 @@ mod builtin;
 pub mod discovery;
 pub mod field_validation;
 mod go_decode;
+pub mod go_encoding;
 pub mod live;
 pub mod openapi;
 mod openapi_paths;

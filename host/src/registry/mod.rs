@@ -193,6 +193,14 @@ pub async fn encode_as(res: &ResourceInfo, obj: &Value) -> ApiResult<bytes::Byte
     }
 }
 
+/// A built-in object as kube's Go types encode it (see
+/// `catalogue::go_encoding`): what is stored, and what validating
+/// admission sees.
+pub(super) fn as_go_encodes(res: &ResourceInfo, mut obj: Value) -> Value {
+    crate::cpu::for_request(|| crate::catalogue::go_encoding::encode(res, &mut obj));
+    obj
+}
+
 /// Refuses, before admission and the strategy see it, an object that could
 /// not be stored anyway (its encoding is over [`MAX_STORED_BYTES`]).
 pub fn check_size(obj: &Value) -> ApiResult<()> {
@@ -391,7 +399,7 @@ impl Registry {
             let named = validate_name(res, &obj);
             if attempt == 0 {
                 obj = match (named, self.strategy.create(res, obj).await) {
-                    (Ok(()), prepared) => prepared?,
+                    (Ok(()), prepared) => as_go_encodes(res, prepared?),
                     (Err(name), Ok(_)) => return Err(name),
                     (Err(name), Err(other)) => return Err(name.and_invalid(other)),
                 };

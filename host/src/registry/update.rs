@@ -1,7 +1,7 @@
 //! Updates: read, change, write guarded by the read's mod_revision (the
 //! `GuaranteedUpdate` loop), and PUT semantics for an object and its status.
 
-use super::{encode_as, keys, meta, storage_error, written, Registry, WriteOptions};
+use super::{as_go_encodes, encode_as, keys, meta, storage_error, written, Registry, WriteOptions};
 use crate::catalogue::ResourceInfo;
 use crate::status::{ApiError, ApiResult};
 use crate::storage::StorageError;
@@ -99,7 +99,13 @@ impl Registry {
             };
             finish_update(&current, &mut desired, deleting);
             if mode == LoopMode::Write {
+                // kube's strategy compares typed objects: the change as Go
+                // decodes it, against the stored (encoded) object.
+                desired = as_go_encodes(res, desired);
                 desired = self.strategy.update(res, desired, &current).await?;
+            }
+            if !deleting {
+                desired = as_go_encodes(res, desired);
             }
             if !deleting {
                 opts.admit.validate(Some(&desired), Some(&current)).await?;
