@@ -34,6 +34,7 @@ mod policy_examples;
 mod policy_hostile_sources;
 mod policy_registry;
 mod policy_reports;
+mod protobuf_bodies;
 mod python_client;
 mod python_plugins;
 mod real_crds;

@@ -234,7 +234,7 @@ async fn write_scale(
 }
 
 /// kube's patch types: custom resources have no strategic merge patch.
-fn patch_types(call: &Call<'_>) -> &'static [&'static str] {
+pub fn patch_types(call: &Call<'_>) -> &'static [&'static str] {
     const JSON: &str = "application/json-patch+json";
     const MERGE: &str = "application/merge-patch+json";
     const STRATEGIC: &str = "application/strategic-merge-patch+json";
