@@ -23,6 +23,7 @@ mod hostile_registry;
 mod hostile_requests;
 mod js_plugins;
 mod lifecycle;
+mod namespaces;
 mod objects;
 mod openapi_v2;
 mod patching;
