@@ -22,15 +22,22 @@ fn param<'a>(media: &'a str, key: &str) -> Option<&'a str> {
     })
 }
 
-/// Picks the first acceptable media range of the Accept header.
-pub fn negotiate(accept: Option<&str>, include_object: Option<&str>) -> ApiResult<Output> {
+/// Picks the first acceptable media range of the Accept header (a Table
+/// only when the resource prints tables).
+pub fn negotiate(
+    accept: Option<&str>,
+    include_object: Option<&str>,
+    tables: bool,
+) -> ApiResult<Output> {
     let Some(accept) = accept.filter(|a| !a.trim().is_empty()) else {
         return Ok(Output::Json);
     };
     for media in accept.split(',') {
         let base = media.split(';').next().unwrap_or_default().trim();
         match (base, param(media, "as"), param(media, "g")) {
-            ("application/json" | "*/*" | "application/*", Some("Table"), Some("meta.k8s.io")) => {
+            ("application/json" | "*/*" | "application/*", Some("Table"), Some("meta.k8s.io"))
+                if tables =>
+            {
                 let include = table::parse_include_object(include_object);
                 return include.map(Output::Table).map_err(ApiError::bad_request);
             }
