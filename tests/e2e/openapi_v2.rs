@@ -132,3 +132,22 @@ fn openapi_v2_answers_json_and_protobuf_with_one_etag() {
     );
     assert!(again.starts_with("http/2 304"), "{again}");
 }
+
+/// Go's go-openapi `spec.Swagger` (what the Kubernetes e2e CRD OpenAPI
+/// specs unmarshal `/openapi/v2` into) refuses the whole document when one
+/// schema position holds something else: JSONSchemaProps has properties
+/// named `$ref` and `allOf`, which are property schemas, not keywords.
+#[test]
+fn openapi_v2_json_schema_props_lists_its_ref_and_all_of_properties() {
+    let s = Server::start();
+    let (code, doc) = s.get_json("/openapi/v2");
+    assert_eq!(code, 200);
+    let props = &doc["definitions"]
+        ["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"]["properties"];
+    assert_eq!(props["$ref"], serde_json::json!({"type": "string"}));
+    assert_eq!(props["allOf"]["type"], "array", "{}", props["allOf"]);
+    assert_eq!(
+        props["allOf"]["items"]["$ref"],
+        "#/definitions/io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"
+    );
+}

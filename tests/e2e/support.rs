@@ -395,6 +395,17 @@ impl Server {
         content_type: &str,
         body: Option<&str>,
     ) -> (u16, Value, String) {
+        self.request_bytes(method, path, content_type, body.map(str::as_bytes))
+    }
+
+    /// [`Server::request`] with a body of any bytes (protobuf, for instance).
+    pub fn request_bytes(
+        &self,
+        method: &str,
+        path: &str,
+        content_type: &str,
+        body: Option<&[u8]>,
+    ) -> (u16, Value, String) {
         let headers = self.dir.path().join(format!("headers-{}", rand_suffix()));
         let mut args: Vec<String> = vec![
             "-X".into(),

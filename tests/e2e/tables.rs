@@ -169,3 +169,43 @@ fn a_watch_as_table_sends_the_columns_once() {
     assert_eq!(events[0]["object"]["columnDefinitions"][1]["name"], "Data");
     assert!(events[1]["object"]["columnDefinitions"].is_null(), "{out}");
 }
+
+/// kube's REST for the create-only reviews (and subresources such as
+/// finalize) has no TableConvertor, so a Table is not an acceptable answer:
+/// 406 before anything is done; a client that also accepts JSON gets JSON.
+#[test]
+fn a_table_of_a_kind_kube_cannot_print_is_not_acceptable() {
+    let s = Server::start();
+    let review = r#"{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectAccessReview",
+        "spec":{"resourceAttributes":{"verb":"get","resource":"pods"}}}"#;
+    let path = s.url("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews");
+    let ask = |accept: &str| {
+        let args = [
+            "-X",
+            "POST",
+            "-H",
+            "Content-Type: application/json",
+            "-H",
+            accept,
+        ];
+        let out = s.curl(&[&args[..], &["--data-binary", review, &path]].concat());
+        serde_json::from_str::<Value>(&stdout(&out)).expect("a JSON answer")
+    };
+    let status = ask(TABLE);
+    assert_eq!(status["code"], 406, "{status}");
+    assert_eq!(status["reason"], "NotAcceptable");
+    assert_eq!(
+        status["message"],
+        "only the following media types are accepted: application/json, application/yaml"
+    );
+    let review = ask(&format!("{TABLE}, application/json"));
+    assert_eq!(review["kind"], "SelfSubjectAccessReview", "{review}");
+    assert_eq!(review["status"]["allowed"], true);
+
+    let out = s.curl(&["-H", TABLE, &s.url("/api/v1/namespaces/default/status")]);
+    let table: Value = serde_json::from_str(&stdout(&out)).expect("a JSON answer");
+    assert_eq!(
+        table["kind"], "Table",
+        "a status subresource prints as its kind"
+    );
+}

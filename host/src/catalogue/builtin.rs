@@ -96,6 +96,8 @@ const fn create_only(mut r: Row) -> Row {
 const NS: bool = true;
 const CLUSTER: bool = false;
 const STATUS: &[&str] = &["status"];
+/// Namespaces' subresources: `finalize` (spec.finalizers) and `status`.
+const FINALIZE_STATUS: &[&str] = &["finalize", "status"];
 const SCALE_STATUS: &[&str] = &["scale", "status"];
 const NONE: &[&str] = &[];
 const TOKEN: &[&str] = &["token"];
@@ -119,13 +121,16 @@ const PROXY_VERBS: &[&str] = &["create", "delete", "get", "patch", "update"];
 /// Verbs of pods/log.
 const GET_ONLY: &[&str] = &["get"];
 
+/// Verbs of namespaces/finalize (kube's FinalizeREST only updates).
+const UPDATE_ONLY: &[&str] = &["update"];
+
 /// Verbs of the streaming subresources (exec, attach, portforward).
 const CONNECT_VERBS: &[&str] = &["create", "get"];
 
 /// The table, grouped in the order kube lists groups in `/apis`.
 #[rustfmt::skip]
 const ROWS: &[Row] = &[
-    returns_deleted(no_deletecollection(row("", "Namespace", "namespaces", &["ns"], CLUSTER, STATUS))),
+    returns_deleted(no_deletecollection(row("", "Namespace", "namespaces", &["ns"], CLUSTER, FINALIZE_STATUS))),
     row("", "ConfigMap", "configmaps", &["cm"], NS, NONE),
     row("", "Secret", "secrets", &[], NS, NONE),
     returns_deleted(row("", "ServiceAccount", "serviceaccounts", &["sa"], NS, TOKEN)),
@@ -222,6 +227,7 @@ fn subresource(r: &Row, name: &str) -> Subresource {
         "binding" => ("", "v1", "Binding", CREATE_ONLY),
         "eviction" => ("policy", "v1", "Eviction", CREATE_ONLY),
         "log" => ("", "v1", "Pod", GET_ONLY),
+        "finalize" => ("", "v1", "Namespace", UPDATE_ONLY),
         "proxy" if r.kind == "Node" => ("", "v1", "NodeProxyOptions", PROXY_VERBS),
         "proxy" => ("", "v1", "ServiceProxyOptions", PROXY_VERBS),
         _ => (r.group, "v1", r.kind, SUBRESOURCE_VERBS),

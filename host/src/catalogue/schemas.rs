@@ -67,33 +67,46 @@ fn generate() -> Map<String, Value> {
 /// Rewrites one schema tree the way kube's v3 documents look: a `$ref` with
 /// siblings becomes `{"allOf":[{"$ref":..}], ...siblings}`, boolean schemas
 /// become objects, and the `metadata` k8s-openapi marks required is not.
+/// Only schema positions are rewritten: a property may be named `$ref`
+/// (JSONSchemaProps has one), and a `properties` map is not a schema.
 fn reshape(value: &mut Value) {
-    match value {
-        Value::Object(obj) => {
-            if obj.len() > 1 {
-                if let Some(r) = obj.remove("$ref") {
-                    obj.insert("allOf".into(), json!([{ "$ref": r }]));
-                }
-            }
-            if let Some(Value::Array(req)) = obj.get_mut("required") {
-                req.retain(|v| v != "metadata");
-                if req.is_empty() {
-                    obj.remove("required");
-                }
-            }
-            for (key, child) in obj.iter_mut() {
-                if key == "additionalProperties" && child.is_boolean() {
-                    continue;
-                }
-                if child.is_boolean() {
-                    *child = json!({});
-                }
-                reshape(child);
-            }
+    let Value::Object(obj) = value else {
+        return;
+    };
+    if obj.len() > 1 {
+        if let Some(r) = obj.remove("$ref") {
+            obj.insert("allOf".into(), json!([{ "$ref": r }]));
         }
-        Value::Array(items) => items.iter_mut().for_each(reshape),
-        _ => {}
     }
+    if let Some(Value::Array(req)) = obj.get_mut("required") {
+        req.retain(|v| v != "metadata");
+        if req.is_empty() {
+            obj.remove("required");
+        }
+    }
+    for (key, child) in obj.iter_mut() {
+        match (key.as_str(), child) {
+            ("additionalProperties", Value::Bool(_)) => {}
+            ("properties" | "patternProperties" | "definitions", Value::Object(map)) => {
+                map.values_mut().for_each(reshape_schema)
+            }
+            ("allOf" | "anyOf" | "oneOf", Value::Array(list)) => {
+                list.iter_mut().for_each(reshape_schema)
+            }
+            ("items" | "additionalProperties" | "additionalItems" | "not", child) => {
+                reshape_schema(child)
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A schema in a schema position: `true`/`false` become `{}`.
+fn reshape_schema(child: &mut Value) {
+    if child.is_boolean() {
+        *child = json!({});
+    }
+    reshape(child);
 }
 
 /// IntOrString and Quantity as kube's OpenAPI v3 documents describe them.
@@ -221,6 +234,19 @@ mod tests {
 
     fn schema<'a>(cat: &'a Catalogue, name: &str) -> &'a Value {
         cat.schemas().get(name).unwrap()
+    }
+
+    #[test]
+    fn properties_named_like_keywords_stay_properties() {
+        let cat = Catalogue::builtin();
+        let name = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps";
+        let props = &schema(&cat, name)["properties"];
+        assert_eq!(props["$ref"], json!({"type": "string"}));
+        assert_eq!(props["allOf"]["type"], "array");
+        assert_eq!(
+            props["allOf"]["items"]["$ref"],
+            format!("{REF_PREFIX}{name}")
+        );
     }
 
     #[test]

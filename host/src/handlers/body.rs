@@ -58,7 +58,7 @@ pub fn decode(bytes: &[u8], content_type: Option<&str>, schemas: &Schemas) -> Ap
             crate::yaml::from_slice(bytes)
                 .map_err(|e| ApiError::bad_request(format!("error converting YAML to JSON: {e}")))?
         }
-        _ => return Err(ApiError::unsupported_media_type(&mt)),
+        _ => return Err(ApiError::unsupported_media_type()),
     };
     Ok(value)
 }
@@ -72,6 +72,11 @@ pub fn decode_for(
     content_type: Option<&str>,
     schemas: &Schemas,
 ) -> ApiResult<Value> {
+    if crate::protobuf::is_protobuf(&media_type(content_type)) {
+        if let Some(refused) = undecodable_protobuf(res, bytes) {
+            return Err(refused);
+        }
+    }
     decode(bytes, content_type, schemas).map_err(|e| {
         if e.code != 400 {
             return e;
@@ -83,6 +88,40 @@ pub fn decode_for(
             summarize(bytes)
         ))
     })
+}
+
+/// kube's answer to a well-formed protobuf body it cannot decode into the
+/// resource: a custom resource has no protobuf form at all, and a kind
+/// kube's scheme does not know (at that version) is not registered.
+fn undecodable_protobuf(res: &ResourceInfo, bytes: &[u8]) -> Option<ApiError> {
+    let (api_version, kind) = crate::protobuf::envelope_kind(bytes)?;
+    let why = if res.custom.is_some() {
+        "object *unstructured.Unstructured does not implement the protobuf marshalling \
+         interface and cannot be encoded to a protobuf message"
+            .to_string()
+    } else if !crate::protobuf::decodable(&api_version, &kind) {
+        format!(
+            "no kind {kind:?} is registered for version {api_version:?} in scheme {:?}",
+            scheme_name(&res.group)
+        )
+    } else {
+        return None;
+    };
+    let version = api_version.rsplit('/').next().unwrap_or_default();
+    Some(ApiError::bad_request(format!(
+        "{kind} in version {version:?} cannot be handled as a {}: {why}",
+        res.kind
+    )))
+}
+
+/// Where kube-apiserver's scheme for a group is made (its error messages
+/// name it by that call site).
+fn scheme_name(group: &str) -> &'static str {
+    match group {
+        "apiextensions.k8s.io" => "pkg/apiserver/apiserver.go:53",
+        "apiregistration.k8s.io" => "pkg/apiserver/scheme/scheme.go:28",
+        _ => "pkg/api/legacyscheme/scheme.go:30",
+    }
 }
 
 /// kube's `summarizeData(body, 30)`: JSON objects as text, anything else

@@ -106,7 +106,19 @@ impl Call<'_> {
             self.header(http::header::ACCEPT),
             self.query.get("includeObject"),
             matches!(self.req.verb, Verb::List | Verb::Watch),
+            self.prints_tables(),
         )
+    }
+
+    /// Whether kube's REST for this request has a TableConvertor: every
+    /// lister and its status and scale, not the create-only reviews nor
+    /// subresources such as token, eviction or finalize (a Table asked of
+    /// them is not acceptable).
+    fn prints_tables(&self) -> bool {
+        match self.req.subresource.as_deref() {
+            None => self.res.has_verb("list"),
+            Some(sub) => matches!(sub, "status" | "scale"),
+        }
     }
 }
 

@@ -33,14 +33,16 @@ const STREAMS: &[&str] = &[
     "application/vnd.kubernetes.protobuf;stream=watch",
 ];
 
-/// Picks the first acceptable media range of the Accept header. None
-/// acceptable: kube's handler refuses a view it cannot give (406, its
-/// media types), and its router a media type no route produces (406 with
-/// the route's "Available representations").
+/// Picks the first acceptable media range of the Accept header (a Table
+/// only when the resource prints tables). None acceptable: kube's handler
+/// refuses a view it cannot give (406, its media types), and its router a
+/// media type no route produces (406 with the route's "Available
+/// representations"; a list's route also produces the watch streams).
 pub fn negotiate(
     accept: Option<&str>,
     include_object: Option<&str>,
     list: bool,
+    tables: bool,
 ) -> ApiResult<Output> {
     let Some(accept) = accept.filter(|a| !a.trim().is_empty()) else {
         return Ok(Output::Json);
@@ -48,7 +50,9 @@ pub fn negotiate(
     for media in accept.split(',') {
         let base = media.split(';').next().unwrap_or_default().trim();
         match (base, param(media, "as"), param(media, "g")) {
-            ("application/json" | "*/*" | "application/*", Some("Table"), Some("meta.k8s.io")) => {
+            ("application/json" | "*/*" | "application/*", Some("Table"), Some("meta.k8s.io"))
+                if tables =>
+            {
                 let include = table::parse_include_object(include_object);
                 return include.map(Output::Table).map_err(ApiError::bad_request);
             }

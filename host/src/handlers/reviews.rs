@@ -23,6 +23,7 @@ pub fn is_review(call: &Call<'_>) -> bool {
 }
 
 pub async fn create(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
+    let output = call.output()?;
     let bytes = body::read(raw).await?;
     let ct = call.header(http::header::CONTENT_TYPE);
     let mut review = body::decode(&bytes, ct, call.cat.schemas())?;
@@ -45,7 +46,6 @@ pub async fn create(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     if let Some(map) = review.as_object_mut() {
         map.entry("metadata").or_insert(json!({}));
     }
-    let output = call.output()?;
     Ok(respond(StatusCode::CREATED, &review, output, &[]))
 }
 

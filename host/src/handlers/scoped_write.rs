@@ -21,7 +21,7 @@ impl Desired {
         if call.parts.method == http::Method::PATCH {
             let mt = body::media_type(ct);
             let kind = PatchType::from_content_type(&mt)
-                .ok_or_else(|| ApiError::unsupported_media_type(&mt))?;
+                .ok_or_else(|| ApiError::unsupported_patch_type(super::write::patch_types(call)))?;
             return Ok(Desired::Patch(kind, body::read(raw).await?));
         }
         let bytes = body::read(raw).await?;

@@ -234,7 +234,7 @@ async fn write_scale(
 }
 
 /// kube's patch types: custom resources have no strategic merge patch.
-fn patch_types(call: &Call<'_>) -> &'static [&'static str] {
+pub fn patch_types(call: &Call<'_>) -> &'static [&'static str] {
     const JSON: &str = "application/json-patch+json";
     const MERGE: &str = "application/merge-patch+json";
     const STRATEGIC: &str = "application/strategic-merge-patch+json";
@@ -337,7 +337,8 @@ async fn update_with(
     updated_response(call, output, out, &warnings).await
 }
 
-/// A patch of the main resource leaves status alone; a status patch changes only status.
+/// A patch of the main resource leaves status alone; a status patch changes
+/// what the kind's status strategy lets it (`registry::status_write`).
 fn patch_result(call: &Call<'_>, current: &Value, mut patched: Value, status_only: bool) -> Value {
     let keep_rv = |obj: &mut Value, from: &Value| match meta::resource_version(from) {
         Some(rv) if meta::resource_version(current) != Some(rv) => {
@@ -348,8 +349,7 @@ fn patch_result(call: &Call<'_>, current: &Value, mut patched: Value, status_onl
         }
     };
     if status_only {
-        let mut out = current.clone();
-        out["status"] = patched.get("status").cloned().unwrap_or(Value::Null);
+        let mut out = registry::status_write::merge(call.res, current, &patched);
         keep_rv(&mut out, &patched);
         return out;
     }

@@ -44,6 +44,18 @@ pub fn decode_object(body: &[u8], schemas: &Schemas) -> Result<Value, String> {
     unknown(&Ctx::new(schemas), envelope, 0)
 }
 
+/// apiVersion and kind of a well-formed protobuf body's envelope.
+pub fn envelope_kind(body: &[u8]) -> Option<(String, String)> {
+    let env = envelope(body.strip_prefix(MAGIC)?).ok()?;
+    let known = !env.api_version.is_empty() && !env.kind.is_empty();
+    known.then_some((env.api_version, env.kind))
+}
+
+/// True when objects of (apiVersion, kind) can be decoded from protobuf.
+pub fn decodable(api_version: &str, kind: &str) -> bool {
+    table::table().message_for(api_version, kind).is_some()
+}
+
 /// apiVersion and kind of a runtime.TypeMeta message.
 fn type_meta(buf: &[u8]) -> Result<(String, String), String> {
     let (mut api_version, mut kind) = (String::new(), String::new());
@@ -115,13 +127,14 @@ fn unknown(ctx: &Ctx, buf: &[u8], depth: usize) -> Result<Value, String> {
 }
 
 fn decode_kind(ctx: &Ctx, env: &Envelope, depth: usize) -> Result<Value, String> {
-    let key = (env.api_version.clone(), env.kind.clone());
-    let message = table::table().kinds.get(&key).ok_or_else(|| {
-        format!(
-            "kind {} of {} cannot be decoded from protobuf; send it as application/json",
-            env.kind, env.api_version
-        )
-    })?;
+    let message = table::table()
+        .message_for(&env.api_version, &env.kind)
+        .ok_or_else(|| {
+            format!(
+                "kind {} of {} cannot be decoded from protobuf; send it as application/json",
+                env.kind, env.api_version
+            )
+        })?;
     tracing::debug!(kind = %env.kind, api_version = %env.api_version, "decoding protobuf body");
     let decoded = convert::message(ctx, message, env.raw, depth + 1)
         .map_err(|e| format!("invalid protobuf {} object: {e}", env.kind))?;

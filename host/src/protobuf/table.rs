@@ -56,6 +56,25 @@ pub struct Table {
     pub kinds: HashMap<(String, String), String>,
 }
 
+/// The message of meta.k8s.io/v1 DeleteOptions.
+const DELETE_OPTIONS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions";
+
+impl Table {
+    /// The message a client's (apiVersion, kind) is encoded with. kube's
+    /// scheme registers DeleteOptions in every group version (client-go
+    /// sends `apps/v1 DeleteOptions` for a delete through the apps client)
+    /// and its meta scheme decodes it whatever the version, so every
+    /// apiVersion's DeleteOptions is meta.k8s.io/v1's.
+    pub fn message_for(&self, api_version: &str, kind: &str) -> Option<&str> {
+        let key = (api_version.to_string(), kind.to_string());
+        match self.kinds.get(&key) {
+            Some(message) => Some(message),
+            None if kind == "DeleteOptions" => Some(DELETE_OPTIONS),
+            None => None,
+        }
+    }
+}
+
 static TABLE: OnceLock<Table> = OnceLock::new();
 
 /// The table built from the embedded fields.txt.
@@ -193,6 +212,16 @@ mod tests {
             }
         }
         assert!(t.kinds.values().all(|m| t.messages.contains_key(m)));
+    }
+
+    #[test]
+    fn delete_options_of_any_group_version_is_meta_v1() {
+        let t = table();
+        for api in ["apps/v1", "apiextensions.k8s.io/v1", "batch/v1", "v1"] {
+            assert_eq!(t.message_for(api, "DeleteOptions"), Some(DELETE_OPTIONS));
+        }
+        assert_eq!(t.message_for("apps/v1", "Widget"), None);
+        assert_eq!(t.message_for("example.com/v1", "CreateOptions"), None);
     }
 
     #[test]

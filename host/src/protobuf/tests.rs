@@ -508,12 +508,73 @@ fn delete_options_with_zero_grace_period() {
         propagation_policy: s("Foreground"),
         ..Default::default()
     };
-    for api_version in ["v1", "meta.k8s.io/v1"] {
+    let groups = ["v1", "meta.k8s.io/v1", "apps/v1", "apiextensions.k8s.io/v1"];
+    for api_version in groups {
         let got = decode(&body(api_version, "DeleteOptions", &opts)).unwrap();
         let want = json!({"kind": "DeleteOptions", "apiVersion": api_version,
                           "gracePeriodSeconds": 0, "propagationPolicy": "Foreground"});
         assert_eq!(got, want);
     }
+}
+
+/// A CustomResourceDefinition as the apiextensions client sends it: the
+/// schema's JSONSchemaProps nest, with their unions and booleans.
+#[test]
+fn custom_resource_definition_with_a_schema() {
+    use k8s_pb::apiextensions_apiserver::pkg::apis::apiextensions::v1 as ext;
+    let string = ext::JsonSchemaProps {
+        r#type: s("string"),
+        ..Default::default()
+    };
+    let spec_props = ext::JsonSchemaProps {
+        r#type: s("object"),
+        properties: [("size".to_string(), string)].into(),
+        x_kubernetes_preserve_unknown_fields: Some(true),
+        ..Default::default()
+    };
+    let crd = ext::CustomResourceDefinition {
+        metadata: Some(go_meta("widgets.example.com", BTreeMap::new())),
+        spec: Some(ext::CustomResourceDefinitionSpec {
+            group: s("example.com"),
+            names: Some(ext::CustomResourceDefinitionNames {
+                plural: s("widgets"),
+                kind: s("Widget"),
+                ..Default::default()
+            }),
+            scope: s("Namespaced"),
+            versions: vec![ext::CustomResourceDefinitionVersion {
+                name: s("v1"),
+                served: Some(true),
+                storage: Some(true),
+                schema: Some(ext::CustomResourceValidation {
+                    open_apiv3_schema: Some(ext::JsonSchemaProps {
+                        r#type: s("object"),
+                        properties: [("spec".to_string(), spec_props)].into(),
+                        ..Default::default()
+                    }),
+                }),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }),
+        status: None,
+    };
+    let api_version = "apiextensions.k8s.io/v1";
+    let got = decode(&body(api_version, "CustomResourceDefinition", &crd)).unwrap();
+    assert_eq!(got["metadata"]["name"], "widgets.example.com");
+    assert_eq!(
+        got["spec"]["names"],
+        json!({"plural": "widgets", "kind": "Widget"})
+    );
+    let version = &got["spec"]["versions"][0];
+    assert_eq!(
+        (&version["served"], &version["storage"]),
+        (&json!(true), &json!(true))
+    );
+    let schema = &version["schema"]["openAPIV3Schema"];
+    let want = json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+                      "properties": {"size": {"type": "string"}}});
+    assert_eq!(schema["properties"]["spec"], want);
 }
 
 #[test]

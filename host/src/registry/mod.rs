@@ -9,6 +9,7 @@ mod list;
 pub mod meta;
 pub mod names;
 pub mod scale;
+pub mod status_write;
 pub mod stored;
 pub mod strategy;
 mod update;

@@ -162,7 +162,7 @@ impl Registry {
         let status_only = subresource == Some("status");
         self.guaranteed_update(res, ns, name, opts, &|current: Value| {
             Ok(if status_only {
-                with_status_of(current, &body)
+                with_status_of(res, current, &body)
             } else {
                 keep_status(res, &current, body.clone())
             })
@@ -176,16 +176,9 @@ fn with_rv(mut obj: Value, rv: i64) -> Value {
     obj
 }
 
-/// A status write changes only status (the precondition comes from the body).
-fn with_status_of(mut current: Value, body: &Value) -> Value {
-    match body.get("status") {
-        Some(s) => current["status"] = s.clone(),
-        None => {
-            if let Some(o) = current.as_object_mut() {
-                o.remove("status");
-            }
-        }
-    }
+/// A status write (see `status_write`; the precondition comes from the body).
+fn with_status_of(res: &ResourceInfo, current: Value, body: &Value) -> Value {
+    let mut current = super::status_write::merge(res, &current, body);
     let rv = meta::resource_version(body).map(String::from);
     let m = meta::metadata_mut(&mut current);
     match rv {
