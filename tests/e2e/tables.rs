@@ -196,7 +196,9 @@ fn a_table_of_a_kind_kube_cannot_print_is_not_acceptable() {
     assert_eq!(status["reason"], "NotAcceptable");
     assert_eq!(
         status["message"],
-        "only the following media types are accepted: application/json, application/yaml"
+        // kube-apiserver 1.32's text (tests/golden/answers/errors/table-of-selfsubjectaccessreview.json).
+        "only the following media types are accepted: application/json, application/yaml, \
+         application/vnd.kubernetes.protobuf"
     );
     let review = ask(&format!("{TABLE}, application/json"));
     assert_eq!(review["kind"], "SelfSubjectAccessReview", "{review}");
