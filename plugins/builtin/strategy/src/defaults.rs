@@ -30,7 +30,7 @@ pub fn apply(resource: &StrategyResource, object: &mut Value) {
         ("admissionregistration.k8s.io", plural) if crate::webhooks::is_configuration(plural) => {
             crate::webhooks::defaults(object, plural.starts_with("mutating"))
         }
-        _ => {}
+        _ => crate::added_kinds::defaults(resource, object),
     }
     if let Some(at) = pod_template_spec(resource) {
         pod_defaults::apply(object, at);

@@ -26,6 +26,7 @@ pub fn tracks_generation(resource: &StrategyResource) -> bool {
             | ("policy", "poddisruptionbudgets")
             | ("networking.k8s.io", "networkpolicies" | "ingresses")
             | ("admissionregistration.k8s.io", _)
+            | ("flowcontrol.apiserver.k8s.io", _)
             | ("apiextensions.k8s.io", "customresourcedefinitions")
     )
 }
