@@ -30,10 +30,17 @@ pub(super) fn convert(obj: Value, version: &str) -> Result<Value, String> {
         .unwrap_or_default()
         .to_string();
     match (from.as_str(), version) {
-        ("autoscaling/v1", "v2") => Ok(to_v2(obj)),
-        ("autoscaling/v2", "v1") => Ok(to_v1(obj)),
+        ("autoscaling/v1", "v2") => Ok(with_api_version(to_v2(obj), "autoscaling/v2")),
+        ("autoscaling/v2", "v1") => Ok(with_api_version(to_v1(obj), "autoscaling/v1")),
         (from, to) => Err(format!("no conversion from {from} to autoscaling/{to}")),
     }
+}
+
+fn with_api_version(mut obj: Value, api_version: &str) -> Value {
+    if let Some(fields) = obj.as_object_mut() {
+        fields.insert("apiVersion".into(), json!(api_version));
+    }
+    obj
 }
 
 fn object(value: Option<&Value>) -> Map<String, Value> {
