@@ -4,7 +4,7 @@
 //! configuration), ValidatingAdmissionPolicy and its bindings, core
 //! `bindings`; created, listed and printed with kube's columns.
 
-use crate::support::Server;
+use crate::support::{stdout, Server};
 use serde_json::Value;
 
 const OBJECTS: &str = r#"
@@ -311,6 +311,17 @@ fn an_hpa_written_in_v1_reads_in_v2_and_back() {
     assert_eq!(
         list["items"][0]["spec"]["targetCPUUtilizationPercentage"], 70,
         "{list}"
+    );
+    let watch = s.curl(&[&s.url(
+        "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers?watch=1&timeoutSeconds=1",
+    )]);
+    let first = stdout(&watch);
+    let event: Value =
+        serde_json::from_str(first.lines().next().unwrap_or_default()).unwrap_or(Value::Null);
+    assert_eq!(event["object"]["apiVersion"], "autoscaling/v1", "{first}");
+    assert_eq!(
+        event["object"]["spec"]["targetCPUUtilizationPercentage"], 70,
+        "{first}"
     );
 }
 

@@ -60,6 +60,12 @@ pub fn validate(resource: &StrategyResource, object: &Value, old: Option<&Value>
     }
 }
 
+/// Kinds whose updates bump `metadata.generation` when the spec changes,
+/// though a create does not set it (kube's CSIDriver strategy).
+pub fn counts_spec_changes(resource: &StrategyResource) -> bool {
+    key(resource) == ("storage.k8s.io", "csidrivers")
+}
+
 /// The status a new object starts with (kube's empty status, encoded).
 pub fn initial_status(resource: &StrategyResource) -> Option<Value> {
     match key(resource) {

@@ -56,7 +56,8 @@ pub fn for_update(resource: &StrategyResource, object: &mut Value, old: &Value) 
     if is_crd(resource) && resource.subresource.is_empty() {
         crd::record_storage_version(object);
     }
-    if tracks_generation(resource) && desired_state(old) != desired_state(object) {
+    let counts = tracks_generation(resource) || crate::added_kinds::counts_spec_changes(resource);
+    if counts && desired_state(old) != desired_state(object) {
         set_generation(object, generation(old) + 1);
     }
 }

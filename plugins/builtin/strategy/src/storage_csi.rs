@@ -149,6 +149,22 @@ mod tests {
     }
 
     #[test]
+    fn a_csi_driver_spec_change_counts_from_no_generation() {
+        let resource = capstan_plugin_sdk::strategy::StrategyResource {
+            group: "storage.k8s.io".into(),
+            resource: "csidrivers".into(),
+            ..Default::default()
+        };
+        let mut created = json!({"metadata": {"name": "d"}, "spec": {}});
+        crate::prepare::for_create(&resource, &mut created);
+        assert!(created["metadata"].get("generation").is_none());
+        let mut updated = created.clone();
+        updated["spec"]["podInfoOnMount"] = json!(true);
+        crate::prepare::for_update(&resource, &mut updated, &created);
+        assert_eq!(updated["metadata"]["generation"], 1);
+    }
+
+    #[test]
     fn attach_required_is_immutable() {
         let mut old = json!({"spec": {}});
         csi_driver_defaults(&mut old);
