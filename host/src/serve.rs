@@ -209,6 +209,9 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     controllers::rbac::bootstrap(&state)
         .await
         .map_err(|e| anyhow::anyhow!("bootstrap RBAC policy: {e}"))?;
+    controllers::flowcontrol::bootstrap(&state)
+        .await
+        .map_err(|e| anyhow::anyhow!("flowcontrol bootstrap configuration: {e}"))?;
     controllers::local_api_services::register(&state)
         .await
         .map_err(|e| anyhow::anyhow!("local APIServices: {e}"))?;

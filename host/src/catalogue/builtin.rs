@@ -44,6 +44,9 @@ struct Row {
     subresources: &'static [&'static str],
     /// kube's storage sets `ReturnDeletedObject: true`.
     returns_deleted: bool,
+    /// The versions served, preferred first (see `conversion.rs` for how
+    /// a kind served at more than one is stored and converted).
+    versions: &'static [&'static str],
 }
 
 const fn row(
@@ -64,7 +67,16 @@ const fn row(
         verbs: ALL,
         subresources,
         returns_deleted: false,
+        versions: V1,
     }
+}
+
+const V1: &[&str] = &["v1"];
+
+/// Served at `versions`, preferred first.
+const fn versions(mut r: Row, versions: &'static [&'static str]) -> Row {
+    r.versions = versions;
+    r
 }
 
 const fn in_all(mut r: Row) -> Row {
@@ -144,6 +156,7 @@ const ROWS: &[Row] = &[
     returns_deleted(row("", "PersistentVolume", "persistentvolumes", &["pv"], CLUSTER, STATUS)),
     returns_deleted(row("", "PersistentVolumeClaim", "persistentvolumeclaims", &["pvc"], NS, STATUS)),
     returns_deleted(row("", "PodTemplate", "podtemplates", &[], NS, NONE)),
+    create_only(row("", "Binding", "bindings", &[], NS, NONE)),
     read_only(row("", "ComponentStatus", "componentstatuses", &["cs"], CLUSTER, NONE)),
     in_all(row("", "ReplicationController", "replicationcontrollers", &["rc"], NS, SCALE_STATUS)),
     row("apiregistration.k8s.io", "APIService", "apiservices", &[], CLUSTER, STATUS),
@@ -159,6 +172,7 @@ const ROWS: &[Row] = &[
     create_only(row("authorization.k8s.io", "SelfSubjectAccessReview", "selfsubjectaccessreviews", &[], CLUSTER, NONE)),
     create_only(row("authorization.k8s.io", "SelfSubjectRulesReview", "selfsubjectrulesreviews", &[], CLUSTER, NONE)),
     create_only(row("authorization.k8s.io", "SubjectAccessReview", "subjectaccessreviews", &[], CLUSTER, NONE)),
+    versions(in_all(row("autoscaling", "HorizontalPodAutoscaler", "horizontalpodautoscalers", &["hpa"], NS, STATUS)), &["v2", "v1"]),
     in_all(row("batch", "Job", "jobs", &[], NS, STATUS)),
     in_all(row("batch", "CronJob", "cronjobs", &["cj"], NS, STATUS)),
     row("certificates.k8s.io", "CertificateSigningRequest", "certificatesigningrequests", &["csr"], CLUSTER, CSR_SUBRESOURCES),
@@ -171,12 +185,21 @@ const ROWS: &[Row] = &[
     row("rbac.authorization.k8s.io", "ClusterRole", "clusterroles", &[], CLUSTER, NONE),
     row("rbac.authorization.k8s.io", "ClusterRoleBinding", "clusterrolebindings", &[], CLUSTER, NONE),
     returns_deleted(row("storage.k8s.io", "StorageClass", "storageclasses", &["sc"], CLUSTER, NONE)),
+    returns_deleted(row("storage.k8s.io", "CSIDriver", "csidrivers", &[], CLUSTER, NONE)),
+    returns_deleted(row("storage.k8s.io", "CSINode", "csinodes", &[], CLUSTER, NONE)),
+    row("storage.k8s.io", "CSIStorageCapacity", "csistoragecapacities", &[], NS, NONE),
+    returns_deleted(row("storage.k8s.io", "VolumeAttachment", "volumeattachments", &[], CLUSTER, STATUS)),
     row("admissionregistration.k8s.io", "MutatingWebhookConfiguration", "mutatingwebhookconfigurations", &[], CLUSTER, NONE),
     row("admissionregistration.k8s.io", "ValidatingWebhookConfiguration", "validatingwebhookconfigurations", &[], CLUSTER, NONE),
+    row("admissionregistration.k8s.io", "ValidatingAdmissionPolicy", "validatingadmissionpolicies", &[], CLUSTER, STATUS),
+    row("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding", "validatingadmissionpolicybindings", &[], CLUSTER, NONE),
     row("apiextensions.k8s.io", "CustomResourceDefinition", "customresourcedefinitions", &["crd", "crds"], CLUSTER, STATUS),
     row("scheduling.k8s.io", "PriorityClass", "priorityclasses", &["pc"], CLUSTER, NONE),
     row("coordination.k8s.io", "Lease", "leases", &[], NS, NONE),
+    row("node.k8s.io", "RuntimeClass", "runtimeclasses", &[], CLUSTER, NONE),
     row("discovery.k8s.io", "EndpointSlice", "endpointslices", &[], NS, NONE),
+    row("flowcontrol.apiserver.k8s.io", "FlowSchema", "flowschemas", &[], CLUSTER, STATUS),
+    row("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration", "prioritylevelconfigurations", &[], CLUSTER, STATUS),
 ];
 
 /// The Go package part of a group's schema names (`io.k8s.api.<pkg>.v1`).
@@ -184,12 +207,13 @@ fn schema_package(group: &str) -> &str {
     match group {
         "" => "core",
         "rbac.authorization.k8s.io" => "rbac",
+        "flowcontrol.apiserver.k8s.io" => "flowcontrol",
         other => other.strip_suffix(".k8s.io").unwrap_or(other),
     }
 }
 
-/// The component schema of a row's kind.
-fn schema_name(r: &Row) -> String {
+/// The component schema of a row's kind at `version`.
+fn schema_name(r: &Row, version: &str) -> String {
     match r.group {
         "apiregistration.k8s.io" => format!(
             "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.{}",
@@ -199,7 +223,7 @@ fn schema_name(r: &Row) -> String {
             "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.{}",
             r.kind
         ),
-        group => format!("io.k8s.api.{}.v1.{}", schema_package(group), r.kind),
+        group => format!("io.k8s.api.{}.{version}.{}", schema_package(group), r.kind),
     }
 }
 
@@ -217,7 +241,7 @@ fn categories(r: &Row) -> Vec<String> {
     }
 }
 
-fn subresource(r: &Row, name: &str) -> Subresource {
+fn subresource(r: &Row, version: &str, name: &str) -> Subresource {
     let (group, version, kind, verbs) = match name {
         "scale" => ("autoscaling", "v1", "Scale", SUBRESOURCE_VERBS),
         "token" => ("authentication.k8s.io", "v1", "TokenRequest", CREATE_ONLY),
@@ -230,7 +254,7 @@ fn subresource(r: &Row, name: &str) -> Subresource {
         "finalize" => ("", "v1", "Namespace", UPDATE_ONLY),
         "proxy" if r.kind == "Node" => ("", "v1", "NodeProxyOptions", PROXY_VERBS),
         "proxy" => ("", "v1", "ServiceProxyOptions", PROXY_VERBS),
-        _ => (r.group, "v1", r.kind, SUBRESOURCE_VERBS),
+        _ => (r.group, version, r.kind, SUBRESOURCE_VERBS),
     };
     Subresource {
         name: name.to_string(),
@@ -245,10 +269,10 @@ fn strings(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| s.to_string()).collect()
 }
 
-fn to_info(r: &Row) -> ResourceInfo {
+fn to_info(r: &Row, version: &str) -> ResourceInfo {
     ResourceInfo {
         group: r.group.to_string(),
-        version: "v1".to_string(),
+        version: version.to_string(),
         kind: r.kind.to_string(),
         list_kind: format!("{}List", r.kind),
         plural: r.plural.to_string(),
@@ -257,16 +281,23 @@ fn to_info(r: &Row) -> ResourceInfo {
         categories: categories(r),
         namespaced: r.namespaced,
         verbs: strings(r.verbs),
-        subresources: r.subresources.iter().map(|s| subresource(r, s)).collect(),
-        schema_name: schema_name(r),
+        subresources: r
+            .subresources
+            .iter()
+            .map(|s| subresource(r, version, s))
+            .collect(),
+        schema_name: schema_name(r, version),
         returns_deleted_object: r.returns_deleted,
         custom: None,
     }
 }
 
-/// The built-in resources, in discovery order.
+/// The built-in resources, in discovery order (a kind served at several
+/// versions once per version, preferred first).
 pub(super) fn resources() -> Vec<ResourceInfo> {
-    ROWS.iter().map(to_info).collect()
+    ROWS.iter()
+        .flat_map(|r| r.versions.iter().map(move |v| to_info(r, v)))
+        .collect()
 }
 
 #[cfg(test)]
@@ -329,7 +360,10 @@ mod tests {
                 "persistentvolumes",
                 "persistentvolumeclaims",
                 "podtemplates",
-                "storageclasses"
+                "storageclasses",
+                "csidrivers",
+                "csinodes",
+                "volumeattachments"
             ]
         );
     }
@@ -343,6 +377,6 @@ mod tests {
         assert_eq!(find(&all, "batch", "cronjobs").categories, ["all"]);
         assert!(find(&all, "", "configmaps").categories.is_empty());
         let in_all = all.iter().filter(|r| r.categories == ["all"]).count();
-        assert_eq!(in_all, 9);
+        assert_eq!(in_all, 11, "the HPA's two versions");
     }
 }

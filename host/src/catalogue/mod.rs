@@ -5,6 +5,7 @@
 //! server-side field validation are all derived from it (see the submodules).
 
 mod builtin;
+pub mod conversion;
 pub mod discovery;
 pub mod field_validation;
 mod go_decode;
@@ -82,6 +83,12 @@ impl ResourceInfo {
 
     pub fn has_verb(&self, verb: &str) -> bool {
         self.verbs.iter().any(|v| v == verb)
+    }
+
+    /// Are its objects served as stored? Not a custom resource's (stored in
+    /// its CRD's storage version) nor a built-in's served at several versions.
+    pub fn served_as_stored(&self) -> bool {
+        self.custom.is_none() && conversion::of(self).is_none()
     }
 }
 

@@ -7,9 +7,10 @@
 use super::Schemas;
 use k8s_openapi::api::{
     admissionregistration::v1 as admissionregistration, apps::v1 as apps,
-    autoscaling::v1 as autoscaling, batch::v1 as batch, certificates::v1 as certificates,
-    coordination::v1 as coordination, core::v1 as core, discovery::v1 as discovery,
-    events::v1 as events, networking::v1 as networking, policy::v1 as policy, rbac::v1 as rbac,
+    autoscaling::v1 as autoscaling, autoscaling::v2 as autoscaling_v2, batch::v1 as batch,
+    certificates::v1 as certificates, coordination::v1 as coordination, core::v1 as core,
+    discovery::v1 as discovery, events::v1 as events, flowcontrol::v1 as flowcontrol,
+    networking::v1 as networking, node::v1 as node, policy::v1 as policy, rbac::v1 as rbac,
     scheduling::v1 as scheduling, storage::v1 as storage,
 };
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1 as apiextensions;
@@ -52,7 +53,14 @@ fn generate() -> Map<String, Value> {
         scheduling::PriorityClass, events::Event, discovery::EndpointSlice,
         admissionregistration::ValidatingWebhookConfiguration,
         admissionregistration::MutatingWebhookConfiguration,
-        autoscaling::Scale, apiregistration::APIService, certificates::CertificateSigningRequest,
+        autoscaling::Scale, autoscaling::HorizontalPodAutoscaler,
+        autoscaling_v2::HorizontalPodAutoscaler, core::Binding,
+        storage::CSIDriver, storage::CSINode, storage::CSIStorageCapacity,
+        storage::VolumeAttachment, node::RuntimeClass,
+        flowcontrol::FlowSchema, flowcontrol::PriorityLevelConfiguration,
+        admissionregistration::ValidatingAdmissionPolicy,
+        admissionregistration::ValidatingAdmissionPolicyBinding,
+        apiregistration::APIService, certificates::CertificateSigningRequest,
         apiextensions::CustomResourceDefinition,
         meta::Status, meta::DeleteOptions, meta::WatchEvent<core::Pod>, meta::Patch,
         meta::APIResourceList, meta::APIGroupList, meta::APIGroup, meta::APIVersions,

@@ -10,34 +10,36 @@ use crate::state::AppState;
 use crate::status::{ApiError, ApiResult};
 use serde_json::{json, Value};
 
-/// kube's groupPriorityMinimum and versionPriority of each built-in group's v1.
-const PRIORITIES: [(&str, i64, i64); 19] = [
-    ("", 18000, 1),
-    ("apiregistration.k8s.io", 18000, 15),
-    ("apps", 17800, 15),
-    ("events.k8s.io", 17750, 15),
-    ("authentication.k8s.io", 17700, 15),
-    ("authorization.k8s.io", 17600, 15),
-    ("autoscaling", 17500, 15),
-    ("batch", 17400, 15),
-    ("certificates.k8s.io", 17300, 15),
-    ("networking.k8s.io", 17200, 15),
-    ("policy", 17100, 15),
-    ("rbac.authorization.k8s.io", 17000, 15),
-    ("storage.k8s.io", 16800, 15),
-    ("apiextensions.k8s.io", 16700, 15),
-    ("admissionregistration.k8s.io", 16700, 15),
-    ("scheduling.k8s.io", 16600, 15),
-    ("coordination.k8s.io", 16500, 15),
-    ("node.k8s.io", 16300, 15),
-    ("discovery.k8s.io", 16200, 15),
+/// kube's groupPriorityMinimum and versionPriority of each built-in group-version.
+const PRIORITIES: [(&str, &str, i64, i64); 21] = [
+    ("", "v1", 18000, 1),
+    ("apiregistration.k8s.io", "v1", 18000, 15),
+    ("apps", "v1", 17800, 15),
+    ("events.k8s.io", "v1", 17750, 15),
+    ("authentication.k8s.io", "v1", 17700, 15),
+    ("authorization.k8s.io", "v1", 17600, 15),
+    ("autoscaling", "v2", 17500, 30),
+    ("autoscaling", "v1", 17500, 15),
+    ("batch", "v1", 17400, 15),
+    ("certificates.k8s.io", "v1", 17300, 15),
+    ("networking.k8s.io", "v1", 17200, 15),
+    ("policy", "v1", 17100, 15),
+    ("rbac.authorization.k8s.io", "v1", 17000, 15),
+    ("storage.k8s.io", "v1", 16800, 15),
+    ("apiextensions.k8s.io", "v1", 16700, 15),
+    ("admissionregistration.k8s.io", "v1", 16700, 15),
+    ("scheduling.k8s.io", "v1", 16600, 15),
+    ("coordination.k8s.io", "v1", 16500, 15),
+    ("node.k8s.io", "v1", 16300, 15),
+    ("discovery.k8s.io", "v1", 16200, 15),
+    ("flowcontrol.apiserver.k8s.io", "v1", 16100, 21),
 ];
 
-/// The APIService for a served built-in group's v1, if kube registers one.
+/// The APIService for a served built-in group-version, if kube registers one.
 pub fn local_api_service(group: &str, version: &str) -> Option<Value> {
-    let (_, group_priority, version_priority) = PRIORITIES
+    let (_, _, group_priority, version_priority) = PRIORITIES
         .iter()
-        .find(|(g, _, _)| *g == group && version == "v1")?;
+        .find(|(g, v, _, _)| *g == group && *v == version)?;
     Some(json!({
         "apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
         "metadata": {"name": format!("{version}.{group}"),
@@ -116,5 +118,10 @@ mod tests {
         assert_eq!(apps["metadata"]["name"], "v1.apps");
         assert_eq!(apps["spec"]["versionPriority"], 15);
         assert!(local_api_service("example.com", "v1").is_none());
+        let hpa_v2 = local_api_service("autoscaling", "v2").unwrap();
+        assert_eq!(hpa_v2["metadata"]["name"], "v2.autoscaling");
+        assert_eq!(hpa_v2["spec"]["versionPriority"], 30);
+        let flowcontrol = local_api_service("flowcontrol.apiserver.k8s.io", "v1").unwrap();
+        assert_eq!(flowcontrol["spec"]["groupPriorityMinimum"], 16100);
     }
 }

@@ -4,6 +4,7 @@
 pub mod bootstrap;
 pub mod crd_names;
 pub mod csr_signer;
+pub mod flowcontrol;
 pub mod garbage_collector;
 pub mod leader;
 pub mod local_api_services;

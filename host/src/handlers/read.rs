@@ -14,7 +14,7 @@ pub async fn get(call: &Call<'_>) -> ApiResult<Response> {
     let output = call.output()?;
     wait_until_fresh(call).await?;
     let scale = call.req.subresource.as_deref() == Some("scale");
-    if output == Output::Json && call.res.custom.is_none() && !scale {
+    if output == Output::Json && call.res.served_as_stored() && !scale {
         let served = call
             .state
             .registry
@@ -113,7 +113,7 @@ impl Filter {
 
 pub async fn list(call: &Call<'_>) -> ApiResult<Response> {
     let output = call.output()?;
-    if output == Output::Json && call.res.custom.is_none() {
+    if output == Output::Json && call.res.served_as_stored() {
         return list_served(call).await;
     }
     let page = list_page(call).await?;

@@ -67,8 +67,8 @@ impl Encoder {
     /// The line of a store event: the one shared by every watcher, except
     /// for tables (whose column definitions go to each watcher once).
     async fn event_line(&mut self, kind: LineType, event: &SharedEvent) -> Option<Bytes> {
-        if self.res.custom.is_some() {
-            // Stored in the CRD's storage version: each watcher's own view.
+        if !self.res.served_as_stored() {
+            // Stored in the storage version: each watcher's own view.
             let stored = event.subject(kind)?.clone();
             return Some(match crate::crd::versions::view(&self.res, stored).await {
                 Ok(obj) => self.line(kind.as_str(), obj).await,

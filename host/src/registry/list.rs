@@ -181,7 +181,7 @@ async fn decoded(
     q: &ListQuery<'_>,
     kvs: Vec<KeyValue>,
 ) -> ApiResult<Vec<Value>> {
-    let custom = res.custom.is_some();
+    let custom = !res.served_as_stored();
     let decoded = crate::cpu::heavy(|| {
         let mut kept = Vec::new();
         for kv in &kvs {

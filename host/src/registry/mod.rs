@@ -173,7 +173,7 @@ pub fn encode(obj: &Value) -> ApiResult<bytes::Bytes> {
 /// the new resourceVersion (a built-in's stored value is `obj` encoded), or,
 /// for a custom resource, the stored value in `res`'s version.
 pub async fn written(res: &ResourceInfo, mut obj: Value, kv: &KeyValue) -> ApiResult<Value> {
-    if res.custom.is_some() || !obj.is_object() {
+    if !res.served_as_stored() || !obj.is_object() {
         return decode_as(res, kv).await;
     }
     meta::metadata_mut(&mut obj)

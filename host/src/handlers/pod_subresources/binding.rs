@@ -2,6 +2,7 @@
 //! node, sets the PodScheduled condition, and answers Status Success (201).
 
 use super::{check_body_name, created_success, decode_body, Call};
+use crate::catalogue::ResourceInfo;
 use crate::registry::meta;
 use crate::status::{ApiError, ApiResult};
 use axum::body::Body;
@@ -89,16 +90,37 @@ fn set_scheduled(pod: &mut Value) {
 pub async fn create(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     let binding = decode_body(call, raw).await?;
     check_body_name(call, &binding, "Binding")?;
-    let node = validate(&binding)?;
+    bind_pod(call, call.res, call.name(), &binding).await
+}
+
+/// `POST namespaces/<ns>/bindings`: binds the pod the Binding names.
+pub async fn create_named_in_body(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
+    let binding = decode_body(call, raw).await?;
+    let pods = call
+        .cat
+        .lookup("", "v1", "pods")
+        .ok_or_else(|| ApiError::internal("pods are not served"))?;
+    let name = meta::name(&binding).unwrap_or_default();
+    bind_pod(call, pods, name, &binding).await
+}
+
+/// Binds the pod `name` of `pods` as `binding` asks (201 Status Success).
+async fn bind_pod(
+    call: &Call<'_>,
+    pods: &ResourceInfo,
+    name: &str,
+    binding: &Value,
+) -> ApiResult<Response> {
+    let node = validate(binding)?;
     let opts = call.query.write_options()?;
     let annotations = binding.pointer("/metadata/annotations");
     let change = |current: Value| {
         bind(current, &node, annotations)
-            .map_err(|why| ApiError::conflict("", "pods/binding", call.name(), &why))
+            .map_err(|why| ApiError::conflict("", "pods/binding", name, &why))
     };
     call.state
         .registry
-        .guaranteed_update_own_rules(call.res, call.namespace(), call.name(), opts, &change)
+        .guaranteed_update_own_rules(pods, call.namespace(), name, opts, &change)
         .await?;
     Ok(created_success())
 }

@@ -25,19 +25,26 @@ const HANDLED: [&str; 7] = [
     "portforward",
 ];
 
-/// Whether the request is for one of the pod subresources served here.
+/// Whether the request is for one of the pod subresources served here, or
+/// for `bindings` (kube's LegacyBindingREST: `pods/binding` of the pod the
+/// Binding names).
 pub fn handles(call: &Call<'_>) -> bool {
-    call.res.group.is_empty()
-        && call.res.plural == "pods"
-        && call
-            .req
-            .subresource
-            .as_deref()
-            .is_some_and(|s| HANDLED.contains(&s))
+    let legacy_binding = call.res.group.is_empty() && call.res.plural == "bindings";
+    legacy_binding
+        || call.res.group.is_empty()
+            && call.res.plural == "pods"
+            && call
+                .req
+                .subresource
+                .as_deref()
+                .is_some_and(|s| HANDLED.contains(&s))
 }
 
 pub async fn serve(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     let sub = call.req.subresource.as_deref().unwrap_or_default();
+    if call.res.plural == "bindings" {
+        return binding::create_named_in_body(call, raw).await;
+    }
     // A body these answers leave unread is drained by `unread_body`.
     match sub {
         "exec" | "attach" => streams::container_stream(call).await,

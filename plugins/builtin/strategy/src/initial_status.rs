@@ -47,7 +47,7 @@ fn initial(resource: &StrategyResource, object: &Value) -> Option<Value> {
         ("apiextensions.k8s.io", "customresourcedefinitions") => {
             Some(crate::crd::initial_status(object))
         }
-        _ => None,
+        _ => crate::added_kinds::initial_status(resource),
     }
 }
 

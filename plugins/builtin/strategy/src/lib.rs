@@ -20,10 +20,14 @@
 //! resource keeps the stored status) stays the host's business: the plugin
 //! cannot tell a client's write from a controller's status write.
 
+mod added_kinds;
+mod admission_policies;
+mod autoscaling;
 mod common;
 mod config;
 mod crd;
 mod defaults;
+mod flowcontrol;
 mod gofmt;
 mod initial_status;
 mod json;
@@ -36,6 +40,7 @@ mod rbac;
 mod scheduling;
 mod selector;
 mod services;
+mod storage_csi;
 mod table;
 mod validation;
 mod webhooks;

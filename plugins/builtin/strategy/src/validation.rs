@@ -34,7 +34,7 @@ pub fn validate(resource: &StrategyResource, object: &Value, old: Option<&Value>
             ("admissionregistration.k8s.io", plural) if webhooks::is_configuration(plural) => {
                 webhooks::validate(object, old, plural.starts_with("mutating"))
             }
-            _ => Vec::new(),
+            _ => crate::added_kinds::validate(resource, object, old),
         },
     );
     deduplicated(causes)

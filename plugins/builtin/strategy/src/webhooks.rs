@@ -9,8 +9,8 @@
 //! [`conditions`].
 
 mod client;
-mod conditions;
-mod rules;
+pub(crate) mod conditions;
+pub(crate) mod rules;
 
 use std::collections::HashSet;
 
@@ -271,7 +271,11 @@ fn fully_qualified_name(name: &str, field: &str) -> Vec<Cause> {
 
 /// `metav1validation.ValidateLabelSelector`: matchLabels as labels, each
 /// expression's operator, key and (unless allowed) values.
-fn label_selector(selector: &Value, field: &str, allow_invalid_values: bool) -> Vec<Cause> {
+pub(crate) fn label_selector(
+    selector: &Value,
+    field: &str,
+    allow_invalid_values: bool,
+) -> Vec<Cause> {
     let mut causes = Vec::new();
     let labels_at = format!("{field}.matchLabels");
     let labels = selector.get("matchLabels").and_then(Value::as_object);

@@ -57,8 +57,9 @@ const TABLE: &[(&str, &str, Defaulter)] = &[
 
 /// Applies the defaults of `resource` to `object`.
 pub fn apply(resource: &StrategyResource, object: &mut Value) {
-    if let Some(defaulter) = defaulter(&resource.group, &resource.resource) {
-        defaulter(object);
+    match defaulter(&resource.group, &resource.resource) {
+        Some(defaulter) => defaulter(object),
+        None => crate::added_kinds::defaults(resource, object),
     }
 }
 

@@ -24,6 +24,8 @@ enum Follows {
     Template,
     /// Nothing: 1 on create, never bumped (PriorityClasses).
     Nothing,
+    /// The desired state, but none on create (CSIDrivers: 0, then bumped).
+    DesiredStateAfterCreate,
 }
 
 /// The generation rule of `resource`; None for kinds without a generation.
@@ -38,7 +40,9 @@ fn follows(resource: &StrategyResource) -> Option<Follows> {
             | ("policy", "poddisruptionbudgets")
             | ("networking.k8s.io", "networkpolicies" | "ingresses" | "ingressclasses")
             | ("admissionregistration.k8s.io", _)
+            | ("flowcontrol.apiserver.k8s.io", _)
             | ("apiextensions.k8s.io", "customresourcedefinitions") => DesiredState,
+            ("storage.k8s.io", "csidrivers") => DesiredStateAfterCreate,
             ("discovery.k8s.io", "endpointslices") => DesiredStateAndLabels,
             ("", "podtemplates") => Template,
             ("scheduling.k8s.io", "priorityclasses") => Nothing,
@@ -49,7 +53,7 @@ fn follows(resource: &StrategyResource) -> Option<Follows> {
 
 /// A new object of a kind with a generation starts at 1.
 pub fn on_create(resource: &StrategyResource, object: &mut Value) {
-    if follows(resource).is_some() {
+    if follows(resource).is_some_and(|f| f != Follows::DesiredStateAfterCreate) {
         set(object, 1);
     }
 }
@@ -58,7 +62,9 @@ pub fn on_create(resource: &StrategyResource, object: &mut Value) {
 pub fn on_update(resource: &StrategyResource, object: &mut Value, old: &Value) {
     let changed = match follows(resource) {
         None | Some(Follows::Nothing) => false,
-        Some(Follows::DesiredState) => desired_state(old) != desired_state(object),
+        Some(Follows::DesiredState | Follows::DesiredStateAfterCreate) => {
+            desired_state(old) != desired_state(object)
+        }
         Some(Follows::DesiredStateAndAnnotations) => {
             desired_state(old) != desired_state(object) || differs(old, object, "annotations")
         }

@@ -41,6 +41,7 @@ pub(crate) enum Printer {
     WebhookConfiguration,
     ComponentStatus,
     ApiService,
+    Extra(super::extra::Extra),
 }
 
 /// The printer kube-apiserver uses for a group and plural resource; `None`
@@ -50,6 +51,7 @@ pub(crate) fn printer_for(group: &str, resource: &str) -> Option<Printer> {
     core_printer(group, resource)
         .or_else(|| apps_batch_printer(group, resource))
         .or_else(|| other_printer(group, resource))
+        .or_else(|| super::extra::printer(group, resource).map(Printer::Extra))
 }
 
 fn core_printer(group: &str, resource: &str) -> Option<Printer> {
@@ -129,11 +131,11 @@ const fn col(name: &'static str, type_: &'static str, desc: &'static str, p: i32
     }
 }
 
-const fn text(name: &'static str, desc: &'static str) -> Column {
+pub(crate) const fn text(name: &'static str, desc: &'static str) -> Column {
     col(name, "string", desc, 0)
 }
 
-const fn int(name: &'static str, desc: &'static str) -> Column {
+pub(crate) const fn int(name: &'static str, desc: &'static str) -> Column {
     col(name, "integer", desc, 0)
 }
 
@@ -141,14 +143,14 @@ const fn wide(name: &'static str, desc: &'static str) -> Column {
     col(name, "string", desc, 1)
 }
 
-const NAME: Column = Column {
+pub(crate) const NAME: Column = Column {
     name: "Name",
     type_: "string",
     format: "name",
     description: NAME_DESC,
     priority: 0,
 };
-const AGE: Column = text("Age", AGE_DESC);
+pub(crate) const AGE: Column = text("Age", AGE_DESC);
 const CONTAINERS: Column = wide("Containers", CONTAINERS_DESC);
 const IMAGES: Column = wide("Images", IMAGES_DESC);
 const SELECTOR: Column = wide("Selector", SELECTOR_DESC);
@@ -157,6 +159,7 @@ const SELECTOR: Column = wide("Selector", SELECTOR_DESC);
 pub(crate) fn columns(p: Printer) -> Vec<Column> {
     match p {
         Printer::Pod => pod(),
+        Printer::Extra(p) => super::extra::columns(p),
         Printer::PodTemplate => vec![
             NAME,
             text("Containers", CONTAINERS_DESC),

@@ -9,9 +9,14 @@
 //! client hides priority-1 columns unless `-o wide` is asked for.
 
 mod access;
+mod admission_policies;
+mod autoscaling;
 mod cluster;
 mod columns;
 mod config;
+mod csi;
+mod extra;
+mod flowcontrol;
 mod network;
 mod pods;
 mod rows;

@@ -60,6 +60,9 @@ fn config_row(p: Printer, obj: &Value, now: DateTime<Utc>) -> Option<Vec<Value>>
 
 /// All cells of a row for the given printer (wide cells included).
 pub(crate) fn cells(p: Printer, obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
+    if let Printer::Extra(p) = p {
+        return super::extra::cells(p, obj, now);
+    }
     workload_row(p, obj, now)
         .or_else(|| network_row(p, obj, now))
         .or_else(|| config_row(p, obj, now))

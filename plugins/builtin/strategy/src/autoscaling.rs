@@ -1,0 +1,208 @@
+//! HorizontalPodAutoscaler (autoscaling/v2 and v1): kube's defaults of each
+//! version (`minReplicas: 1`; in v2 the cpu 80% metric when none is given
+//! and, when `behavior` is set, its scale-up and scale-down rules filled
+//! with SetDefaults_HorizontalPodAutoscalerBehavior's) and the main rules of
+//! `validateHorizontalPodAutoscalerSpec`.
+
+use capstan_plugin_sdk::strategy::StrategyResource;
+use capstan_plugin_sdk::Cause;
+use serde_json::{json, Value};
+
+use crate::common::{self, list, text};
+use crate::json::set_default;
+
+const SOURCE_TYPES: [&str; 5] = [
+    "ContainerResource",
+    "External",
+    "Object",
+    "Pods",
+    "Resource",
+];
+
+/// The defaults of the version `resource` names.
+pub fn defaults(resource: &StrategyResource, object: &mut Value) {
+    set_default(object, "/spec/minReplicas", json!(1));
+    if resource.version == "v1" {
+        return;
+    }
+    let no_metrics = list(object.get("spec").unwrap_or(&Value::Null), "metrics").is_empty();
+    if no_metrics && object.get("spec").is_some_and(Value::is_object) {
+        object["spec"]["metrics"] = json!([{"type": "Resource", "resource": {"name": "cpu",
+            "target": {"type": "Utilization", "averageUtilization": 80}}}]);
+    }
+    if let Some(behavior) = object
+        .pointer_mut("/spec/behavior")
+        .filter(|b| b.is_object())
+    {
+        let up = json!({"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [
+            {"type": "Pods", "value": 4, "periodSeconds": 15},
+            {"type": "Percent", "value": 100, "periodSeconds": 15}]});
+        let down = json!({"selectPolicy": "Max", "policies": [
+            {"type": "Percent", "value": 100, "periodSeconds": 15}]});
+        fill_rules(behavior, "scaleUp", up);
+        fill_rules(behavior, "scaleDown", down);
+    }
+}
+
+/// Each unset field of `behavior[key]` from `rules` (kube's copyHPAScalingRules).
+fn fill_rules(behavior: &mut Value, key: &str, rules: Value) {
+    let Some(fields) = behavior.as_object_mut() else {
+        return;
+    };
+    let given = fields
+        .get(key)
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let mut filled = rules.as_object().cloned().unwrap_or_default();
+    for (name, value) in given {
+        if !value.is_null() {
+            filled.insert(name, value);
+        }
+    }
+    let mut ordered = serde_json::Map::new();
+    for name in ["stabilizationWindowSeconds", "selectPolicy", "policies"] {
+        if let Some(value) = filled.remove(name) {
+            ordered.insert(name.into(), value);
+        }
+    }
+    ordered.extend(filled);
+    fields.insert(key.into(), Value::Object(ordered));
+}
+
+/// The spec's main rules.
+pub fn validate(object: &Value) -> Vec<Cause> {
+    let spec = object.get("spec").unwrap_or(&Value::Null);
+    let mut causes = Vec::new();
+    let min = spec.get("minReplicas").and_then(Value::as_i64);
+    let max = spec.get("maxReplicas").and_then(Value::as_i64).unwrap_or(0);
+    if let Some(min) = min.filter(|m| *m < 1) {
+        let detail = "must be greater than or equal to 1";
+        causes.push(common::invalid(
+            "spec.minReplicas",
+            &min.to_string(),
+            detail,
+        ));
+    }
+    if max < 1 {
+        causes.push(common::invalid(
+            "spec.maxReplicas",
+            &max.to_string(),
+            "must be greater than 0",
+        ));
+    }
+    if min.is_some_and(|min| max < min) {
+        let detail = "must be greater than or equal to `minReplicas`";
+        causes.push(common::invalid(
+            "spec.maxReplicas",
+            &max.to_string(),
+            detail,
+        ));
+    }
+    let target = spec.get("scaleTargetRef").unwrap_or(&Value::Null);
+    for key in ["kind", "name"] {
+        let field = format!("spec.scaleTargetRef.{key}");
+        match text(target, key) {
+            "" => causes.push(common::required(&field, "")),
+            value => common::invalid_each(&mut causes, &field, value, path_segment(value)),
+        }
+    }
+    for (i, metric) in list(spec, "metrics").iter().enumerate() {
+        causes.extend(metric_type(metric, &format!("spec.metrics[{i}]")));
+    }
+    causes
+}
+
+/// `IsValidPathSegmentName`.
+fn path_segment(value: &str) -> Vec<String> {
+    if value == "." || value == ".." {
+        return vec![format!("may not be '{value}'")];
+    }
+    ["/", "%"]
+        .iter()
+        .filter(|bad| value.contains(**bad))
+        .map(|bad| format!("may not contain '{bad}'"))
+        .collect()
+}
+
+/// A metric's type, and its source present.
+fn metric_type(metric: &Value, at: &str) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    let kind = text(metric, "type");
+    let field = format!("{at}.type");
+    if kind.is_empty() {
+        causes.push(common::required(
+            &field,
+            "must specify a metric source type",
+        ));
+    }
+    if !SOURCE_TYPES.contains(&kind) {
+        causes.push(common::not_supported(&field, kind, &SOURCE_TYPES));
+        return causes;
+    }
+    let mut source = kind.to_string();
+    source[..1].make_ascii_lowercase();
+    if metric.get(&source).is_none_or(Value::is_null) {
+        let detail = "must populate information for the given metric source";
+        causes.push(common::required(&format!("{at}.{source}"), detail));
+    }
+    causes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v2() -> StrategyResource {
+        StrategyResource {
+            group: "autoscaling".into(),
+            version: "v2".into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn v2_defaults_metrics_and_behavior() {
+        let mut hpa = json!({"spec": {"maxReplicas": 3, "behavior": {"scaleDown": {"stabilizationWindowSeconds": 60}}}});
+        defaults(&v2(), &mut hpa);
+        assert_eq!(hpa["spec"]["minReplicas"], 1);
+        assert_eq!(
+            hpa["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"],
+            80
+        );
+        assert_eq!(
+            hpa["spec"]["behavior"]["scaleUp"]["policies"][0]["value"],
+            4
+        );
+        let down = &hpa["spec"]["behavior"]["scaleDown"];
+        assert_eq!(down["stabilizationWindowSeconds"], 60);
+        assert_eq!(down["selectPolicy"], "Max");
+    }
+
+    #[test]
+    fn v1_defaults_only_min_replicas() {
+        let mut hpa = json!({"spec": {"maxReplicas": 3}});
+        let v1 = StrategyResource {
+            version: "v1".into(),
+            ..v2()
+        };
+        defaults(&v1, &mut hpa);
+        assert_eq!(hpa, json!({"spec": {"maxReplicas": 3, "minReplicas": 1}}));
+    }
+
+    #[test]
+    fn replica_bounds_and_target_reference() {
+        let hpa = json!({"spec": {"minReplicas": 3, "maxReplicas": 2, "scaleTargetRef": {"kind": "Deployment"},
+                                  "metrics": [{"type": "Bogus"}, {"type": "Pods"}]}});
+        let got: Vec<String> = validate(&hpa)
+            .iter()
+            .map(|c| format!("{}: {}", c.field, c.message))
+            .collect();
+        assert_eq!(got, [
+            "spec.maxReplicas: Invalid value: 2: must be greater than or equal to `minReplicas`",
+            "spec.scaleTargetRef.name: Required value",
+            "spec.metrics[0].type: Unsupported value: \"Bogus\": supported values: \"ContainerResource\", \"External\", \"Object\", \"Pods\", \"Resource\"",
+            "spec.metrics[1].pods: Required value: must populate information for the given metric source",
+        ]);
+    }
+}
