@@ -97,14 +97,28 @@ fn starting_entries(live: Option<&Value>, new: &Value, who: &Tracking<'_>) -> Ve
     }
 }
 
+/// Resources whose strategy resets more than status on writes of the
+/// object itself (kube's `GetResetFields`): (group, resource, field).
+const ALSO_RESET: [(&str, &str, &str); 1] =
+    [("certificates.k8s.io", "certificatesigningrequests", "spec")];
+
 /// The fields a write of this (sub)resource does not own (kube's reset
-/// fields): status on the object when status is a subresource, spec on
-/// the status subresource.
+/// fields): status on the object when status is a subresource (and what
+/// [`ALSO_RESET`] adds), spec on the status subresource.
 fn ignored_fields(res: &ResourceInfo, subresource: &str) -> Fields {
     let mut ignored = Fields::default();
+    let field = |name: &str| [format!("f:{name}")];
     match subresource {
-        "" if res.has_subresource("status") => ignored.insert(&["f:status".to_string()]),
-        "status" => ignored.insert(&["f:spec".to_string()]),
+        "" if res.has_subresource("status") => {
+            ignored.insert(&field("status"));
+            let extra = ALSO_RESET
+                .iter()
+                .filter(|(g, r, _)| *g == res.group && *r == res.plural);
+            for (_, _, name) in extra {
+                ignored.insert(&field(name));
+            }
+        }
+        "status" => ignored.insert(&field("spec")),
         _ => {}
     }
     ignored

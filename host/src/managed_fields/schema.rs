@@ -81,11 +81,21 @@ impl<'a> Type<'a> {
         Type::at(self.node.and_then(|n| n.get("items")), self.lookup)
     }
 
-    /// Whether this map or struct is owned as a whole.
+    /// Whether this map or struct is owned as a whole: declared atomic, or
+    /// an object the schema says nothing about (a RawExtension) unless it
+    /// keeps unknown fields.
     pub fn atomic_map(&self) -> bool {
-        self.extension("x-kubernetes-map-type")
-            .and_then(Value::as_str)
-            == Some("atomic")
+        let declared = self.extension("x-kubernetes-map-type");
+        if declared.and_then(Value::as_str) == Some("atomic") {
+            return true;
+        }
+        let Some(node) = self.node else {
+            return false;
+        };
+        let opaque = node.get("properties").is_none()
+            && node.get("additionalProperties").is_none()
+            && node.get("type").and_then(Value::as_str) == Some("object");
+        opaque && node.get("x-kubernetes-preserve-unknown-fields") != Some(&Value::Bool(true))
     }
 
     /// How this list's items are told apart.
