@@ -38,6 +38,20 @@ pub struct Tracking<'a> {
     pub schemas: &'a (dyn SchemaLookup + Sync),
 }
 
+/// The manager kube-apiserver's own writes are recorded under (its
+/// bootstrap namespaces, RBAC policy and `kubernetes` Service).
+pub const APISERVER: &str = "kube-apiserver";
+
+/// A server-internal write as `manager` records it, found by the
+/// built-in schemas of `catalogue`.
+pub fn internal<'a>(manager: &'a str, catalogue: &'a crate::catalogue::Catalogue) -> Tracking<'a> {
+    Tracking {
+        manager,
+        subresource: "",
+        schemas: catalogue.schemas(),
+    }
+}
+
 /// The `managedFields` after `who` writes `new` over `live` (None: a
 /// create); `defaulted` is `new` as kube's decoder leaves it. None when
 /// the object keeps no entries (an existing object that had none, as kube
