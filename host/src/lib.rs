@@ -23,6 +23,7 @@ pub mod https_webhook;
 pub mod inflight;
 pub mod kube_json;
 pub mod kubeconfig;
+pub mod managed_fields;
 pub mod metrics;
 pub mod patch;
 pub mod pki;

@@ -25,6 +25,10 @@ pub enum Phase {
     PrepareForUpdate,
     /// Validate (ValidateUpdate when `oldObject` is set): answer `{"causes"}`.
     Validate,
+    /// The decoded object's defaults alone (what kube's decoder sets, before
+    /// admission and the strategy): answer `{"object"}`. The host tracks
+    /// the fields a write sets (managedFields) on this object.
+    Default,
     /// The rows of a Table (kube's printers) for `objects` at `now`:
     /// answer `{"columnDefinitions", "rows": [{"cells", "conditions"?}]}`,
     /// one row per object in order, or `{}` for a kind without a printer
@@ -41,6 +45,7 @@ impl Phase {
             Phase::PrepareForCreate => "prepare-for-create",
             Phase::PrepareForUpdate => "prepare-for-update",
             Phase::Validate => "validate",
+            Phase::Default => "default",
             Phase::Table => "table",
         }
     }

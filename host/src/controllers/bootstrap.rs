@@ -2,6 +2,7 @@
 //! the `kubernetes` Service and the system PriorityClasses. Safe to run on
 //! every start and concurrently.
 
+use crate::managed_fields::{self, APISERVER};
 use crate::registry::WriteOptions;
 use crate::state::AppState;
 use crate::status::{ApiError, ApiResult};
@@ -22,7 +23,7 @@ pub async fn bootstrap(state: &AppState) -> ApiResult<()> {
         let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
         match state
             .registry
-            .create(res, None, obj, WriteOptions::default())
+            .create(res, None, obj, as_apiserver(state))
             .await
         {
             Ok(_) => tracing::info!(namespace = name, "created system namespace"),
@@ -106,11 +107,22 @@ pub async fn bootstrap_kubernetes_service(state: &AppState) -> ApiResult<()> {
     }
     match state
         .registry
-        .create(res, Some("default"), svc, WriteOptions::default())
+        .create(res, Some("default"), svc, as_apiserver(state))
         .await
     {
         Ok(_) => Ok(()),
         Err(e) if e.code == 409 => Ok(()),
         Err(e) => Err(e),
+    }
+}
+
+/// kube-apiserver's own write (recorded under its name in managedFields).
+pub fn as_apiserver(state: &AppState) -> WriteOptions<'_> {
+    WriteOptions {
+        tracking: Some(managed_fields::internal(
+            APISERVER,
+            state.catalogue.builtin(),
+        )),
+        ..WriteOptions::default()
     }
 }

@@ -42,6 +42,18 @@ impl Strategy for CustomAware {
         }
     }
 
+    /// A custom resource is defaulted by its schema when decoded.
+    fn defaults<'a>(
+        &'a self,
+        res: &'a ResourceInfo,
+        obj: Value,
+    ) -> BoxFuture<'a, ApiResult<Value>> {
+        match &res.custom {
+            None => self.inner.defaults(res, obj),
+            Some(_) => Box::pin(async { Ok(obj) }),
+        }
+    }
+
     fn table<'a>(
         &'a self,
         res: &'a ResourceInfo,

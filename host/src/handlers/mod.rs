@@ -56,6 +56,27 @@ impl Call<'_> {
         self.parts.headers.get(name).and_then(|v| v.to_str().ok())
     }
 
+    /// The manager a write is recorded under in managedFields: the
+    /// `fieldManager` parameter, else the User-Agent's product (kube's
+    /// `managerOrUserAgent`).
+    pub fn field_manager(&self) -> String {
+        match self.query.get("fieldManager") {
+            Some(m) if !m.is_empty() => m.to_string(),
+            _ => crate::managed_fields::from_user_agent(
+                self.header(http::header::USER_AGENT).unwrap_or_default(),
+            ),
+        }
+    }
+
+    /// This request's write, recorded under `manager` (see [`Self::field_manager`]).
+    pub fn tracking<'s>(&'s self, manager: &'s str) -> crate::managed_fields::Tracking<'s> {
+        crate::managed_fields::Tracking {
+            manager,
+            subresource: self.req.subresource.as_deref().unwrap_or_default(),
+            schemas: self.cat.schemas(),
+        }
+    }
+
     /// The authenticated (or impersonated) user the request acts as.
     pub fn user(&self) -> &UserInfo {
         static NOBODY: std::sync::LazyLock<UserInfo> = std::sync::LazyLock::new(UserInfo::default);

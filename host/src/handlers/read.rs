@@ -2,6 +2,7 @@
 
 use super::negotiate::{partial_metadata, respond, respond_json_bytes, Output};
 use super::Call;
+use crate::registry::stored::ListItem;
 use crate::registry::{scale, ListPage, ListQuery};
 use crate::selectors::{self, FieldSelector, LabelSelector};
 use crate::status::{ApiError, ApiResult};
@@ -143,7 +144,10 @@ async fn list_served(call: &Call<'_>) -> ApiResult<Response> {
         .await?;
     let head = json!({"kind": call.res.list_kind, "apiVersion": call.res.api_version(),
                       "metadata": list_meta(&page)});
-    let body = crate::cpu::heavy(|| crate::kube_json::list_with_items(&head, &page.items));
+    let body = crate::cpu::heavy(|| {
+        let items: Vec<ListItem<'_>> = page.items.iter().map(ListItem).collect();
+        crate::kube_json::list_with_items(&head, &items)
+    });
     Ok(respond_json_bytes(StatusCode::OK, body))
 }
 
@@ -291,7 +295,22 @@ fn render_now(
         }),
         Output::Json | Output::Yaml if single => items.into_iter().next().unwrap_or(json!({})),
         Output::Json | Output::Yaml => json!({
-            "kind": call.res.list_kind, "apiVersion": call.res.api_version(), "metadata": meta, "items": items,
+            "kind": call.res.list_kind, "apiVersion": call.res.api_version(), "metadata": meta,
+            "items": typed_items(call, items),
         }),
     }
+}
+
+/// A built-in kind's list items as kube encodes them: without `kind` and
+/// `apiVersion` (a custom resource's keep them).
+fn typed_items(call: &Call<'_>, mut items: Vec<Value>) -> Vec<Value> {
+    if call.res.custom.is_none() {
+        for item in &mut items {
+            if let Some(fields) = item.as_object_mut() {
+                fields.shift_remove("kind");
+                fields.shift_remove("apiVersion");
+            }
+        }
+    }
+    items
 }

@@ -120,7 +120,7 @@ pub async fn create(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
         ));
     }
     let d = decode_object(call, raw).await?;
-    create_decoded(call, d).await
+    create_decoded(call, d, true).await
 }
 
 /// A create whose decoded object `prepare` changes (or refuses) first, for
@@ -132,14 +132,20 @@ pub(super) async fn create_prepared(
 ) -> ApiResult<Response> {
     let mut d = decode_object(call, raw).await?;
     prepare(&mut d.obj)?;
-    create_decoded(call, d).await
+    create_decoded(call, d, true).await
 }
 
-async fn create_decoded(call: &Call<'_>, d: Decoded) -> ApiResult<Response> {
+/// Creates the decoded object; `tracked`: its create records an Update
+/// entry in managedFields (a server-side apply records its own).
+async fn create_decoded(call: &Call<'_>, d: Decoded, tracked: bool) -> ApiResult<Response> {
     let output = call.output()?;
     let mut opts = call.query.write_options()?;
     let admission = call.admission("CREATE", opts.dry_run);
     opts.admit = &admission;
+    let manager = call.field_manager();
+    if tracked {
+        opts.tracking = Some(call.tracking(&manager));
+    }
     call.query.check_field_manager()?;
     if meta::resource_version(&d.obj).is_some() {
         return Err(ApiError::internal(
@@ -162,6 +168,8 @@ pub async fn update(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     let admission = call.admission("UPDATE", opts.dry_run);
     opts.admit = &admission;
     call.query.check_field_manager()?;
+    let manager = call.field_manager();
+    opts.tracking = Some(call.tracking(&manager));
     if call.req.subresource.as_deref() == Some("scale") {
         let bytes = body::read(raw).await?;
         let mut scale_obj = body::decode(
@@ -270,6 +278,8 @@ async fn patch_with(
     let mut opts = call.query.write_options()?;
     let admission = call.admission("UPDATE", opts.dry_run);
     opts.admit = &admission;
+    let manager = call.field_manager();
+    opts.tracking = Some(call.tracking(&manager));
     let schemas = call.cat.schemas();
     if call.req.subresource.as_deref() == Some("scale") {
         return write_scale(call, opts, |s: Value| {
@@ -421,7 +431,7 @@ async fn apply(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
                 let warnings = validate_fields(call, json.as_bytes(), &mut obj)?;
                 Ok::<_, ApiError>(Decoded { obj, warnings })
             })?;
-            create_decoded(call, decoded).await
+            create_decoded(call, decoded, false).await
         }
         Err(e) => Err(e),
         Ok(_) => {

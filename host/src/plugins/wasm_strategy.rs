@@ -218,7 +218,7 @@ impl WasmStrategy {
         ))
     }
 
-    /// One call of `phase` ("create" or "update"): the prepared object, or 422.
+    /// One call of `phase` ("create", "update" or "default"): the prepared object, or 422.
     async fn call(
         &self,
         phase: &str,
@@ -288,6 +288,17 @@ impl Strategy for WasmStrategy {
         old: &'a Value,
     ) -> BoxFuture<'a, ApiResult<Value>> {
         Box::pin(self.call("update", res, obj, Some(old)))
+    }
+
+    fn defaults<'a>(
+        &'a self,
+        res: &'a ResourceInfo,
+        obj: Value,
+    ) -> BoxFuture<'a, ApiResult<Value>> {
+        match res.custom {
+            None => Box::pin(self.call("default", res, obj, None)),
+            Some(_) => Box::pin(async { Ok(obj) }),
+        }
     }
 
     fn table<'a>(

@@ -258,6 +258,7 @@ impl Controller {
             dry_run: false,
             admit: &NoAdmission,
             propagation: Default::default(),
+            tracking: None,
         };
         let set = move |mut obj: Value| {
             obj["status"] = status.clone();

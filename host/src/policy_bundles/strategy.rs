@@ -46,6 +46,14 @@ impl Strategy for BundlePaths {
         })
     }
 
+    fn defaults<'a>(
+        &'a self,
+        res: &'a ResourceInfo,
+        obj: Value,
+    ) -> BoxFuture<'a, ApiResult<Value>> {
+        self.inner.defaults(res, obj)
+    }
+
     fn table<'a>(
         &'a self,
         res: &'a ResourceInfo,

@@ -99,8 +99,9 @@ pub fn set_create_fields(obj: &mut Value, namespace: Option<&str>) {
 }
 
 /// Carries over what a client may not change on update: uid, creation and
-/// deletion timestamps, generation (recomputed later).
-pub fn keep_system_fields(new: &mut Value, old: &Value) {
+/// deletion timestamps, generation (recomputed later), and, unless the
+/// write's field manager decided them (`keep_managed` false), managedFields.
+pub fn keep_system_fields(new: &mut Value, old: &Value, keep_managed: bool) {
     let old_meta = metadata(old).cloned().unwrap_or_default();
     let m = metadata_mut(new);
     for f in [
@@ -119,7 +120,7 @@ pub fn keep_system_fields(new: &mut Value, old: &Value) {
     m.remove("selfLink");
     // A write that does not mention managedFields keeps them (kube's field
     // manager); an explicit list, even empty, replaces them.
-    if !m.contains_key("managedFields") {
+    if keep_managed && !m.contains_key("managedFields") {
         if let Some(managed) = old_meta.get("managedFields") {
             m.insert("managedFields".into(), managed.clone());
         }

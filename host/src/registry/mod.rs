@@ -31,6 +31,9 @@ pub struct WriteOptions<'a> {
     pub admit: &'a dyn Admit,
     /// For deletes: what the garbage collector does with dependents.
     pub propagation: Propagation,
+    /// Who writes, for the `Update` entry in managedFields (None: the
+    /// write records none, as a server-side apply keeps its own).
+    pub tracking: Option<crate::managed_fields::Tracking<'a>>,
 }
 
 /// DeleteOptions.propagationPolicy.
@@ -76,6 +79,7 @@ impl Default for WriteOptions<'_> {
             dry_run: false,
             admit: &NO_ADMISSION,
             propagation: Propagation::Background,
+            tracking: None,
         }
     }
 }
@@ -386,6 +390,7 @@ impl Registry {
         if let Err(too_large) = checked {
             return Err(self.refuse_oversized(res, ns, obj, too_large).await);
         }
+        let obj = self.track(res, None, obj, &opts).await?;
         let mut obj = opts.admit.mutate(obj, None).await?;
         meta::set_create_fields(&mut obj, ns);
         if res.group.is_empty() && res.plural == "services" {
@@ -424,6 +429,31 @@ impl Registry {
             &res.plural,
             meta::name(&obj).unwrap_or_default(),
         ))
+    }
+
+    /// `obj` with the managedFields its write records (see
+    /// [`crate::managed_fields`]), found on `obj` defaulted.
+    async fn track(
+        &self,
+        res: &ResourceInfo,
+        live: Option<&Value>,
+        mut obj: Value,
+        opts: &WriteOptions<'_>,
+    ) -> ApiResult<Value> {
+        let Some(who) = opts.tracking else {
+            return Ok(obj);
+        };
+        let defaulted = self.strategy.defaults(res, obj.clone()).await?;
+        let managed = crate::cpu::for_request(|| {
+            crate::managed_fields::record(res, live, &obj, &defaulted, &who)
+        });
+        if let Some(m) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+            match managed {
+                Some(entries) => m.insert("managedFields".into(), entries),
+                None => m.remove("managedFields"),
+            };
+        }
+        Ok(obj)
     }
 
     async fn dry_run_create(

@@ -109,6 +109,49 @@ impl Served {
     }
 }
 
+/// A LIST item of a built-in kind: its served JSON without the leading
+/// `kind` and `apiVersion` (kube encodes a typed list's items without
+/// them), cut from the same bytes; watch events and single objects keep
+/// them.
+pub struct ListItem<'a>(pub &'a Served);
+
+impl ListItem<'_> {
+    /// How many bytes after the opening brace are `"kind":…,"apiVersion":…,`
+    /// (0 when the value does not begin with both).
+    fn type_meta_len(&self) -> usize {
+        let b = &self.0.value;
+        let after = expect(b, 0, b"{\"kind\":")
+            .and_then(|at| skip_string(b, at))
+            .and_then(|at| expect(b, at, b",\"apiVersion\":"))
+            .and_then(|at| skip_string(b, at))
+            .and_then(|at| expect(b, at, b","));
+        after.map_or(0, |at| at - 1)
+    }
+}
+
+impl crate::kube_json::Item for ListItem<'_> {
+    fn byte_len(&self) -> usize {
+        self.0.len() - self.type_meta_len()
+    }
+
+    fn write_to(&self, out: &mut Vec<u8>) {
+        let skip = self.type_meta_len();
+        if skip == 0 {
+            return self.0.write_to(out);
+        }
+        let value = &self.0.value;
+        out.push(b'{');
+        match self.0.splice {
+            Some(splice) if splice.at > skip => {
+                out.extend_from_slice(&value[skip + 1..splice.at]);
+                splice.write_to(out);
+                out.extend_from_slice(&value[splice.at..]);
+            }
+            _ => out.extend_from_slice(&value[skip + 1..]),
+        }
+    }
+}
+
 impl crate::kube_json::Item for Served {
     fn byte_len(&self) -> usize {
         Served::len(self)
@@ -318,6 +361,32 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn list_items_leave_out_kind_and_api_version() {
+        use crate::kube_json::Item;
+        let obj = json!({"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "a", "uid": "u"}, "data": {"k": "v"}});
+        let stored = kube_json::to_stored(&obj);
+        let served = Served {
+            value: Bytes::copy_from_slice(&stored),
+            splice: splice(&stored, 7),
+        };
+        let mut out = Vec::new();
+        let item = ListItem(&served);
+        item.write_to(&mut out);
+        assert_eq!(
+            String::from_utf8(out.clone()).unwrap(),
+            r#"{"metadata":{"name":"a","uid":"u","resourceVersion":"7"},"data":{"k":"v"}}"#
+        );
+        assert_eq!(item.byte_len(), out.len());
+        let odd = Served {
+            value: Bytes::from_static(br#"{"metadata":{"name":"a"}}"#),
+            splice: None,
+        };
+        let mut out = Vec::new();
+        ListItem(&odd).write_to(&mut out);
+        assert_eq!(out, br#"{"metadata":{"name":"a"}}"#);
     }
 
     #[test]

@@ -31,6 +31,17 @@ pub trait Strategy: Send + Sync {
         old: &'a Value,
     ) -> BoxFuture<'a, ApiResult<Value>>;
 
+    /// The object as kube's decoder leaves it: its defaults, without the
+    /// strategy's preparation (the fields a write sets, its managedFields,
+    /// are found on it). The default: the object as it is.
+    fn defaults<'a>(
+        &'a self,
+        _res: &'a ResourceInfo,
+        obj: Value,
+    ) -> BoxFuture<'a, ApiResult<Value>> {
+        Box::pin(async { Ok(obj) })
+    }
+
     /// The rows of `objects` (served form) with ages counted to `now`;
     /// `None` when the strategy has no printer for the kind (the default:
     /// the host then prints NAME and CREATED AT).

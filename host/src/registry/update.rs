@@ -95,9 +95,10 @@ impl Registry {
             let mut desired = if deleting {
                 desired
             } else {
-                opts.admit.mutate(desired, Some(&current)).await?
+                let tracked = self.track(res, Some(&current), desired, &opts).await?;
+                opts.admit.mutate(tracked, Some(&current)).await?
             };
-            finish_update(&current, &mut desired, deleting);
+            finish_update(&current, &mut desired, deleting, opts.tracking.is_some());
             if mode == LoopMode::Write {
                 // kube's strategy compares typed objects: the change as Go
                 // decodes it, against the stored (encoded) object.
@@ -205,14 +206,14 @@ fn keep_status(res: &ResourceInfo, current: &Value, mut body: Value) -> Value {
 
 /// System fields the client cannot change (defaults and the generation bump
 /// are the strategy's).
-fn finish_update(current: &Value, desired: &mut Value, deleting: bool) {
+fn finish_update(current: &Value, desired: &mut Value, deleting: bool, tracked: bool) {
     let deletion = meta::metadata(desired).map(|m| {
         (
             m.get("deletionTimestamp").cloned(),
             m.get("deletionGracePeriodSeconds").cloned(),
         )
     });
-    meta::keep_system_fields(desired, current);
+    meta::keep_system_fields(desired, current, !tracked);
     if let (true, Some((Some(ts), grace))) = (deleting, deletion) {
         let m = meta::metadata_mut(desired);
         m.insert("deletionTimestamp".into(), ts);

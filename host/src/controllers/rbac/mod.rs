@@ -63,7 +63,12 @@ async fn create_missing(state: &AppState, obj: Value) -> ApiResult<bool> {
     let ns = meta::meta_str(&obj, "namespace").map(String::from);
     match state
         .registry
-        .create(res, ns.as_deref(), obj, WriteOptions::default())
+        .create(
+            res,
+            ns.as_deref(),
+            obj,
+            super::bootstrap::as_apiserver(state),
+        )
         .await
     {
         Ok(_) => Ok(true),

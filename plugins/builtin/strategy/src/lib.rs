@@ -12,6 +12,8 @@
 //! - "prepare-for-create" / "prepare-for-update": the preparation alone,
 //!   `{"object"}`. "validate": the validation alone, `{"causes"}` (an update
 //!   when `oldObject` is set).
+//! - "default": the decoded object's defaults alone, `{"object"}` (the
+//!   host records managedFields on it).
 //! - "table": kube's printers, `{"columnDefinitions", "rows"}` for the
 //!   call's `objects` (see `table`).
 //!
@@ -70,16 +72,29 @@ impl StrategyPlugin for Strategy {
                 call.old_object.as_ref(),
             )),
             Phase::Table => StrategyAnswer::Raw(table::answer(call)?),
+            Phase::Default => {
+                let mut object = call.object.clone();
+                prepare::defaults_only(resource, &mut object);
+                StrategyAnswer::Object(object)
+            }
         })
     }
 
     /// Create and update without copying the object (a 3 MiB body can be
     /// a million values); the other phases as [`call`](Self::call).
     fn call_owned(mut call: StrategyCall) -> Result<StrategyAnswer, String> {
-        if !matches!(call.phase, Phase::Create | Phase::Update) {
-            return Self::call(&call);
-        }
         let mut object = std::mem::take(&mut call.object);
+        match call.phase {
+            Phase::Create | Phase::Update => {}
+            Phase::Default => {
+                prepare::defaults_only(&call.resource, &mut object);
+                return Ok(StrategyAnswer::Object(object));
+            }
+            _ => {
+                call.object = object;
+                return Self::call(&call);
+            }
+        }
         let old = prepare_in_place(&call, &mut object)?;
         let causes = validation::validate(&call.resource, &object, old);
         Ok(StrategyAnswer::Prepared { object, causes })

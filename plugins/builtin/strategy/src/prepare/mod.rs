@@ -52,6 +52,15 @@ pub fn for_update(resource: &StrategyResource, object: &mut Value, old: &Value) 
     defaults::apply(resource, object);
 }
 
+/// What kube's decoder does to a written object: conversion and defaults,
+/// without the strategy's preparation.
+pub fn defaults_only(resource: &StrategyResource, object: &mut Value) {
+    if object.is_object() {
+        convert(resource, object);
+        defaults::apply(resource, object);
+    }
+}
+
 fn is_crd(resource: &StrategyResource) -> bool {
     resource.group == "apiextensions.k8s.io" && resource.resource == "customresourcedefinitions"
 }
