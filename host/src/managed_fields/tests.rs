@@ -15,9 +15,8 @@ fn track(
     subresource: &str,
 ) -> Option<Value> {
     let (group, plural) = plural;
-    let version = if group == "apps" { "v1" } else { "v1" };
     let res = cat
-        .lookup(group, version, plural)
+        .lookup(group, "v1", plural)
         .expect("a built-in resource");
     let who = Tracking {
         manager,
