@@ -57,18 +57,20 @@ fn cells_row(cells: Vec<Value>) -> Map<String, Value> {
 }
 
 /// The printed rows of a resource's objects, from where its printing rules live.
+/// Also whether they are kube's default table's, whose rows are `null`
+/// when there are none (its convertor leaves the slice nil).
 async fn printed(
     strategy: &dyn Strategy,
     res: &ResourceInfo,
     objects: &[Value],
     now: DateTime<Utc>,
-) -> ApiResult<PrintedRows> {
+) -> ApiResult<(PrintedRows, bool)> {
     if let Some(custom) = &res.custom {
-        return Ok(custom_rows(custom, objects, now));
+        return Ok((custom_rows(custom, objects, now), false));
     }
     Ok(match strategy.table(res, objects, now).await? {
-        Some(rows) => rows,
-        None => default_rows(objects),
+        Some(rows) => (rows, false),
+        None => (default_rows(objects), true),
     })
 }
 
@@ -97,7 +99,7 @@ pub async fn build_table(
     list_meta: Value,
     now: DateTime<Utc>,
 ) -> ApiResult<Value> {
-    let printed = printed(strategy, res, objects, now).await?;
+    let (printed, by_default) = printed(strategy, res, objects, now).await?;
     let rows: Vec<Value> = printed
         .rows
         .into_iter()
@@ -112,7 +114,7 @@ pub async fn build_table(
         "apiVersion": "meta.k8s.io/v1",
         "metadata": table_metadata(&list_meta),
         "columnDefinitions": printed.columns,
-        "rows": rows,
+        "rows": if rows.is_empty() && by_default { Value::Null } else { Value::Array(rows) },
     }))
 }
 

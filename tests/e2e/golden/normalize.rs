@@ -61,18 +61,22 @@ fn drop_credentials(value: &mut Value) {
     }
 }
 
-/// A Table's cells in `date` columns (ages such as `0s`, `5m`) are `<age>`.
+/// Columns whose cells depend on when the answer was given: ages, times.
+const TIME_COLUMNS: &[&str] = &["Age", "Created At", "Last Seen", "First Seen", "Duration"];
+
+/// A Table as compared: cells of time columns (`0s`, `5m`, a creation
+/// time) are `<age>`; a Service's allocated cluster IP and node ports are
+/// `<allocated>`; rows in name order.
 fn table_ages(body: &mut Value) {
     if body.get("kind").and_then(Value::as_str) != Some("Table") {
         return;
     }
-    let columns = body.get("columnDefinitions").and_then(Value::as_array);
-    let dates: Vec<usize> = columns
+    let names: Vec<String> = body
+        .get("columnDefinitions")
+        .and_then(Value::as_array)
         .map(|c| {
             c.iter()
-                .enumerate()
-                .filter(|(_, c)| c.get("format") == Some(&Value::from("date")))
-                .map(|(i, _)| i)
+                .map(|c| c["name"].as_str().unwrap_or("").to_string())
                 .collect()
         })
         .unwrap_or_default();
@@ -84,12 +88,33 @@ fn table_ages(body: &mut Value) {
         .filter_map(|r| r.get_mut("cells"))
         .filter_map(Value::as_array_mut)
     {
-        for i in &dates {
-            if let Some(cell) = cells.get_mut(*i) {
-                *cell = Value::String("<age>".into());
-            }
+        for (cell, name) in cells.iter_mut().zip(&names) {
+            normalize_cell(name, cell);
         }
     }
+    rows.sort_by_key(|r| r.pointer("/cells/0").map(Value::to_string));
+}
+
+fn normalize_cell(column: &str, cell: &mut Value) {
+    let text = cell.as_str().unwrap_or_default();
+    let new = match column {
+        c if TIME_COLUMNS.contains(&c) => "<age>".to_string(),
+        "Cluster-IP" if text != "None" => "<allocated>".to_string(),
+        // `80:31234/TCP`: the node port is allocated.
+        "Port(s)" => text
+            .split(',')
+            .map(|p| match p.split_once(':') {
+                Some((port, rest)) => {
+                    let protocol = rest.split_once('/').map_or("", |r| r.1);
+                    format!("{port}:<allocated>/{protocol}")
+                }
+                None => p.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        _ => return,
+    };
+    *cell = Value::String(new);
 }
 
 /// Server-made metadata: uid (remembered: selectors and labels repeat it),

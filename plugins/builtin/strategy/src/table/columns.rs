@@ -411,6 +411,7 @@ fn config_columns(p: Printer) -> Option<Vec<Column>> {
         Printer::ConfigMap => vec![NAME, text("Data", "Number of data entries."), AGE],
         Printer::ResourceQuota => vec![
             NAME,
+            AGE,
             text(
                 "Request",
                 "Request represents a minimum amount of cpu/memory that a container may consume.",
@@ -420,7 +421,6 @@ fn config_columns(p: Printer) -> Option<Vec<Column>> {
                 "Limits control the maximum amount of cpu/memory that a container may use \
                  independent of contention on the node.",
             ),
-            AGE,
         ],
         Printer::Lease => vec![NAME, text("Holder", "Identity of the lease holder."), AGE],
         Printer::PriorityClass => priority_class(),
@@ -601,7 +601,7 @@ mod tests {
         );
         assert_eq!(
             names(Printer::ResourceQuota),
-            ["Name", "Request", "Limit", "Age"]
+            ["Name", "Age", "Request", "Limit"]
         );
         assert_eq!(
             names(Printer::Event)[..4],

@@ -72,9 +72,9 @@ pub(crate) fn resource_quota_row(obj: &Value, now: DateTime<Utc>) -> Vec<Value> 
     let (request, limit) = quota_usage(obj);
     vec![
         name(obj),
+        age(obj, now),
         Value::from(request),
         Value::from(limit),
-        age(obj, now),
     ]
 }
 

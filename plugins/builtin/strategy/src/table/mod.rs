@@ -15,6 +15,7 @@ mod cluster;
 mod columns;
 mod config;
 mod csi;
+mod descriptions;
 mod extra;
 mod flowcontrol;
 mod network;
@@ -59,7 +60,12 @@ pub fn answer(call: &StrategyCall) -> Result<Value, String> {
         return Ok(json!({}));
     };
     let now = now(call.now.as_deref())?;
-    let column_defs: Vec<Value> = columns(printer).into_iter().map(Column::to_json).collect();
+    let mut column_defs: Vec<Value> = columns(printer).into_iter().map(Column::to_json).collect();
+    descriptions::apply(
+        &call.resource.group,
+        &call.resource.resource,
+        &mut column_defs,
+    );
     let rows: Vec<Value> = call.objects.iter().map(|o| row(printer, o, now)).collect();
     Ok(json!({"columnDefinitions": column_defs, "rows": rows}))
 }
