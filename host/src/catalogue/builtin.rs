@@ -16,7 +16,7 @@ const ALL: &[&str] = &[
     "watch",
 ];
 
-/// Verbs of namespaces and services, which have no `deletecollection`.
+/// Verbs of namespaces, which have no `deletecollection`.
 const NO_DELETECOLLECTION: &[&str] = &[
     "create", "delete", "get", "list", "patch", "update", "watch",
 ];
@@ -146,7 +146,7 @@ const ROWS: &[Row] = &[
     row("", "ConfigMap", "configmaps", &["cm"], NS, NONE),
     row("", "Secret", "secrets", &[], NS, NONE),
     returns_deleted(row("", "ServiceAccount", "serviceaccounts", &["sa"], NS, TOKEN)),
-    returns_deleted(in_all(no_deletecollection(row("", "Service", "services", &["svc"], NS, PROXY_STATUS)))),
+    returns_deleted(in_all(row("", "Service", "services", &["svc"], NS, PROXY_STATUS))),
     row("", "Endpoints", "endpoints", &["ep"], NS, NONE),
     returns_deleted(in_all(row("", "Pod", "pods", &["po"], NS, POD_SUBRESOURCES))),
     row("", "Event", "events", &["ev"], NS, NONE),

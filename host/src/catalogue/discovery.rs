@@ -60,14 +60,36 @@ pub fn api_group(cat: &Catalogue, group: &str) -> Option<Value> {
     Some(Value::Object(out))
 }
 
+/// Built-ins kube stores as another group-version-kind than they are
+/// served: events.k8s.io's Events are core Events; CustomResourceDefinitions
+/// are still stored as apiextensions.k8s.io/v1beta1.
+const STORED_ELSEWHERE: &[(&str, &str, &str)] = &[
+    ("events.k8s.io", "events", "/v1/Event"),
+    (
+        "apiextensions.k8s.io",
+        "customresourcedefinitions",
+        "apiextensions.k8s.io/v1beta1/CustomResourceDefinition",
+    ),
+];
+
 /// kube's `storageVersionHash`: the first 8 bytes of the SHA-256 of the
 /// storage version's `group/version/kind`, base64 (the core group is "").
 fn storage_version_hash(r: &ResourceInfo) -> String {
-    let version = r
-        .custom
-        .as_ref()
-        .map_or(r.version.as_str(), |c| c.storage_version.as_str());
-    let gvk = format!("{}/{}/{}", r.group, version, r.kind);
+    let gvk = match STORED_ELSEWHERE
+        .iter()
+        .find(|(g, p, _)| *g == r.group && *p == r.plural)
+    {
+        Some((_, _, stored)) => stored.to_string(),
+        None => {
+            let version = match (&r.custom, super::conversion::of(r)) {
+                (Some(c), _) => c.storage_version.clone(),
+                (None, Some(conversion)) => conversion.storage_api_version(),
+                (None, None) => super::group_version(&r.group, &r.version),
+            };
+            let version = version.rsplit('/').next().unwrap_or_default().to_string();
+            format!("{}/{version}/{}", r.group, r.kind)
+        }
+    };
     let digest = ring::digest::digest(&ring::digest::SHA256, gvk.as_bytes());
     base64::engine::general_purpose::STANDARD.encode(&digest.as_ref()[..8])
 }
@@ -127,12 +149,19 @@ pub fn api_resource_list(cat: &Catalogue, group: &str, version: &str) -> Option<
     }
     entries.sort_by(|a, b| a.0.cmp(&b.0));
     let list: Vec<Value> = entries.into_iter().map(|(_, v)| v).collect();
-    Some(json!({
+    let mut out = json!({
         "kind": "APIResourceList",
         "apiVersion": "v1",
         "groupVersion": group_version(group, version),
         "resources": list,
-    }))
+    });
+    if group.is_empty() {
+        // kube's legacy /api/v1 list carries no apiVersion.
+        if let Some(fields) = out.as_object_mut() {
+            fields.remove("apiVersion");
+        }
+    }
+    Some(out)
 }
 
 /// `responseKind` of aggregated discovery: group and version are left empty
