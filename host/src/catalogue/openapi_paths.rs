@@ -624,11 +624,12 @@ mod tests {
     }
 
     #[test]
-    fn services_have_no_deletecollection_operation() {
+    fn namespaces_have_no_deletecollection_operation_and_services_do() {
         let cat = Catalogue::builtin();
         let paths = gv_paths(&cat, "", "v1");
+        assert!(paths["/api/v1/namespaces"].get("delete").is_none());
         let svc = &paths["/api/v1/namespaces/{namespace}/services"];
-        assert!(svc.get("delete").is_none());
+        assert_eq!(svc["delete"]["operationId"], "deleteCoreV1CollectionNamespacedService");
         assert!(svc.get("post").is_some());
         let nodes = &paths["/api/v1/nodes"];
         assert_eq!(nodes["get"]["operationId"], "listCoreV1Node");
