@@ -41,14 +41,13 @@ fn json_patch_copies_that_blow_up_an_object_are_refused() {
         (422, Some("Invalid")),
         "{status}"
     );
-    let cause = status["details"]["causes"][0]["message"]
-        .as_str()
-        .unwrap_or_default();
-    assert!(
-        cause.starts_with("Unable to complete the copy, the accumulated size increase of copy is")
-            && cause.ends_with("exceeding the limit 3145728"),
-        "{status}"
+    // kube-apiserver 1.32 names no cause for a JSON patch that cannot be
+    // applied, this one included (checked against the real server).
+    assert_eq!(
+        status["message"],
+        "the server rejected our request due to an error in our request"
     );
+    assert_eq!(status["details"], json!({}), "{status}");
     let (_, cm) = s.get_json(&format!("{CONFIGMAPS}/seed"));
     assert_eq!(
         cm["data"].as_object().map(|d| d.len()),

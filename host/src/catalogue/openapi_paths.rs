@@ -629,7 +629,10 @@ mod tests {
         let paths = gv_paths(&cat, "", "v1");
         assert!(paths["/api/v1/namespaces"].get("delete").is_none());
         let svc = &paths["/api/v1/namespaces/{namespace}/services"];
-        assert_eq!(svc["delete"]["operationId"], "deleteCoreV1CollectionNamespacedService");
+        assert_eq!(
+            svc["delete"]["operationId"],
+            "deleteCoreV1CollectionNamespacedService"
+        );
         assert!(svc.get("post").is_some());
         let nodes = &paths["/api/v1/nodes"];
         assert_eq!(nodes["get"]["operationId"], "listCoreV1Node");

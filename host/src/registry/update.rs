@@ -160,6 +160,21 @@ impl Registry {
                 "the name of the object ({body_name}) does not match the name on the URL ({name})"
             )));
         }
+        if subresource == Some("finalize") {
+            // kube's namespace finalize strategy: only spec.finalizers change.
+            let finalizers = body.pointer("/spec/finalizers").cloned();
+            let rv = meta::resource_version(&body).map(String::from);
+            return self
+                .guaranteed_update_own_rules(res, ns, name, opts, &|mut current: Value| {
+                    current["spec"]["finalizers"] = finalizers.clone().unwrap_or(Value::Null);
+                    if let Some(rv) = &rv {
+                        meta::metadata_mut(&mut current)
+                            .insert("resourceVersion".into(), json!(rv));
+                    }
+                    Ok(current)
+                })
+                .await;
+        }
         let status_only = subresource == Some("status");
         self.guaranteed_update(res, ns, name, opts, &|current: Value| {
             Ok(if status_only {
