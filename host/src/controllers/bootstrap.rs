@@ -116,6 +116,63 @@ pub async fn bootstrap_kubernetes_service(state: &AppState) -> ApiResult<()> {
     }
 }
 
+/// Creates those of `objects` that do not exist yet, several at a time (the
+/// store commits writes that arrive together with one sync), as
+/// kube-apiserver creates its bootstrap objects: restarts and concurrent
+/// replicas are safe, and a user's change to one is kept. `what` names them
+/// in the log.
+pub async fn create_missing_objects(
+    state: &AppState,
+    objects: Vec<serde_json::Value>,
+    what: &str,
+) -> ApiResult<()> {
+    use futures_util::StreamExt;
+    let outcomes: Vec<ApiResult<bool>> = futures_util::stream::iter(objects)
+        .map(|obj| create_missing(state, obj))
+        .buffer_unordered(BOOTSTRAP_WRITERS)
+        .collect()
+        .await;
+    let mut created = 0;
+    for outcome in outcomes {
+        created += usize::from(outcome?);
+    }
+    if created > 0 {
+        tracing::info!(created, what, "created bootstrap objects");
+    }
+    Ok(())
+}
+
+/// Bootstrap objects written at once.
+const BOOTSTRAP_WRITERS: usize = 16;
+
+/// Creates `obj` (a built-in kind) unless it exists: whether it was created.
+async fn create_missing(state: &AppState, obj: serde_json::Value) -> ApiResult<bool> {
+    let text = |p: &str| {
+        obj.pointer(p)
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+    };
+    let (group, version) = text("/apiVersion")
+        .rsplit_once('/')
+        .unwrap_or(("", text("/apiVersion")));
+    let res = state
+        .catalogue
+        .builtin()
+        .by_kind(group, version, text("/kind"))
+        .ok_or_else(|| ApiError::internal(format!("{} is not served", text("/kind"))))?;
+    let ns = text("/metadata/namespace");
+    let ns = (!ns.is_empty()).then(|| ns.to_string());
+    match state
+        .registry
+        .create(res, ns.as_deref(), obj.clone(), as_apiserver(state))
+        .await
+    {
+        Ok(_) => Ok(true),
+        Err(e) if e.code == 409 => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
 /// kube-apiserver's own write (recorded under its name in managedFields).
 pub fn as_apiserver(state: &AppState) -> WriteOptions<'_> {
     WriteOptions {

@@ -6,30 +6,13 @@
 //! (restarts and concurrent replicas are safe); a user's change to one is
 //! kept. Only the objects: Capstan does not enforce priority and fairness.
 
-use crate::catalogue::ResourceInfo;
-use crate::registry::{meta, WriteOptions};
 use crate::state::AppState;
 use crate::status::{ApiError, ApiResult};
-use futures_util::StreamExt;
 use serde_json::Value;
 
 /// The objects of a fresh kube-apiserver 1.32 (see `bootstrap-configuration.json`'s
 /// provenance in ARCHITECTURE.md).
 const CONFIGURATION: &str = include_str!("flowcontrol/bootstrap-configuration.json");
-
-const GROUP: &str = "flowcontrol.apiserver.k8s.io";
-
-/// Objects written at once.
-const WRITERS: usize = 8;
-
-fn resource<'a>(state: &'a AppState, kind: &str) -> ApiResult<&'a ResourceInfo> {
-    let plural = format!("{}s", kind.to_ascii_lowercase());
-    state
-        .catalogue
-        .builtin()
-        .lookup(GROUP, "v1", &plural)
-        .ok_or_else(|| ApiError::internal(format!("{plural} are not served")))
-}
 
 /// The bootstrap objects, priority levels first (the schemas name them).
 pub fn objects() -> ApiResult<Vec<Value>> {
@@ -39,38 +22,8 @@ pub fn objects() -> ApiResult<Vec<Value>> {
 
 /// Creates the bootstrap objects that do not exist yet.
 pub async fn bootstrap(state: &AppState) -> ApiResult<()> {
-    let outcomes: Vec<ApiResult<bool>> = futures_util::stream::iter(objects()?)
-        .map(|obj| create_missing(state, obj))
-        .buffer_unordered(WRITERS)
-        .collect()
-        .await;
-    let mut created = 0;
-    for outcome in outcomes {
-        created += usize::from(outcome?);
-    }
-    if created > 0 {
-        tracing::info!(created, "created the flowcontrol bootstrap configuration");
-    }
-    Ok(())
-}
-
-/// Creates `obj` unless it exists: whether it was created.
-async fn create_missing(state: &AppState, obj: Value) -> ApiResult<bool> {
-    let kind = obj["kind"].as_str().unwrap_or_default().to_string();
-    let res = resource(state, &kind)?;
-    let name = meta::name(&obj).unwrap_or_default().to_string();
-    if state.registry.get(res, None, &name).await.is_ok() {
-        return Ok(false);
-    }
-    match state
-        .registry
-        .create(res, None, obj, WriteOptions::default())
-        .await
-    {
-        Ok(_) => Ok(true),
-        Err(e) if e.code == 409 => Ok(false),
-        Err(e) => Err(e),
-    }
+    let what = "the flowcontrol bootstrap configuration";
+    super::bootstrap::create_missing_objects(state, objects()?, what).await
 }
 
 #[cfg(test)]

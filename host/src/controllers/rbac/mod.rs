@@ -32,49 +32,12 @@ fn resource<'a>(state: &'a AppState, kind: &str) -> ApiResult<&'a ResourceInfo> 
         .ok_or_else(|| ApiError::internal(format!("{plural} are not served")))
 }
 
-/// Creates the bootstrap objects that do not exist yet, several at a time
-/// (the store commits writes that arrive together with one sync).
+/// Creates the bootstrap objects that do not exist yet.
 pub async fn bootstrap(state: &AppState) -> ApiResult<()> {
     let mut objects: Vec<Value> = serde_json::from_str(BOOTSTRAP_POLICY)
         .map_err(|e| ApiError::internal(format!("bootstrap policy: {e}")))?;
     objects.extend(crate::policy_reports::rbac::cluster_roles());
-    let outcomes: Vec<ApiResult<bool>> = futures_util::stream::iter(objects)
-        .map(|obj| create_missing(state, obj))
-        .buffer_unordered(BOOTSTRAP_WRITERS)
-        .collect()
-        .await;
-    let mut created = 0;
-    for outcome in outcomes {
-        created += usize::from(outcome?);
-    }
-    if created > 0 {
-        tracing::info!(created, "created the bootstrap RBAC policy");
-    }
-    Ok(())
-}
-
-/// Bootstrap objects written at once.
-const BOOTSTRAP_WRITERS: usize = 16;
-
-/// Creates `obj` unless it exists: whether it was created.
-async fn create_missing(state: &AppState, obj: Value) -> ApiResult<bool> {
-    let kind = obj["kind"].as_str().unwrap_or_default().to_string();
-    let res = resource(state, &kind)?;
-    let ns = meta::meta_str(&obj, "namespace").map(String::from);
-    match state
-        .registry
-        .create(
-            res,
-            ns.as_deref(),
-            obj,
-            super::bootstrap::as_apiserver(state),
-        )
-        .await
-    {
-        Ok(_) => Ok(true),
-        Err(e) if e.code == 409 => Ok(false),
-        Err(e) => Err(e),
-    }
+    super::bootstrap::create_missing_objects(state, objects, "the bootstrap RBAC policy").await
 }
 
 /// Runs the aggregation controller until the server stops; restarts on errors.
