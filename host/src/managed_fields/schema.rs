@@ -9,9 +9,6 @@ use serde_json::Value;
 
 use crate::patch::SchemaLookup;
 
-/// Longest `$ref` chain followed (guards against cycles).
-const MAX_REF_DEPTH: usize = 32;
-
 /// How the items of a list are told apart.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ListType {
@@ -39,7 +36,7 @@ impl<'a> Type<'a> {
     fn at(property: Option<&'a Value>, lookup: &'a dyn SchemaLookup) -> Self {
         Type {
             property,
-            node: property.map(|p| resolve(p, lookup)),
+            node: property.map(|p| crate::patch::resolve_schema(p, lookup)),
             lookup,
         }
     }
@@ -131,27 +128,4 @@ impl<'a> Type<'a> {
             .map(str::to_string)
             .collect()
     }
-}
-
-/// Follows `$ref` and single-reference `allOf` wrappers to the real schema.
-fn resolve<'a>(mut node: &'a Value, lookup: &'a dyn SchemaLookup) -> &'a Value {
-    for _ in 0..MAX_REF_DEPTH {
-        let next = match (node.get("$ref"), node.get("allOf")) {
-            (Some(Value::String(reference)), _) => lookup.schema(component_name(reference)),
-            (_, Some(Value::Array(parts))) => parts.iter().find(|p| p.get("$ref").is_some()),
-            _ => None,
-        };
-        match next {
-            Some(next) => node = next,
-            None => return node,
-        }
-    }
-    node
-}
-
-fn component_name(reference: &str) -> &str {
-    reference
-        .strip_prefix("#/components/schemas/")
-        .or_else(|| reference.strip_prefix("#/definitions/"))
-        .unwrap_or(reference)
 }

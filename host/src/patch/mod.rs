@@ -10,6 +10,8 @@ mod json;
 mod merge;
 mod strategic;
 
+pub(crate) use strategic::schema::resolve as resolve_schema;
+
 pub use error::PatchError;
 pub use strategic::strategic_merge;
 

@@ -157,8 +157,9 @@ fn list_type_meta(prop: &Value) -> Option<PatchMeta> {
     }
 }
 
-/// Follows `$ref` and single-reference `allOf` wrappers to the real schema.
-fn resolve<'a>(mut node: &'a Value, lookup: &'a dyn SchemaLookup) -> &'a Value {
+/// Follows `$ref` and single-reference `allOf` wrappers to the real schema
+/// (also the field manager's, `crate::patch::resolve_schema`).
+pub(crate) fn resolve<'a>(mut node: &'a Value, lookup: &'a dyn SchemaLookup) -> &'a Value {
     for _ in 0..MAX_REF_DEPTH {
         let next = match (node.get("$ref"), node.get("allOf")) {
             (Some(Value::String(reference)), _) => lookup.schema(component_name(reference)),
