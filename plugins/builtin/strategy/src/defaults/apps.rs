@@ -105,11 +105,7 @@ fn claim_template(claim: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn with(f: fn(&mut Value), mut object: Value) -> Value {
-        f(&mut object);
-        object
-    }
+    use crate::defaults::with;
 
     #[test]
     fn a_minimal_deployment() {

@@ -83,11 +83,7 @@ pub fn cron_job(object: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn with(f: fn(&mut Value), mut object: Value) -> Value {
-        f(&mut object);
-        object
-    }
+    use crate::defaults::with;
 
     #[test]
     fn a_minimal_job() {

@@ -47,11 +47,7 @@ pub fn api_service(object: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn with(f: fn(&mut Value), mut object: Value) -> Value {
-        f(&mut object);
-        object
-    }
+    use crate::defaults::with;
 
     #[test]
     fn storage_and_priority_classes() {

@@ -247,11 +247,7 @@ fn pod_cidrs(spec: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn with(f: fn(&mut Value), mut object: Value) -> Value {
-        f(&mut object);
-        object
-    }
+    use crate::defaults::with;
 
     #[test]
     fn a_minimal_service() {

@@ -78,6 +78,13 @@ fn validating_webhooks(object: &mut Value) {
     crate::webhooks::defaults(object, false);
 }
 
+/// `object` after the defaulter `f` (the kinds' tests).
+#[cfg(test)]
+pub(crate) fn with(f: fn(&mut Value), mut object: Value) -> Value {
+    f(&mut object);
+    object
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

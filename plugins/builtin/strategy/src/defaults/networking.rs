@@ -49,11 +49,7 @@ pub fn endpoint_slice(object: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn with(f: fn(&mut Value), mut object: Value) -> Value {
-        f(&mut object);
-        object
-    }
+    use crate::defaults::with;
 
     #[test]
     fn network_policy_types_follow_the_rules_given() {
