@@ -27,6 +27,9 @@ pub(super) fn quantity(v: Value, round_milli: bool) -> Value {
         Value::Number(n) => n.to_string(),
         _ => return v,
     };
+    if let Some(clamped) = beyond_int64(&text) {
+        return Value::from(clamped);
+    }
     let Ok(q) = Quantity::parse(&text) else {
         return v;
     };
@@ -40,6 +43,24 @@ pub(super) fn quantity(v: Value, round_milli: bool) -> Value {
         return Value::from(text);
     }
     Value::from(q.to_string())
+}
+
+/// `ParseQuantity` caps a value beyond ±(2^63 - 1) units at that bound
+/// (kube-apiserver 1.32 answers `99999999999999999999999999999Ei` as
+/// `9223372036854775807`).
+fn beyond_int64(text: &str) -> Option<String> {
+    let (sign, unsigned) = match text.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", text.strip_prefix('+').unwrap_or(text)),
+    };
+    let end = unsigned
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(unsigned.len());
+    let (number, suffix) = unsigned.split_at(end);
+    let (binary, exponent) = suffix_exponent(suffix)?;
+    let base: f64 = if binary { 2.0 } else { 10.0 };
+    let value = number.parse::<f64>().ok()? * base.powi(exponent);
+    (value >= i64::MAX as f64).then(|| format!("{sign}9223372036854775807"))
 }
 
 /// Whether `ParseQuantity`'s fast path keeps the text it parsed (so

@@ -215,3 +215,16 @@ fn every_struct_reference_resolves() {
         .lookup("io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService")
         .is_some());
 }
+
+/// kube-apiserver 1.32's answer for a LimitRange with such a `max`
+/// (checked against the real server).
+#[test]
+fn quantities_beyond_int64_are_capped_as_go_caps_them() {
+    let huge = json!("99999999999999999999999999999Ei");
+    assert_eq!(quantity(huge, false), json!("9223372036854775807"));
+    assert_eq!(
+        quantity(json!("-1e30"), false),
+        json!("-9223372036854775807")
+    );
+    assert_eq!(quantity(json!("7Ei"), false), json!("7Ei"));
+}
