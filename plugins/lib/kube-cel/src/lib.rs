@@ -82,7 +82,9 @@ pub fn context() -> Context<'static, 'static> {
 
 /// Compiles `expression` for [`context`].
 pub fn compile(expression: &str) -> Result<Program, String> {
-    ENV.compile(expression).map_err(|e| e.to_string())
+    // cel-go indents the quoted source line and its pointer by one space.
+    ENV.compile(expression)
+        .map_err(|e| e.to_string().replace("\n|", "\n |"))
 }
 
 #[cfg(test)]

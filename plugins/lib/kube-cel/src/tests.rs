@@ -371,3 +371,14 @@ fn optionals() {
         "[1, 2][?5].orValue(7) == 7",
     ]);
 }
+
+/// cel-go's wording, as kube-apiserver 1.32 answers a ValidatingAdmissionPolicy
+/// whose expression does not parse (checked against the real server).
+#[test]
+fn compile_errors_quote_the_source_as_cel_go() {
+    let err = crate::compile("object.metadata.name ===").unwrap_err();
+    assert!(
+        err.starts_with("ERROR: <input>:1:24: Syntax error: token recognition error at: '='\n | object.metadata.name ===\n | .......................^"),
+        "{err}"
+    );
+}

@@ -286,12 +286,7 @@ fn located(text: &str, start: usize, message: &str) -> String {
 /// Compiles `text` in kube's environment: `self` and `oldSelf` only; a
 /// rule must be able to be a bool, a messageExpression a string.
 fn program(text: &str, rule: bool) -> Result<Program, String> {
-    let program = crate::ENV.compile(text).map_err(|e| {
-        format!(
-            "compilation failed: {}",
-            e.to_string().replace("\n|", "\n |")
-        )
-    })?;
+    let program = crate::compile(text).map_err(|e| format!("compilation failed: {e}"))?;
     if let Some(error) = undeclared(&program, text) {
         return Err(format!("compilation failed: {error}"));
     }
