@@ -102,7 +102,8 @@ fn compare(capstan: &Endpoint, want: &Recorded) -> Vec<String> {
 
 /// Records the real kube-apiserver's answers into `tests/golden/answers`
 /// (`GOLDEN_KUBE_URL`, default the oracle's `https://127.0.0.1:16443`;
-/// `GOLDEN_KUBE_DIR`, default `~/.cache/kube-oracle`, for its CA and token).
+/// `GOLDEN_KUBE_DIR`, default `~/.cache/kube-oracle`, for its CA and token;
+/// `GOLDEN_RECORD_ONLY=<set/name prefix>` records only those answers).
 #[test]
 #[ignore = "needs the real kube-apiserver: see tests/golden/README.md"]
 fn record_kube_answers() {
@@ -124,7 +125,11 @@ fn record_kube_answers() {
         .to_string();
     let scratch = tempfile::tempdir().expect("temp dir");
     let kube = Endpoint::kube(&url, &dir.join("pki/ca.crt"), &token, scratch.path());
+    let only = std::env::var("GOLDEN_RECORD_ONLY").unwrap_or_default();
     for case in cases::all(&kube) {
+        if !format!("{}/{}", case.set, case.name).starts_with(&only) {
+            continue;
+        }
         let mut answer = kube.send(&case.request);
         normalize::normalize(&case.request, &mut answer.body);
         let recorded = Recorded {
