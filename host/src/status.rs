@@ -12,7 +12,9 @@ pub struct ApiError {
     pub code: u16,
     pub reason: &'static str,
     pub message: String,
-    pub details: Option<Value>,
+    pub details: Option<Box<Value>>,
+    /// The Status's `metadata.continue` (kube's inconsistent-continue 410).
+    pub list_continue: Option<String>,
 }
 
 /// `a` for one problem, `[a, b]` for several, as kube-apiserver words them.
@@ -104,6 +106,7 @@ impl ApiError {
             reason,
             message: message.into(),
             details: None,
+            list_continue: None,
         }
     }
 
@@ -113,14 +116,14 @@ impl ApiError {
             qualified_resource(group, resource)
         );
         ApiError {
-            details: Some(name_details(group, resource, name)),
+            details: Some(Box::new(name_details(group, resource, name))),
             ..Self::new(404, "NotFound", message)
         }
     }
 
     pub fn no_such_route() -> Self {
         ApiError {
-            details: Some(json!({})),
+            details: Some(Box::new(json!({}))),
             ..Self::new(
                 404,
                 "NotFound",
@@ -135,7 +138,7 @@ impl ApiError {
             qualified_resource(group, resource)
         );
         ApiError {
-            details: Some(name_details(group, resource, name)),
+            details: Some(Box::new(name_details(group, resource, name))),
             ..Self::new(409, "AlreadyExists", message)
         }
     }
@@ -146,7 +149,7 @@ impl ApiError {
             qualified_resource(group, resource)
         );
         ApiError {
-            details: Some(name_details(group, resource, name)),
+            details: Some(Box::new(name_details(group, resource, name))),
             ..Self::new(409, "Conflict", message)
         }
     }
@@ -179,7 +182,7 @@ impl ApiError {
                 .collect(),
         );
         ApiError {
-            details: Some(details),
+            details: Some(Box::new(details)),
             ..Self::new(422, "Invalid", message)
         }
     }
@@ -225,7 +228,7 @@ impl ApiError {
 
     pub fn method_not_allowed(message: impl Into<String>) -> Self {
         ApiError {
-            details: Some(json!({})),
+            details: Some(Box::new(json!({}))),
             ..Self::new(405, "MethodNotAllowed", message)
         }
     }
@@ -255,7 +258,7 @@ impl ApiError {
     /// kube's router: no route produces a media type the client accepts.
     pub fn no_representation(available: &str) -> Self {
         ApiError {
-            details: Some(json!({})),
+            details: Some(Box::new(json!({}))),
             ..Self::new(
                 406,
                 "NotAcceptable",
@@ -267,7 +270,7 @@ impl ApiError {
     /// kube's router: a PATCH whose content type no patch route consumes.
     pub fn no_route_for_media_type() -> Self {
         ApiError {
-            details: Some(json!({})),
+            details: Some(Box::new(json!({}))),
             ..Self::new(415, "UnsupportedMediaType", "415: Unsupported Media Type")
         }
     }
@@ -333,7 +336,7 @@ impl ApiError {
             details["retryAfterSeconds"] = json!(retry_after);
         }
         ApiError {
-            details: Some(details),
+            details: Some(Box::new(details)),
             ..Self::new(429, "TooManyRequests", message)
         }
     }
@@ -363,10 +366,10 @@ impl ApiError {
     /// the store has not reached (clients retry after a second).
     pub fn too_large_resource_version(requested: i64, current: i64) -> Self {
         ApiError {
-            details: Some(json!({
+            details: Some(Box::new(json!({
                 "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
                 "retryAfterSeconds": 1,
-            })),
+            }))),
             ..Self::timeout(format!(
                 "Timeout: Too large resource version: {requested}, current: {current}"
             ))
@@ -378,14 +381,18 @@ impl ApiError {
         let mut s = serde_json::Map::new();
         s.insert("kind".into(), json!("Status"));
         s.insert("apiVersion".into(), json!("v1"));
-        s.insert("metadata".into(), json!({}));
+        let metadata = match &self.list_continue {
+            Some(token) => json!({"continue": token}),
+            None => json!({}),
+        };
+        s.insert("metadata".into(), metadata);
         s.insert("status".into(), json!("Failure"));
         s.insert("message".into(), json!(self.message));
         if !self.reason.is_empty() {
             s.insert("reason".into(), json!(self.reason));
         }
         if let Some(d) = &self.details {
-            s.insert("details".into(), d.clone());
+            s.insert("details".into(), (**d).clone());
         }
         s.insert("code".into(), json!(self.code));
         Value::Object(s)

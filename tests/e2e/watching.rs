@@ -210,3 +210,45 @@ fn concurrent_watchers_each_see_events_in_their_own_form() {
         "{partial:?}"
     );
 }
+
+/// A list continued after its revision was compacted: kube's 410 with a
+/// token that continues from the same place at the latest revision.
+#[test]
+fn continuing_a_compacted_list_gets_410_with_an_inconsistent_continue_token() {
+    let s = Server::start_with(&["--history-revisions", "1", "--compaction-interval", "1"]);
+    for i in 0..5 {
+        s.ok(&["create", "configmap", &format!("c{i}")]);
+    }
+    let base = "/api/v1/namespaces/default/configmaps";
+    let (_, page) = s.get_json(&format!("{base}?limit=2"));
+    let token = page["metadata"]["continue"].as_str().unwrap().to_string();
+    for name in ["c1a", "c1b"] {
+        s.ok(&["create", "configmap", name]);
+    }
+    let mut expired = serde_json::Value::Null;
+    let gone = eventually(Duration::from_secs(10), || {
+        let (code, body) = s.get_json(&format!("{base}?limit=10&continue={token}"));
+        expired = body;
+        code == 410
+    });
+    assert!(gone, "the compacted token must be refused: {expired}");
+    assert_eq!(expired["reason"], "Expired");
+    assert!(
+        expired["message"]
+            .as_str()
+            .unwrap()
+            .contains("Continuing with the provided token results in an inconsistent list"),
+        "{expired}"
+    );
+    let fresh = expired["metadata"]["continue"].as_str().expect("a token");
+    let (code, rest) = s.get_json(&format!("{base}?limit=10&continue={fresh}"));
+    assert_eq!(code, 200, "{rest}");
+    let names: Vec<&str> = rest["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|o| o["metadata"]["name"].as_str())
+        .collect();
+    // The rest after c1, as it is now: c1a and c1b were created after the first page.
+    assert_eq!(names, ["c1a", "c1b", "c2", "c3", "c4", "kube-root-ca.crt"]);
+}

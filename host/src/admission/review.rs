@@ -263,7 +263,8 @@ fn denial(status: Option<&Value>, entry: &str, verbatim: bool) -> ApiError {
         code,
         reason,
         message,
-        details: st.get("details").cloned(),
+        details: st.get("details").cloned().map(Box::new),
+        list_continue: None,
     }
 }
 

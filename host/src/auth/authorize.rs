@@ -146,7 +146,7 @@ pub fn forbidden(attrs: &Attributes, reason: &str) -> ApiError {
         details["group"] = json!(r.group);
     }
     let mut err = ApiError::forbidden(message);
-    err.details = Some(details);
+    err.details = Some(Box::new(details));
     err
 }
 

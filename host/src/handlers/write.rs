@@ -455,7 +455,7 @@ fn apply_error(e: ApplyError) -> ApiError {
                 })
                 .collect();
             ApiError {
-                details: Some(json!({"causes": Value::Array(causes)})),
+                details: Some(Box::new(json!({"causes": Value::Array(causes)}))),
                 ..ApiError::new(409, "Conflict", apply::conflict_message(&conflicts))
             }
         }
@@ -467,6 +467,7 @@ pub(super) fn patch_error(e: patch::PatchError) -> ApiError {
         code: e.status_code(),
         reason: e.reason(),
         message: e.status_message(),
-        details: e.details(),
+        details: e.details().map(Box::new),
+        list_continue: None,
     }
 }

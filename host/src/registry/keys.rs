@@ -52,6 +52,8 @@ const INVALID_KEY: &str = "continue key is not valid";
 
 /// Decodes a continue token into (revision, exclusive start key), refusing
 /// it with kube's 400 `invalid continue token: …` (DecodeContinue's errors).
+/// A negative revision (kube writes -1 into the token of an
+/// inconsistent-continue 410) means "continue at the latest revision".
 pub fn decode_continue(token: &str, prefix: &str) -> ApiResult<(i64, String)> {
     let bad = |why: String| ApiError::bad_request(format!("invalid continue token: {why}"));
     let generic = |why: String| bad(format!("{INVALID_KEY}: {why}"));
@@ -76,7 +78,7 @@ pub fn decode_continue(token: &str, prefix: &str) -> ApiResult<(i64, String)> {
         }
     }
     let rv = v["rv"].as_i64().unwrap_or_default();
-    if rv <= 0 {
+    if rv == 0 {
         return Err(bad(format!(
             "{INVALID_KEY}: incorrect encoded start resourceVersion (version meta.k8s.io/v1)"
         )));

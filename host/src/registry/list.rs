@@ -100,10 +100,11 @@ impl Registry {
         let (mut revision, mut start) = match q.continue_token {
             Some(t) => {
                 let (rv, start) = keys::decode_continue(t, &prefix)?;
-                (Some(rv), Some(start))
+                (Some(rv).filter(|rv| *rv > 0), Some(start))
             }
             None => (q.exact_revision, None),
         };
+        let resume = start.clone();
         let limit = q.limit.filter(|l| *l > 0);
         let mut items = Vec::new();
         loop {
@@ -117,7 +118,7 @@ impl Registry {
                 Some(seen) => self.storage.range_recent(req, seen).await,
                 None => self.storage.range(req).await,
             };
-            let page = page.map_err(|e| list_error(res, e, q.continue_token.is_some()))?;
+            let page = page.map_err(|e| list_error(res, e, resume.as_deref(), &prefix))?;
             revision = Some(page.revision);
             let last_key = page.kvs.last().map(|kv| kv.key.clone());
             items.extend(take(page.kvs).await?);
@@ -226,12 +227,18 @@ fn served_of(kv: &KeyValue, decoded: Option<&Value>) -> ApiResult<Served> {
     })
 }
 
-fn list_error(res: &ResourceInfo, e: StorageError, continuing: bool) -> ApiError {
-    match e {
-        StorageError::Compacted { .. } if continuing => ApiError::gone(
-            "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
-        ),
-        other => storage_error(res, "", other),
+/// kube's 410 for a continue token whose revision was compacted: the
+/// Status carries a token (revision -1) that continues the list at the
+/// latest revision from where the client's token pointed.
+const INCONSISTENT_CONTINUE: &str = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
+
+fn list_error(res: &ResourceInfo, e: StorageError, resume: Option<&str>, prefix: &str) -> ApiError {
+    match (e, resume) {
+        (StorageError::Compacted { .. }, Some(after)) => ApiError {
+            list_continue: Some(keys::encode_continue(-1, after, prefix)),
+            ..ApiError::gone(INCONSISTENT_CONTINUE)
+        },
+        (other, _) => storage_error(res, "", other),
     }
 }
 
@@ -240,7 +247,7 @@ mod tests {
     use super::*;
     use crate::catalogue::Catalogue;
     use crate::registry::WriteOptions;
-    use crate::storage::{CachedStorage, SqliteStorage};
+    use crate::storage::{CachedStorage, SqliteStorage, Storage};
     use serde_json::json;
     use std::sync::Arc;
     use std::time::Duration;
@@ -318,5 +325,65 @@ mod tests {
             .expect("list");
         assert_eq!(names(&rest.items), ["e"]);
         assert!(rest.continue_token.is_none());
+    }
+
+    #[tokio::test]
+    async fn a_compacted_continue_token_gets_a_token_for_the_rest_at_the_latest_revision() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let sqlite = SqliteStorage::open(&dir.path().join("db")).expect("store");
+        let cache = Arc::new(CachedStorage::start(Arc::new(sqlite)));
+        assert!(cache.wait_synced(Duration::from_secs(5)).await);
+        let registry = Registry::new(cache.clone());
+        let res = Catalogue::builtin()
+            .lookup("", "v1", "configmaps")
+            .expect("served")
+            .clone();
+        let create = |name: &str| json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "d"}});
+        for name in ["a", "b", "c"] {
+            let opts = WriteOptions::default();
+            registry
+                .create(&res, Some("d"), create(name), opts)
+                .await
+                .expect("created");
+        }
+        let q = ListQuery {
+            limit: Some(1),
+            ..ListQuery::default()
+        };
+        let first = registry.list(&res, Some("d"), &q).await.expect("list");
+        let token = first.continue_token.expect("more");
+        let opts = WriteOptions::default();
+        registry
+            .create(&res, Some("d"), create("bb"), opts)
+            .await
+            .expect("created");
+        let latest = cache.current_revision().await.expect("revision");
+        cache.compact(latest).await.expect("compacted");
+
+        let q = ListQuery {
+            limit: Some(10),
+            continue_token: Some(&token),
+            ..ListQuery::default()
+        };
+        let Err(err) = registry.list(&res, Some("d"), &q).await else {
+            panic!("a compacted token must be refused");
+        };
+        assert_eq!((err.code, err.reason), (410, "Expired"));
+        assert!(err.message.contains("inconsistent list"), "{}", err.message);
+        let fresh = err.list_continue.clone().expect("a token in the Status");
+        assert_eq!(err.to_status()["metadata"]["continue"], json!(fresh));
+
+        let q = ListQuery {
+            continue_token: Some(&fresh),
+            ..q
+        };
+        let rest = registry.list(&res, Some("d"), &q).await.expect("list");
+        let names: Vec<&str> = rest
+            .items
+            .iter()
+            .filter_map(|o| o["metadata"]["name"].as_str())
+            .collect();
+        assert_eq!(names, ["b", "bb", "c"], "the rest, as it is now");
+        assert_eq!(rest.revision, latest);
     }
 }
