@@ -8,6 +8,7 @@
 set -euo pipefail
 KUBECONFIG=${1:?kubeconfig of the server to test}
 REPORT=${2:-$(mktemp -d)}
+mkdir -p "$REPORT"
 E2E=${E2E_TEST:-$HOME/.cache/kube-oracle/bin/e2e.test}
 K="${KUBECTL:-/usr/lib/google-cloud-sdk/bin/kubectl.1.33} --kubeconfig $KUBECONFIG"
 FOCUS=${FOCUS:-'\[sig-api-machinery\].*\[Conformance\]'}
