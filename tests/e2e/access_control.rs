@@ -203,3 +203,66 @@ fn escalation_is_refused_and_impersonation_needs_permission() {
     .unwrap();
     assert_eq!(me["status"]["userInfo"]["username"], "jane");
 }
+
+/// A data directory from an older release: its bootstrap roles lack rules
+/// and subjects the policy has now. A restart adds them, as kube-apiserver
+/// reconciles its bootstrap policy, and leaves alone what an administrator
+/// marked `rbac.authorization.kubernetes.io/autoupdate: "false"`.
+#[test]
+fn a_restart_reconciles_the_bootstrap_policy_with_an_older_data_directory() {
+    let mut s = Server::start();
+    let scheduler = "clusterrole/system:kube-scheduler";
+    s.ok(&["patch", scheduler, "--type=json", "-p", r#"[{"op":"replace","path":"/rules","value":[{"apiGroups":["example.com"],"resources":["widgets"],"verbs":["get"]}]}]"#]);
+    s.ok(&[
+        "patch",
+        "clusterrolebinding/system:basic-user",
+        "--type=json",
+        "-p",
+        r#"[{"op":"replace","path":"/subjects","value":[]}]"#,
+    ]);
+    s.ok(&[
+        "annotate",
+        "--overwrite",
+        "clusterrole/system:heapster",
+        "rbac.authorization.kubernetes.io/autoupdate=false",
+    ]);
+    s.ok(&[
+        "patch",
+        "clusterrole/system:heapster",
+        "--type=json",
+        "-p",
+        r#"[{"op":"replace","path":"/rules","value":[]}]"#,
+    ]);
+    s.restart(false);
+
+    let role = s.json(&["get", scheduler, "-o", "json"]);
+    let rules = role["rules"].as_array().unwrap();
+    assert_eq!(
+        rules[0]["apiGroups"],
+        serde_json::json!(["example.com"]),
+        "its own rule stays first"
+    );
+    let can_list = |resource: &str| {
+        s.ok(&[
+            "auth",
+            "can-i",
+            "list",
+            resource,
+            "--as",
+            "system:kube-scheduler",
+        ])
+        .trim()
+            == "yes"
+    };
+    assert!(
+        can_list("volumeattachments.storage.k8s.io") && can_list("pods"),
+        "{rules:?}"
+    );
+    let binding = s.json(&["get", "clusterrolebinding/system:basic-user", "-o", "json"]);
+    assert_eq!(binding["subjects"][0]["name"], "system:authenticated");
+    let protected = s.json(&["get", "clusterrole/system:heapster", "-o", "json"]);
+    assert!(
+        protected["rules"].as_array().is_none_or(Vec::is_empty),
+        "{protected}"
+    );
+}

@@ -1,11 +1,13 @@
 //! RBAC as a fresh kube-apiserver has it: the bootstrap ClusterRoles,
 //! ClusterRoleBindings, Roles and RoleBindings created at first start
-//! (missing ones only, so restarts and concurrent replicas are safe), and
+//! (missing ones only, so restarts and concurrent replicas are safe) and
+//! reconciled at every start with what an older data directory holds, and
 //! kube-controller-manager's ClusterRole aggregation, which keeps the rules
 //! of roles with an aggregationRule (admin, edit, view, …) the union of the
 //! roles their selectors pick.
 
 mod aggregation;
+mod reconcile;
 
 use crate::catalogue::ResourceInfo;
 use crate::registry::{decode, keys, meta, WriteOptions};
@@ -37,7 +39,70 @@ pub async fn bootstrap(state: &AppState) -> ApiResult<()> {
     let mut objects: Vec<Value> = serde_json::from_str(BOOTSTRAP_POLICY)
         .map_err(|e| ApiError::internal(format!("bootstrap policy: {e}")))?;
     objects.extend(crate::policy_reports::rbac::cluster_roles());
-    super::bootstrap::create_missing_objects(state, objects, "the bootstrap RBAC policy").await
+    super::bootstrap::create_missing_objects(state, objects.clone(), "the bootstrap RBAC policy")
+        .await?;
+    for expected in &objects {
+        reconcile_one(state, expected).await?;
+    }
+    Ok(())
+}
+
+/// Brings one stored bootstrap object up to the policy (see `reconcile`).
+async fn reconcile_one(state: &AppState, expected: &Value) -> ApiResult<()> {
+    let kind = expected["kind"].as_str().unwrap_or_default();
+    let res = resource(state, kind)?;
+    let name = meta::name(expected).unwrap_or_default();
+    let ns = expected["metadata"]["namespace"].as_str();
+    let decide = |stored: &Value| match kind {
+        "ClusterRole" | "Role" => reconcile::role(stored, expected),
+        _ => reconcile::binding(stored, expected),
+    };
+    let stored = match state.registry.get(res, ns, name).await {
+        Ok(stored) => stored,
+        Err(e) if e.code == 404 => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    let as_apiserver = || super::bootstrap::as_apiserver(state);
+    match decide(&stored) {
+        reconcile::Outcome::Unchanged => {}
+        reconcile::Outcome::Protected => {
+            tracing::warn!(
+                kind,
+                name,
+                "skipped reconcile-protected bootstrap RBAC object"
+            );
+        }
+        reconcile::Outcome::Update(_) => {
+            let change = |current: Value| match decide(&current) {
+                reconcile::Outcome::Update(updated) => Ok(updated),
+                _ => Ok(current),
+            };
+            state
+                .registry
+                .guaranteed_update(res, ns, name, as_apiserver(), &change)
+                .await?;
+            tracing::info!(kind, name, "reconciled bootstrap RBAC object");
+        }
+        reconcile::Outcome::Recreate => {
+            let none = Value::Null;
+            match state
+                .registry
+                .delete(res, ns, name, &none, as_apiserver())
+                .await
+            {
+                Ok(_) => {}
+                Err(e) if e.code == 404 => {}
+                Err(e) => return Err(e),
+            }
+            super::bootstrap::create_missing_objects(state, vec![expected.clone()], kind).await?;
+            tracing::info!(
+                kind,
+                name,
+                "recreated bootstrap RBAC binding for its new roleRef"
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Runs the aggregation controller until the server stops; restarts on errors.

@@ -225,7 +225,9 @@ fn names_must_match_the_url_and_the_account_must_exist() {
     );
     assert_eq!(
         e.details,
-        Some(Box::new(json!({"name": "builder", "kind": "serviceaccounts"})))
+        Some(Box::new(
+            json!({"name": "builder", "kind": "serviceaccounts"})
+        ))
     );
     let e = Case::new(json!({"metadata": {"uid": "stale"}})).error();
     assert_eq!(
