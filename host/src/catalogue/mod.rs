@@ -62,6 +62,15 @@ pub struct ResourceInfo {
 }
 
 impl ResourceInfo {
+    /// The group of kube's internal type, which its errors name
+    /// (`Event "e" is invalid` for events.k8s.io Events, core Events inside).
+    pub fn internal_group(&self) -> &str {
+        match (self.group.as_str(), self.plural.as_str()) {
+            ("events.k8s.io", "events") => "",
+            (group, _) => group,
+        }
+    }
+
     /// `v1` for the core group, `apps/v1` otherwise.
     pub fn api_version(&self) -> String {
         group_version(&self.group, &self.version)

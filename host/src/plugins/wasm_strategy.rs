@@ -242,7 +242,12 @@ impl WasmStrategy {
             .pointer("/metadata/name")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        Err(ApiError::invalid(&res.group, &res.kind, name, causes))
+        Err(ApiError::invalid(
+            res.internal_group(),
+            &res.kind,
+            name,
+            causes,
+        ))
     }
 
     /// The plugin's rows for `objects`, printed in batches.

@@ -587,7 +587,12 @@ pub fn validate_name(res: &ResourceInfo, obj: &Value) -> ApiResult<()> {
     if causes.is_empty() {
         Ok(())
     } else {
-        Err(ApiError::invalid(&res.group, &res.kind, name, causes))
+        Err(ApiError::invalid(
+            res.internal_group(),
+            &res.kind,
+            name,
+            causes,
+        ))
     }
 }
 

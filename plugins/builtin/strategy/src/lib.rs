@@ -27,6 +27,7 @@ mod admission_policies;
 mod autoscaling;
 mod common;
 mod config;
+mod core_kinds;
 mod crd;
 mod defaults;
 mod flowcontrol;

@@ -28,7 +28,7 @@ pub fn validate(object: &Value) -> Vec<Cause> {
     let Some(meta) = object.get("metadata").and_then(Value::as_object) else {
         return causes;
     };
-    labels(string_map(meta, "labels"), &mut causes);
+    labels("metadata.labels", string_map(meta, "labels"), &mut causes);
     annotations(string_map(meta, "annotations"), &mut causes);
     owner_references(list(meta, "ownerReferences"), &mut causes);
     finalizers(list(meta, "finalizers"), &mut causes);
@@ -113,8 +113,19 @@ pub fn label_value(value: &str) -> Vec<String> {
     errs
 }
 
-fn labels<'a>(map: impl Iterator<Item = (&'a str, &'a str)>, causes: &mut Vec<Cause>) {
-    let field = "metadata.labels";
+/// `ValidateLabels` of a labels map at `field` (e.g. a template's).
+pub fn validate_labels(field: &str, map: &Value) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    if let Some(map) = map.as_object() {
+        let pairs = map
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str().unwrap_or_default()));
+        labels(field, pairs, &mut causes);
+    }
+    causes
+}
+
+fn labels<'a>(field: &str, map: impl Iterator<Item = (&'a str, &'a str)>, causes: &mut Vec<Cause>) {
     for (key, value) in map {
         common::invalid_each(causes, field, key, qualified_name(key));
         common::invalid_each(causes, field, value, label_value(value));

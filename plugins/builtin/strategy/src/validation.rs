@@ -34,7 +34,8 @@ pub fn validate(resource: &StrategyResource, object: &Value, old: Option<&Value>
             ("admissionregistration.k8s.io", plural) if webhooks::is_configuration(plural) => {
                 webhooks::validate(object, old, plural.starts_with("mutating"))
             }
-            _ => crate::added_kinds::validate(resource, object, old),
+            (group, plural) => crate::core_kinds::validate(group, plural, object)
+                .unwrap_or_else(|| crate::added_kinds::validate(resource, object, old)),
         },
     );
     deduplicated(causes)

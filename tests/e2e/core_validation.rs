@@ -1,0 +1,59 @@
+//! kube's validation of the core kinds without rules elsewhere (Endpoints,
+//! LimitRanges, ResourceQuotas, volumes and claims, PodTemplates, Nodes,
+//! Events, EndpointSlices, Leases): `kubectl create` of an invalid object
+//! is refused with kube-apiserver's message and nothing is stored.
+
+use crate::support::{stderr, Server};
+
+fn refused(s: &Server, manifest: &str) -> String {
+    let out = s.kubectl_stdin(&["create", "-f", "-"], Some(manifest));
+    assert!(!out.status.success(), "created: {manifest}");
+    stderr(&out)
+}
+
+#[test]
+fn invalid_core_objects_get_kubes_messages_and_are_not_stored() {
+    let s = Server::start();
+    let cases = [
+        (
+            "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: c}\nspec: {accessModes: [Bogus], resources: {requests: {}}}\n",
+            r#"The PersistentVolumeClaim "c" is invalid: 
+* spec.accessModes: Unsupported value: "Bogus": supported values: "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"
+* spec.resources[storage]: Required value"#,
+        ),
+        (
+            "apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv}\nspec: {capacity: {storage: 1Gi}, accessModes: [ReadWriteOnce]}\n",
+            r#"The PersistentVolume "pv" is invalid: spec: Required value: must specify a volume type"#,
+        ),
+        (
+            "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q}\nspec: {hard: {pods: \"-1\"}}\n",
+            r#"The ResourceQuota "q" is invalid: spec.hard[pods]: Invalid value: "-1": must be greater than or equal to 0"#,
+        ),
+        (
+            "apiVersion: coordination.k8s.io/v1\nkind: Lease\nmetadata: {name: l}\nspec: {leaseDurationSeconds: 0}\n",
+            r#"The Lease "l" is invalid: spec.leaseDurationSeconds: Invalid value: 0: must be greater than 0"#,
+        ),
+        (
+            "apiVersion: v1\nkind: Endpoints\nmetadata: {name: e}\nsubsets: [{addresses: [{ip: 127.0.0.1}]}]\n",
+            r#"The Endpoints "e" is invalid: subsets[0].addresses[0].ip: Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)"#,
+        ),
+        (
+            "apiVersion: events.k8s.io/v1\nkind: Event\nmetadata: {name: ev}\neventTime: \"2024-01-01T00:00:00.000000Z\"\nreportingController: c\nreportingInstance: i\naction: a\nreason: r\ntype: Sideways\n",
+            r#"The Event "ev" is invalid: type: Invalid value: "": has invalid value: Sideways"#,
+        ),
+    ];
+    for (manifest, message) in cases {
+        let err = refused(&s, manifest);
+        assert!(err.contains(message), "want {message}\ngot {err}");
+    }
+    let stored = s.ok(&[
+        "get",
+        "pvc,pv,quota,leases,endpoints,events.events.k8s.io",
+        "-o",
+        "name",
+    ]);
+    assert!(
+        !stored.contains("/c\n") && !stored.contains("/pv") && !stored.contains("/q"),
+        "{stored}"
+    );
+}
