@@ -57,3 +57,34 @@ fn invalid_core_objects_get_kubes_messages_and_are_not_stored() {
         "{stored}"
     );
 }
+
+#[test]
+fn updates_keep_what_kube_keeps_fixed() {
+    let s = Server::start();
+    s.ok_stdin(
+        &["apply", "-f", "-"],
+        "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: c}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}, storageClassName: a}\n---\napiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q}\nspec: {hard: {pods: \"1\"}, scopes: [BestEffort]}\n",
+    );
+    let err = s.fails(&[
+        "patch",
+        "pvc",
+        "c",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"storageClassName":"b"}}"#,
+    ]);
+    assert!(err.contains("spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims"), "{err}");
+    let err = s.fails(&[
+        "patch",
+        "quota",
+        "q",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"scopes":["NotBestEffort"]}}"#,
+    ]);
+    assert!(err.contains(r#"spec.scopes: Invalid value: []core.ResourceQuotaScope{"NotBestEffort"}: field is immutable"#), "{err}");
+    let class = s.ok(&["get", "pvc", "c", "-o", "jsonpath={.spec.storageClassName}"]);
+    assert_eq!(class, "a");
+    // What may change still does.
+    s.ok(&["label", "pvc", "c", "tier=gold"]);
+}

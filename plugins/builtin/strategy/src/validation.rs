@@ -34,7 +34,7 @@ pub fn validate(resource: &StrategyResource, object: &Value, old: Option<&Value>
             ("admissionregistration.k8s.io", plural) if webhooks::is_configuration(plural) => {
                 webhooks::validate(object, old, plural.starts_with("mutating"))
             }
-            (group, plural) => crate::core_kinds::validate(group, plural, object)
+            (group, plural) => crate::core_kinds::validate(group, plural, object, old)
                 .unwrap_or_else(|| crate::added_kinds::validate(resource, object, old)),
         },
     );

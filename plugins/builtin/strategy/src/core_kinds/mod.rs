@@ -9,6 +9,7 @@ mod network;
 mod nodes;
 mod quantities;
 mod quota;
+mod updates;
 mod volumes;
 
 use capstan_plugin_sdk::Cause;
@@ -16,9 +17,15 @@ use serde_json::Value;
 
 use crate::common;
 
-/// The causes for `object` of `group`/`plural`; `None` for kinds not here.
-pub fn validate(group: &str, plural: &str, object: &Value) -> Option<Vec<Cause>> {
-    let causes = match (group, plural) {
+/// The causes for `object` of `group`/`plural` (over `old` on update);
+/// `None` for kinds not here.
+pub fn validate(
+    group: &str,
+    plural: &str,
+    object: &Value,
+    old: Option<&Value>,
+) -> Option<Vec<Cause>> {
+    let mut causes = match (group, plural) {
         ("", "endpoints") => network::endpoints(object),
         ("discovery.k8s.io", "endpointslices") => network::endpoint_slice(object),
         ("", "limitranges") => quota::limit_range(object),
@@ -32,6 +39,9 @@ pub fn validate(group: &str, plural: &str, object: &Value) -> Option<Vec<Cause>>
         ("coordination.k8s.io", "leases") => lease(object),
         _ => return None,
     };
+    if let Some(old) = old {
+        causes.extend(updates::validate(group, plural, object, old));
+    }
     Some(causes)
 }
 

@@ -43,6 +43,11 @@ const SOURCES: [&str; 22] = [
     "csi",
 ];
 
+/// Whether `key` of a PersistentVolume's spec is one of its volume sources.
+pub fn is_source(key: &str) -> bool {
+    SOURCES.contains(&key)
+}
+
 fn access_modes(spec: &Value, required_detail: &str, causes: &mut Vec<Cause>) {
     let modes: Vec<&str> = common::list(spec, "accessModes")
         .iter()
