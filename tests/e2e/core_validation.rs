@@ -88,3 +88,54 @@ fn updates_keep_what_kube_keeps_fixed() {
     // What may change still does.
     s.ok(&["label", "pvc", "c", "tier=gold"]);
 }
+
+#[test]
+fn invalid_pod_specs_get_kubes_messages() {
+    let s = Server::start();
+    let pod = |name: &str, container: &str, extra: &str| {
+        format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}}}\nspec:\n  containers: [{{name: c, image: nginx, {container}}}]\n{extra}")
+    };
+    let cases = [
+        (
+            pod(
+                "limits",
+                "resources: {limits: {cpu: \"1\"}, requests: {cpu: \"2\"}}",
+                "",
+            ),
+            r#"spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1"#,
+        ),
+        (
+            pod(
+                "mounts",
+                "volumeMounts: [{name: data, mountPath: /data}]",
+                "",
+            ),
+            r#"spec.containers[0].volumeMounts[0].name: Not found: "data""#,
+        ),
+        (
+            pod("probes", "readinessProbe: {periodSeconds: 5}", ""),
+            "spec.containers[0].readinessProbe: Required value: must specify a handler type",
+        ),
+        (
+            pod(
+                "volumes",
+                "imagePullPolicy: IfNotPresent",
+                "  volumes: [{name: v, emptyDir: {}, configMap: {name: x}}]\n",
+            ),
+            "spec.volumes[0].configMap: Forbidden: may not specify more than 1 volume type",
+        ),
+        (
+            pod(
+                "tolerations",
+                "imagePullPolicy: IfNotPresent",
+                "  tolerations: [{key: k, operator: Exists, value: v}]\n",
+            ),
+            r#"spec.tolerations[0].operator: Invalid value: "v": value must be empty when `operator` is 'Exists'"#,
+        ),
+    ];
+    for (manifest, message) in cases {
+        let err = refused(&s, &manifest);
+        assert!(err.contains(message), "want {message}\ngot {err}");
+    }
+    assert_eq!(s.ok(&["get", "pods", "-o", "name"]).trim(), "");
+}

@@ -8,7 +8,10 @@ use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
 use crate::common::{self, int, list, text, PROTOCOLS};
-use crate::{gofmt, pod_update};
+use crate::{gofmt, pod_spec, pod_update};
+
+/// The names of the pod's valid volumes.
+type Volumes = HashSet<String>;
 
 const RESTART_POLICIES: [&str; 3] = ["Always", "OnFailure", "Never"];
 const PULL_POLICIES: [&str; 3] = ["Always", "IfNotPresent", "Never"];
@@ -29,8 +32,9 @@ pub fn validate(pod: &Value, old: Option<&Value>) -> Vec<Cause> {
 /// A PodSpec found at field path `at` ("spec", "spec.template.spec").
 pub fn validate_spec(spec: &Value, at: &str) -> Vec<Cause> {
     let mut causes = Vec::new();
-    regular_containers(spec, at, &mut causes);
-    init_containers(spec, at, &mut causes);
+    let volumes = pod_spec::volumes(spec, at, &mut causes);
+    regular_containers(spec, at, &volumes, &mut causes);
+    init_containers(spec, at, &volumes, &mut causes);
     let field = format!("{at}.restartPolicy");
     one_of(
         spec.get("restartPolicy"),
@@ -40,6 +44,7 @@ pub fn validate_spec(spec: &Value, at: &str) -> Vec<Cause> {
     );
     let field = format!("{at}.dnsPolicy");
     one_of(spec.get("dnsPolicy"), &field, &DNS_POLICIES, &mut causes);
+    pod_spec::pod_level(spec, at, &mut causes);
     causes
 }
 
@@ -54,7 +59,7 @@ pub fn one_of(value: Option<&Value>, field: &str, allowed: &[&str], causes: &mut
     }
 }
 
-fn regular_containers(spec: &Value, at: &str, causes: &mut Vec<Cause>) {
+fn regular_containers(spec: &Value, at: &str, volumes: &Volumes, causes: &mut Vec<Cause>) {
     let containers = list(spec, "containers");
     let field = format!("{at}.containers");
     if containers.is_empty() {
@@ -64,7 +69,7 @@ fn regular_containers(spec: &Value, at: &str, causes: &mut Vec<Cause>) {
     let mut names = HashSet::new();
     for (i, container) in containers.iter().enumerate() {
         let path = format!("{field}[{i}]");
-        container_common(container, &path, causes);
+        container_common(container, &path, volumes, causes);
         let name = text(container, "name");
         if !names.insert(name) {
             causes.push(common::duplicate(
@@ -72,13 +77,14 @@ fn regular_containers(spec: &Value, at: &str, causes: &mut Vec<Cause>) {
                 &gofmt::quote(name),
             ));
         }
+        pod_spec::probes(container, &path, causes);
     }
     host_port_conflicts(containers, &field, causes);
 }
 
 /// Init containers: names unique across init and regular containers; host
 /// ports checked one container at a time (kube reports them at index 0).
-fn init_containers(spec: &Value, at: &str, causes: &mut Vec<Cause>) {
+fn init_containers(spec: &Value, at: &str, volumes: &Volumes, causes: &mut Vec<Cause>) {
     let mut names: HashSet<&str> = list(spec, "containers")
         .iter()
         .map(|c| text(c, "name"))
@@ -86,7 +92,7 @@ fn init_containers(spec: &Value, at: &str, causes: &mut Vec<Cause>) {
     let field = format!("{at}.initContainers");
     for (i, container) in list(spec, "initContainers").iter().enumerate() {
         let path = format!("{field}[{i}]");
-        container_common(container, &path, causes);
+        container_common(container, &path, volumes, causes);
         let name = text(container, "name");
         if names.contains(name) {
             causes.push(common::duplicate(
@@ -101,7 +107,7 @@ fn init_containers(spec: &Value, at: &str, causes: &mut Vec<Cause>) {
 }
 
 /// What every container kind must satisfy (`validateContainerCommon`).
-fn container_common(container: &Value, path: &str, causes: &mut Vec<Cause>) {
+fn container_common(container: &Value, path: &str, volumes: &Volumes, causes: &mut Vec<Cause>) {
     let name = text(container, "name");
     let name_field = format!("{path}.name");
     if name.is_empty() {
@@ -120,6 +126,8 @@ fn container_common(container: &Value, path: &str, causes: &mut Vec<Cause>) {
         causes,
     );
     container_ports(list(container, "ports"), &format!("{path}.ports"), causes);
+    let before = pod_spec::Stage::BeforePullPolicy;
+    pod_spec::container_extras(container, path, volumes, before, causes);
     let field = format!("{path}.imagePullPolicy");
     one_of(
         container.get("imagePullPolicy"),
@@ -127,6 +135,8 @@ fn container_common(container: &Value, path: &str, causes: &mut Vec<Cause>) {
         &PULL_POLICIES,
         causes,
     );
+    let after = pod_spec::Stage::AfterPullPolicy;
+    pod_spec::container_extras(container, path, volumes, after, causes);
 }
 
 fn container_ports(ports: &[Value], at: &str, causes: &mut Vec<Cause>) {

@@ -17,6 +17,8 @@ use serde_json::Value;
 
 use crate::common;
 
+pub use ip::parse as parse_ip;
+
 /// The causes for `object` of `group`/`plural` (over `old` on update);
 /// `None` for kinds not here.
 pub fn validate(
