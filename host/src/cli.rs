@@ -118,8 +118,9 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long = "bind-address", default_value = "127.0.0.1")]
     pub bind_address: IpAddr,
-    /// Keep at least this many revisions of history before compacting.
-    #[arg(long = "history-revisions", default_value_t = 10_000)]
+    /// Keep at least this many revisions of history when compacting (beyond
+    /// kube's one compaction interval of history, which is always kept).
+    #[arg(long = "history-revisions", default_value_t = 0)]
     pub history_revisions: i64,
     /// Server configuration file (the ordered admission chain, webhook service URLs).
     #[arg(long)]
@@ -129,7 +130,8 @@ pub struct ServeArgs {
     /// is not usable, <data-dir>/plugin-cache).
     #[arg(long = "plugin-cache-dir")]
     pub plugin_cache_dir: Option<PathBuf>,
-    /// How often old history is compacted, in seconds.
+    /// How often old history is compacted, in seconds (kube-apiserver's
+    /// --etcd-compaction-interval): each time, to the revision of the time before.
     #[arg(long = "compaction-interval", default_value_t = 300)]
     pub compaction_interval_secs: u64,
     /// Serve LIST and WATCH from an in-memory cache of the store (as
