@@ -41,8 +41,9 @@ pub type Mutation<'a> = dyn Fn(Value) -> ApiResult<Value> + Send + Sync + 'a;
 
 impl Registry {
     /// Applies `change` to the current object and stores the result. A
-    /// resourceVersion in the changed object is a precondition (409 when stale);
-    /// without one, a concurrent write makes the loop read again and retry.
+    /// resourceVersion in the changed object is a precondition (409 when it is
+    /// not the current object's); a concurrent write makes the loop read again
+    /// and retry, as kube's GuaranteedUpdate does, checking it again.
     pub async fn guaranteed_update(
         &self,
         res: &ResourceInfo,
@@ -121,7 +122,8 @@ impl Registry {
                     Ok(gone) => {
                         return Ok(UpdateOutcome::Deleted(with_rv(desired, gone.mod_revision)))
                     }
-                    Err(StorageError::Conflict { .. }) if precondition.is_none() => continue,
+                    // The precondition, if any, is checked again on the fresh object.
+                    Err(StorageError::Conflict { .. }) => continue,
                     Err(e) => return Err(storage_error(res, name, e)),
                 }
             }
@@ -138,7 +140,8 @@ impl Registry {
                         written(res, desired, &stored).await?,
                     ))
                 }
-                Err(StorageError::Conflict { .. }) if precondition.is_none() => continue,
+                // The precondition, if any, is checked again on the fresh object.
+                Err(StorageError::Conflict { .. }) => continue,
                 Err(e) => return Err(storage_error(res, name, e)),
             }
         }
@@ -241,5 +244,59 @@ fn finish_update(current: &Value, desired: &mut Value, deleting: bool, tracked: 
         desired.get_mut("metadata").and_then(Value::as_object_mut),
     ) {
         m.insert("resourceVersion".into(), json!(rv));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalogue::Catalogue;
+    use crate::storage::{CachedStorage, SqliteStorage};
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn concurrent_server_updates_retry_instead_of_conflicting() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let sqlite = SqliteStorage::open(&dir.path().join("db")).expect("store");
+        let cache = CachedStorage::start(Arc::new(sqlite));
+        assert!(cache.wait_synced(Duration::from_secs(5)).await);
+        let registry = Arc::new(Registry::new(Arc::new(cache)));
+        let res = Catalogue::builtin()
+            .lookup("", "v1", "configmaps")
+            .expect("served")
+            .clone();
+        let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "d"}});
+        registry
+            .create(&res, Some("d"), cm, WriteOptions::default())
+            .await
+            .expect("created");
+        let writers = (0..8).map(|i| {
+            let (registry, res) = (registry.clone(), res.clone());
+            tokio::spawn(async move {
+                let label = |mut current: Value| {
+                    current["metadata"]["labels"][format!("w{i}")] = json!("x");
+                    Ok(current)
+                };
+                let opts = WriteOptions::default();
+                registry
+                    .guaranteed_update(&res, Some("d"), "c", opts, &label)
+                    .await
+                    .map(|_| ())
+            })
+        });
+        for writer in writers.collect::<Vec<_>>() {
+            let result = writer.await.expect("joined");
+            assert!(
+                result.is_ok(),
+                "a server-side update must not conflict: {:?}",
+                result.err()
+            );
+        }
+        let stored = registry.get(&res, Some("d"), "c").await.expect("read");
+        assert_eq!(
+            stored["metadata"]["labels"].as_object().map(|m| m.len()),
+            Some(8)
+        );
     }
 }
