@@ -117,7 +117,7 @@ async fn sync(state: &AppState, namespace: &str, ca: &str) -> ApiResult<()> {
             let cm = desired(namespace, ca);
             return match state
                 .registry
-                .create(res, Some(namespace), cm, WriteOptions::default())
+                .create(res, Some(namespace), cm, as_controller_manager(state))
                 .await
             {
                 // The namespace is gone or terminating, or someone was faster.
@@ -137,7 +137,7 @@ async fn sync(state: &AppState, namespace: &str, ca: &str) -> ApiResult<()> {
             res,
             Some(namespace),
             CONFIGMAP_NAME,
-            WriteOptions::default(),
+            as_controller_manager(state),
             &change,
         )
         .await
@@ -145,6 +145,12 @@ async fn sync(state: &AppState, namespace: &str, ca: &str) -> ApiResult<()> {
         Err(e) if e.code == 404 => Ok(()),
         other => other.map(|_| ()),
     }
+}
+
+/// The publisher's writes, recorded as kube-controller-manager's (the
+/// manager kube's root-ca-cert-publisher's ConfigMaps name).
+fn as_controller_manager(state: &AppState) -> WriteOptions<'_> {
+    super::bootstrap::written_by(state, super::CONTROLLER_MANAGER)
 }
 
 /// One pass over every namespace, then namespaces' and the ConfigMaps' changes.
