@@ -1,6 +1,7 @@
 //! Small built-in controllers that a cluster needs for the API to behave as
 //! users expect without a kube-controller-manager.
 
+pub mod apply;
 pub mod bootstrap;
 pub mod crd_names;
 pub mod csr_signer;
@@ -22,6 +23,10 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::task::JoinHandle;
 
+/// The manager kube-controller-manager's controllers record their writes
+/// under (their client's User-Agent).
+pub const CONTROLLER_MANAGER: &str = "kube-controller-manager";
+
 /// Starts the controllers that keep running (in the leader only, when
 /// replicas elect one); returns their tasks.
 pub fn spawn_all(state: Arc<AppState>) -> Vec<JoinHandle<()>> {
@@ -34,6 +39,7 @@ pub fn spawn_all(state: Arc<AppState>) -> Vec<JoinHandle<()>> {
         crate::crd::cleanup::spawn(state.clone()),
         crate::crd::api_services::spawn(state.clone()),
         rbac::spawn_aggregation(state.clone()),
+        flowcontrol::dangling::spawn(state.clone()),
         resource_quota::spawn(state.clone()),
         storage_protection::spawn(state.clone()),
         crate::policy_reports::audit::spawn(state.clone()),
