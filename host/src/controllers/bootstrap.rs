@@ -2,7 +2,7 @@
 //! the `kubernetes` Service and the system PriorityClasses. Safe to run on
 //! every start and concurrently.
 
-use crate::managed_fields::{self, APISERVER};
+use crate::managed_fields::APISERVER;
 use crate::registry::WriteOptions;
 use crate::state::AppState;
 use crate::status::{ApiError, ApiResult};
@@ -171,7 +171,12 @@ async fn create_missing(
     let ns = (!ns.is_empty()).then(|| ns.to_string());
     match state
         .registry
-        .create(res, ns.as_deref(), obj.clone(), written_by(state, manager))
+        .create(
+            res,
+            ns.as_deref(),
+            obj.clone(),
+            super::written_by(state, manager, ""),
+        )
         .await
     {
         Ok(_) => Ok(true),
@@ -182,14 +187,5 @@ async fn create_missing(
 
 /// kube-apiserver's own write (recorded under its name in managedFields).
 pub fn as_apiserver(state: &AppState) -> WriteOptions<'_> {
-    written_by(state, APISERVER)
-}
-
-/// A server-internal write recorded in managedFields as `manager`'s Update
-/// (the name kube's component doing the same write uses).
-pub fn written_by<'a>(state: &'a AppState, manager: &'a str) -> WriteOptions<'a> {
-    WriteOptions {
-        tracking: Some(managed_fields::internal(manager, state.catalogue.builtin())),
-        ..WriteOptions::default()
-    }
+    super::written_by(state, APISERVER, "")
 }

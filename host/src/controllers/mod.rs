@@ -16,6 +16,7 @@ pub mod root_ca;
 pub mod service_account;
 pub mod storage_protection;
 
+use crate::registry::WriteOptions;
 use crate::state::AppState;
 use crate::status::{ApiError, ApiResult};
 use crate::storage::{KeyValue, RangeRequest, WatchStream};
@@ -26,6 +27,30 @@ use tokio::task::JoinHandle;
 /// The manager kube-controller-manager's controllers record their writes
 /// under (their client's User-Agent).
 pub const CONTROLLER_MANAGER: &str = "kube-controller-manager";
+
+/// A controller's write, recorded in managedFields as the kube component
+/// doing the same write records it: an Update entry of `manager` on
+/// `subresource` ("" for the object itself).
+pub fn written_by<'a>(
+    state: &'a AppState,
+    manager: &'a str,
+    subresource: &'a str,
+) -> WriteOptions<'a> {
+    WriteOptions {
+        tracking: Some(crate::managed_fields::Tracking {
+            manager,
+            subresource,
+            schemas: state.catalogue.builtin().schemas(),
+        }),
+        ..WriteOptions::default()
+    }
+}
+
+/// A write of the object itself as kube-controller-manager's controllers
+/// record theirs.
+pub fn as_controller_manager(state: &AppState) -> WriteOptions<'_> {
+    written_by(state, CONTROLLER_MANAGER, "")
+}
 
 /// Starts the controllers that keep running (in the leader only, when
 /// replicas elect one); returns their tasks.

@@ -3,7 +3,7 @@
 //! pki, with kube's description annotation; recreated when deleted and put
 //! back when changed. Pods' projected service-account volumes reference it.
 
-use crate::registry::{decode, keys, meta, WriteOptions};
+use crate::registry::{decode, keys, meta};
 use crate::state::AppState;
 use crate::status::{ApiError, ApiResult};
 use crate::storage::{EventKind, RangeRequest, StorageError};
@@ -117,7 +117,12 @@ async fn sync(state: &AppState, namespace: &str, ca: &str) -> ApiResult<()> {
             let cm = desired(namespace, ca);
             return match state
                 .registry
-                .create(res, Some(namespace), cm, as_controller_manager(state))
+                .create(
+                    res,
+                    Some(namespace),
+                    cm,
+                    super::as_controller_manager(state),
+                )
                 .await
             {
                 // The namespace is gone or terminating, or someone was faster.
@@ -137,7 +142,7 @@ async fn sync(state: &AppState, namespace: &str, ca: &str) -> ApiResult<()> {
             res,
             Some(namespace),
             CONFIGMAP_NAME,
-            as_controller_manager(state),
+            super::as_controller_manager(state),
             &change,
         )
         .await
@@ -145,12 +150,6 @@ async fn sync(state: &AppState, namespace: &str, ca: &str) -> ApiResult<()> {
         Err(e) if e.code == 404 => Ok(()),
         other => other.map(|_| ()),
     }
-}
-
-/// The publisher's writes, recorded as kube-controller-manager's (the
-/// manager kube's root-ca-cert-publisher's ConfigMaps name).
-fn as_controller_manager(state: &AppState) -> WriteOptions<'_> {
-    super::bootstrap::written_by(state, super::CONTROLLER_MANAGER)
 }
 
 /// One pass over every namespace, then namespaces' and the ConfigMaps' changes.
