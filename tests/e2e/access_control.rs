@@ -266,3 +266,56 @@ fn a_restart_reconciles_the_bootstrap_policy_with_an_older_data_directory() {
         "{protected}"
     );
 }
+
+const VIEW_WIDGETS: &str = r#"
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: view-widgets
+  labels: {rbac.authorization.k8s.io/aggregate-to-view: "true"}
+rules:
+- apiGroups: [example.com]
+  resources: [widgets]
+  verbs: [get, list, watch]
+"#;
+
+#[test]
+fn a_role_labelled_for_view_is_aggregated_into_it_by_the_aggregation_controllers_apply() {
+    let s = Server::start();
+    s.ok_stdin(&["create", "-f", "-"], VIEW_WIDGETS);
+    let aggregated = || {
+        let view = s.json(&["get", "clusterrole", "view", "--show-managed-fields"]);
+        let has_rule = view["rules"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|r| r["resources"] == serde_json::json!(["widgets"]));
+        has_rule.then_some(view)
+    };
+    let mut view = None;
+    let settled = crate::support::eventually(std::time::Duration::from_secs(10), || {
+        view = aggregated();
+        view.is_some()
+    });
+    assert!(
+        settled,
+        "{}",
+        s.ok(&["get", "clusterrole", "view", "-o", "yaml"])
+    );
+    let view = view.unwrap_or_default();
+    let entries = view["metadata"]["managedFields"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let first = &entries[0];
+    assert_eq!(
+        first["manager"], "clusterrole-aggregation-controller",
+        "{view}"
+    );
+    assert_eq!(first["operation"], "Apply", "{view}");
+    assert_eq!(
+        first["fieldsV1"],
+        serde_json::json!({"f:rules": {}}),
+        "{view}"
+    );
+}

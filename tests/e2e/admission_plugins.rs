@@ -373,6 +373,21 @@ fn resource_quota_counts_usage_and_rejects_past_the_hard_limit() {
         "{}",
         s.log()
     );
+    // As kube's quota controller records its status writes.
+    let q = s.json(&["get", "quota", "q", "-n", "quota", "--show-managed-fields"]);
+    let entries = q["metadata"]["managedFields"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let status = entries.iter().find(|e| e["subresource"] == "status");
+    let status = status.unwrap_or_else(|| panic!("{q}"));
+    assert_eq!(status["manager"], "kube-controller-manager", "{q}");
+    assert_eq!(status["operation"], "Update", "{q}");
+    assert_eq!(
+        status["fieldsV1"]["f:status"]["f:used"]["f:pods"],
+        serde_json::json!({}),
+        "{q}"
+    );
     s.ok(&["delete", "pod", "one", "-n", "quota", "--wait=false"]);
     s.ok(&["run", "three", "--image=nginx:1.27", "-n", "quota"]);
 }

@@ -242,7 +242,7 @@ fn apiservices_are_served_stored_and_discovered() {
         "v1.",
         "v1.apps",
         "v1.certificates.k8s.io",
-        "v1.apiregistration.k8s.io",
+        "v1.flowcontrol.apiserver.k8s.io",
     ] {
         let row = local
             .lines()
@@ -252,6 +252,10 @@ fn apiservices_are_served_stored_and_discovered() {
             "{name}: {local}"
         );
     }
+    assert!(
+        !local.contains("v1.apiregistration.k8s.io"),
+        "kube registers no APIService for the aggregator's own group: {local}"
+    );
     let resources = s.ok(&["api-resources", "--api-group=apiregistration.k8s.io"]);
     assert!(
         resources.contains("apiservices") && resources.contains("APIService"),

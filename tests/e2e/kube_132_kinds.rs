@@ -4,8 +4,9 @@
 //! configuration), ValidatingAdmissionPolicy and its bindings, core
 //! `bindings`; created, listed and printed with kube's columns.
 
-use crate::support::{stdout, Server};
+use crate::support::{eventually, stdout, Server};
 use serde_json::Value;
+use std::time::Duration;
 
 const OBJECTS: &str = r#"
 apiVersion: autoscaling/v2
@@ -351,6 +352,83 @@ fn flowcontrol_bootstrap_configuration_is_there_after_start() {
         "true"
     );
     assert_eq!(catch_all["spec"]["matchingPrecedence"], 10000);
+}
+
+/// A FlowSchema whose priority level does not exist (yet).
+const ORPHAN_FLOW_SCHEMA: &str = r#"
+apiVersion: flowcontrol.apiserver.k8s.io/v1
+kind: FlowSchema
+metadata: {name: orphan}
+spec:
+  priorityLevelConfiguration: {name: later}
+  matchingPrecedence: 5000
+  rules:
+  - subjects: [{kind: Group, group: {name: nobody}}]
+    nonResourceRules: [{verbs: ["get"], nonResourceURLs: ["/orphan"]}]
+"#;
+
+const LATER_LEVEL: &str = r#"
+apiVersion: flowcontrol.apiserver.k8s.io/v1
+kind: PriorityLevelConfiguration
+metadata: {name: later}
+spec:
+  type: Limited
+  limited: {nominalConcurrencyShares: 5, limitResponse: {type: Reject}}
+"#;
+
+/// Waits until `kubectl get flowschemas` shows each named FlowSchema's
+/// MISSINGPL cell as wanted.
+fn missing_pl_becomes(s: &Server, want: &[(&str, &str)]) {
+    let settled = eventually(Duration::from_secs(10), || {
+        let table = s.ok(&["get", "flowschemas"]);
+        want.iter()
+            .all(|(name, cell)| row(&table, name)[5] == *cell)
+    });
+    assert!(settled, "{want:?}:\n{}", s.ok(&["get", "flowschemas"]));
+}
+
+#[test]
+fn missingpl_follows_the_priority_levels_flow_schemas_name() {
+    let s = Server::start();
+    s.ok_stdin(&["create", "-f", "-"], ORPHAN_FLOW_SCHEMA);
+    let table = s.ok(&["get", "flowschemas"]);
+    assert_eq!(header(&table).last().map(String::as_str), Some("MISSINGPL"));
+    missing_pl_becomes(
+        &s,
+        &[
+            ("exempt", "False"),
+            ("catch-all", "False"),
+            ("orphan", "True"),
+        ],
+    );
+    let orphan = s.json(&[
+        "get",
+        "flowschema",
+        "orphan",
+        "-o",
+        "json",
+        "--show-managed-fields",
+    ]);
+    let condition = &orphan["status"]["conditions"][0];
+    assert_eq!(condition["reason"], "NotFound", "{orphan}");
+    assert_eq!(
+        condition["message"],
+        "This FlowSchema references the PriorityLevelConfiguration object named \"later\" but there is no such object"
+    );
+    let consumer = orphan["metadata"]["managedFields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|e| e["manager"] == "api-priority-and-fairness-config-consumer-v1");
+    let consumer = consumer.unwrap_or_else(|| panic!("{orphan}"));
+    assert_eq!(
+        (&consumer["operation"], &consumer["subresource"]),
+        (&Value::from("Apply"), &Value::from("status"))
+    );
+    s.ok_stdin(&["create", "-f", "-"], LATER_LEVEL);
+    missing_pl_becomes(&s, &[("orphan", "False")]);
+    s.ok(&["delete", "prioritylevelconfiguration", "later"]);
+    missing_pl_becomes(&s, &[("orphan", "True"), ("exempt", "False")]);
 }
 
 #[test]

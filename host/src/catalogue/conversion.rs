@@ -6,6 +6,9 @@
 //! converter). Every other built-in is served at one version, as stored.
 
 mod hpa;
+mod internal;
+
+pub use internal::{add_versioned_annotations, internal_metadata};
 
 use serde_json::{json, Value};
 
@@ -38,6 +41,23 @@ pub fn of(res: &ResourceInfo) -> Option<&'static Conversion> {
     CONVERSIONS
         .iter()
         .find(|c| c.group == res.group && c.plural == res.plural)
+}
+
+/// A built-in's written object as kube's decoder leaves it: a kind served
+/// at several versions goes through its storage version and back (kube
+/// decodes every version into its internal one), so what only the
+/// conversion fills in is there (autoscaling/v1's implicit 80% CPU
+/// target). Other objects are returned unchanged.
+pub fn as_decoded(res: &ResourceInfo, obj: Value) -> ApiResult<Value> {
+    let Some(conversion) = of(res) else {
+        return Ok(obj);
+    };
+    let written = res.api_version();
+    if obj.get("apiVersion").and_then(Value::as_str) != Some(written.as_str()) {
+        return Ok(obj);
+    }
+    let stored = conversion.to_api_version(obj, &conversion.storage_api_version())?;
+    conversion.to_api_version(stored, &written)
 }
 
 impl Conversion {
@@ -75,5 +95,26 @@ mod tests {
         let conversion = of(v1).unwrap();
         assert_eq!(conversion.storage_api_version(), "autoscaling/v2");
         assert!(of(cat.lookup("apps", "v1", "deployments").unwrap()).is_none());
+    }
+
+    #[test]
+    fn a_v1_hpa_without_a_target_is_decoded_with_kubes_implicit_80_percent() {
+        let cat = Catalogue::builtin();
+        let v1 = cat
+            .lookup("autoscaling", "v1", "horizontalpodautoscalers")
+            .unwrap();
+        let hpa = json!({"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
+                         "metadata": {"name": "h"}, "spec": {"maxReplicas": 3,
+                         "scaleTargetRef": {"kind": "Deployment", "name": "d"}}});
+        let decoded = as_decoded(v1, hpa).unwrap();
+        assert_eq!(decoded["apiVersion"], "autoscaling/v1");
+        assert_eq!(decoded["spec"]["targetCPUUtilizationPercentage"], 80);
+        assert_eq!(decoded["spec"]["maxReplicas"], 3);
+        let deployments = cat.lookup("apps", "v1", "deployments").unwrap();
+        let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment"});
+        assert_eq!(
+            as_decoded(deployments, deployment.clone()).unwrap(),
+            deployment
+        );
     }
 }

@@ -2,7 +2,7 @@
 //! the `kubernetes` Service and the system PriorityClasses. Safe to run on
 //! every start and concurrently.
 
-use crate::managed_fields::{self, APISERVER};
+use crate::managed_fields::APISERVER;
 use crate::registry::WriteOptions;
 use crate::state::AppState;
 use crate::status::{ApiError, ApiResult};
@@ -68,7 +68,7 @@ pub async fn bootstrap_priority_classes(state: &AppState) -> ApiResult<()> {
         });
         match state
             .registry
-            .create(res, None, class, WriteOptions::default())
+            .create(res, None, class, as_apiserver(state))
             .await
         {
             Ok(_) => tracing::info!(name, value, "created PriorityClass"),
@@ -79,7 +79,8 @@ pub async fn bootstrap_priority_classes(state: &AppState) -> ApiResult<()> {
     Ok(())
 }
 
-/// The `kubernetes` Service in `default`, as every cluster has (10.96.0.1:443).
+/// The `kubernetes` Service in `default`, as every cluster has (10.96.0.1:443),
+/// with the fields kube's kubernetesservice controller sets.
 pub async fn bootstrap_kubernetes_service(state: &AppState) -> ApiResult<()> {
     let res = state
         .catalogue
@@ -95,7 +96,8 @@ pub async fn bootstrap_kubernetes_service(state: &AppState) -> ApiResult<()> {
     let svc = json!({
         "apiVersion": "v1", "kind": "Service",
         "metadata": {"name": "kubernetes", "namespace": "default", "labels": {"component": "apiserver", "provider": "kubernetes"}},
-        "spec": {"clusterIP": "10.96.0.1", "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": port}], "type": "ClusterIP"},
+        "spec": {"clusterIP": "10.96.0.1", "ipFamilyPolicy": "SingleStack", "sessionAffinity": "None",
+                 "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": port}], "type": "ClusterIP"},
     });
     if state
         .registry
@@ -120,15 +122,16 @@ pub async fn bootstrap_kubernetes_service(state: &AppState) -> ApiResult<()> {
 /// store commits writes that arrive together with one sync), as
 /// kube-apiserver creates its bootstrap objects: restarts and concurrent
 /// replicas are safe, and a user's change to one is kept. `what` names them
-/// in the log.
+/// in the log; `manager` is who managedFields record as their writer.
 pub async fn create_missing_objects(
     state: &AppState,
     objects: Vec<serde_json::Value>,
     what: &str,
+    manager: &str,
 ) -> ApiResult<()> {
     use futures_util::StreamExt;
     let outcomes: Vec<ApiResult<bool>> = futures_util::stream::iter(objects)
-        .map(|obj| create_missing(state, obj))
+        .map(|obj| create_missing(state, obj, manager))
         .buffer_unordered(BOOTSTRAP_WRITERS)
         .collect()
         .await;
@@ -146,7 +149,11 @@ pub async fn create_missing_objects(
 const BOOTSTRAP_WRITERS: usize = 16;
 
 /// Creates `obj` (a built-in kind) unless it exists: whether it was created.
-async fn create_missing(state: &AppState, obj: serde_json::Value) -> ApiResult<bool> {
+async fn create_missing(
+    state: &AppState,
+    obj: serde_json::Value,
+    manager: &str,
+) -> ApiResult<bool> {
     let text = |p: &str| {
         obj.pointer(p)
             .and_then(serde_json::Value::as_str)
@@ -164,7 +171,12 @@ async fn create_missing(state: &AppState, obj: serde_json::Value) -> ApiResult<b
     let ns = (!ns.is_empty()).then(|| ns.to_string());
     match state
         .registry
-        .create(res, ns.as_deref(), obj.clone(), as_apiserver(state))
+        .create(
+            res,
+            ns.as_deref(),
+            obj.clone(),
+            super::written_by(state, manager, ""),
+        )
         .await
     {
         Ok(_) => Ok(true),
@@ -175,11 +187,5 @@ async fn create_missing(state: &AppState, obj: serde_json::Value) -> ApiResult<b
 
 /// kube-apiserver's own write (recorded under its name in managedFields).
 pub fn as_apiserver(state: &AppState) -> WriteOptions<'_> {
-    WriteOptions {
-        tracking: Some(managed_fields::internal(
-            APISERVER,
-            state.catalogue.builtin(),
-        )),
-        ..WriteOptions::default()
-    }
+    super::written_by(state, APISERVER, "")
 }

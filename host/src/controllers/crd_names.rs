@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 use tokio::task::JoinHandle;
 
 use crate::catalogue::ResourceInfo;
-use crate::registry::{decode, keys, meta, WriteOptions};
+use crate::registry::{decode, keys, meta};
 use crate::state::AppState;
 use crate::status::{ApiError, ApiResult};
 use crate::storage::StorageError;
@@ -471,13 +471,19 @@ async fn write_status(state: &AppState, crd: &Value, status: Value) -> ApiResult
     let res = resource(state)?;
     match state
         .registry
-        .guaranteed_update(res, None, name, WriteOptions::default(), &change)
+        .guaranteed_update(res, None, name, status_writer(state), &change)
         .await
     {
         Ok(outcome) => Ok(Some(outcome.object().clone())),
         Err(e) if e.code == 404 || e.code == 409 => Ok(None),
         Err(e) => Err(e),
     }
+}
+
+/// The naming controller's status writes, recorded as kube-apiserver's
+/// (apiextensions' controllers run inside it).
+fn status_writer(state: &AppState) -> crate::registry::WriteOptions<'_> {
+    super::written_by(state, crate::managed_fields::APISERVER, "status")
 }
 
 #[cfg(test)]

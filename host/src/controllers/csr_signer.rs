@@ -67,6 +67,11 @@ pub fn check_usages(csr: &Value) -> Result<bool, String> {
 }
 
 /// Whether the signer has something to do with this request.
+/// The signer's status writes, recorded as kube-controller-manager's.
+fn status_writer(state: &AppState) -> WriteOptions<'_> {
+    super::written_by(state, super::CONTROLLER_MANAGER, "status")
+}
+
 fn pending(csr: &Value) -> bool {
     csr.pointer("/spec/signerName").and_then(Value::as_str) == Some(KUBE_APISERVER_CLIENT)
         && has_condition(csr, "Approved")
@@ -131,7 +136,7 @@ async fn sign(state: &AppState, ca: &Authority, csr: &Value) -> ApiResult<()> {
     };
     match state
         .registry
-        .guaranteed_update(res, None, name, WriteOptions::default(), &change)
+        .guaranteed_update(res, None, name, status_writer(state), &change)
         .await
     {
         Err(e) if e.code == 404 => Ok(()),

@@ -4,7 +4,10 @@
 //! `system`, `workload-low`, …), each marked with the
 //! `apf.kubernetes.io/autoupdate-spec` annotation. Created when missing
 //! (restarts and concurrent replicas are safe); a user's change to one is
-//! kept. Only the objects: Capstan does not enforce priority and fairness.
+//! kept. Only the objects and their status (`dangling.rs`): Capstan does
+//! not enforce priority and fairness.
+
+pub mod dangling;
 
 use crate::state::AppState;
 use crate::status::{ApiError, ApiResult};
@@ -20,10 +23,14 @@ pub fn objects() -> ApiResult<Vec<Value>> {
         .map_err(|e| ApiError::internal(format!("flowcontrol bootstrap configuration: {e}")))
 }
 
+/// The manager kube's config producer (its bootstrap configuration
+/// ensurer) records its writes under.
+pub const PRODUCER: &str = "api-priority-and-fairness-config-producer-v1";
+
 /// Creates the bootstrap objects that do not exist yet.
 pub async fn bootstrap(state: &AppState) -> ApiResult<()> {
     let what = "the flowcontrol bootstrap configuration";
-    super::bootstrap::create_missing_objects(state, objects()?, what).await
+    super::bootstrap::create_missing_objects(state, objects()?, what, PRODUCER).await
 }
 
 #[cfg(test)]

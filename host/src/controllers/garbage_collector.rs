@@ -200,7 +200,13 @@ async fn update(
     };
     let written = state
         .registry
-        .guaranteed_update(&res, ns, name, WriteOptions::default(), &same_object)
+        .guaranteed_update(
+            &res,
+            ns,
+            name,
+            super::as_controller_manager(state),
+            &same_object,
+        )
         .await;
     match written {
         Ok(_) => Ok(()),

@@ -1,6 +1,7 @@
 //! Small built-in controllers that a cluster needs for the API to behave as
 //! users expect without a kube-controller-manager.
 
+pub mod apply;
 pub mod bootstrap;
 pub mod crd_names;
 pub mod csr_signer;
@@ -15,12 +16,41 @@ pub mod root_ca;
 pub mod service_account;
 pub mod storage_protection;
 
+use crate::registry::WriteOptions;
 use crate::state::AppState;
 use crate::status::{ApiError, ApiResult};
 use crate::storage::{KeyValue, RangeRequest, WatchStream};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::task::JoinHandle;
+
+/// The manager kube-controller-manager's controllers record their writes
+/// under (their client's User-Agent).
+pub const CONTROLLER_MANAGER: &str = "kube-controller-manager";
+
+/// A controller's write, recorded in managedFields as the kube component
+/// doing the same write records it: an Update entry of `manager` on
+/// `subresource` ("" for the object itself).
+pub fn written_by<'a>(
+    state: &'a AppState,
+    manager: &'a str,
+    subresource: &'a str,
+) -> WriteOptions<'a> {
+    WriteOptions {
+        tracking: Some(crate::managed_fields::Tracking {
+            manager,
+            subresource,
+            schemas: state.catalogue.builtin().schemas(),
+        }),
+        ..WriteOptions::default()
+    }
+}
+
+/// A write of the object itself as kube-controller-manager's controllers
+/// record theirs.
+pub fn as_controller_manager(state: &AppState) -> WriteOptions<'_> {
+    written_by(state, CONTROLLER_MANAGER, "")
+}
 
 /// Starts the controllers that keep running (in the leader only, when
 /// replicas elect one); returns their tasks.
@@ -34,6 +64,7 @@ pub fn spawn_all(state: Arc<AppState>) -> Vec<JoinHandle<()>> {
         crate::crd::cleanup::spawn(state.clone()),
         crate::crd::api_services::spawn(state.clone()),
         rbac::spawn_aggregation(state.clone()),
+        flowcontrol::dangling::spawn(state.clone()),
         resource_quota::spawn(state.clone()),
         storage_protection::spawn(state.clone()),
         crate::policy_reports::audit::spawn(state.clone()),

@@ -5,7 +5,7 @@
 //! namespace changes.
 
 use crate::catalogue::ResourceInfo;
-use crate::registry::{ListQuery, WriteOptions};
+use crate::registry::ListQuery;
 use crate::state::AppState;
 use crate::status::{ApiError, ApiResult};
 use futures_util::StreamExt;
@@ -116,7 +116,7 @@ async fn recount(state: &AppState, ns: &str) -> ApiResult<()> {
             res,
             Some(ns),
             name,
-            WriteOptions::default(),
+            super::written_by(state, super::CONTROLLER_MANAGER, "status"),
             &set_status,
         );
         match write.await {

@@ -3,7 +3,7 @@
 //! pki, with kube's description annotation; recreated when deleted and put
 //! back when changed. Pods' projected service-account volumes reference it.
 
-use crate::registry::{decode, keys, meta, WriteOptions};
+use crate::registry::{decode, keys, meta};
 use crate::state::AppState;
 use crate::status::{ApiError, ApiResult};
 use crate::storage::{EventKind, RangeRequest, StorageError};
@@ -117,7 +117,12 @@ async fn sync(state: &AppState, namespace: &str, ca: &str) -> ApiResult<()> {
             let cm = desired(namespace, ca);
             return match state
                 .registry
-                .create(res, Some(namespace), cm, WriteOptions::default())
+                .create(
+                    res,
+                    Some(namespace),
+                    cm,
+                    super::as_controller_manager(state),
+                )
                 .await
             {
                 // The namespace is gone or terminating, or someone was faster.
@@ -137,7 +142,7 @@ async fn sync(state: &AppState, namespace: &str, ca: &str) -> ApiResult<()> {
             res,
             Some(namespace),
             CONFIGMAP_NAME,
-            WriteOptions::default(),
+            super::as_controller_manager(state),
             &change,
         )
         .await

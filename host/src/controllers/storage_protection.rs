@@ -8,7 +8,7 @@
 //! couple of seconds.
 
 use crate::catalogue::ResourceInfo;
-use crate::registry::{decode, keys, meta, WriteOptions};
+use crate::registry::{decode, keys, meta};
 use crate::state::AppState;
 use crate::status::{ApiError, ApiResult};
 use crate::storage::{Event, EventKind, KeyValue};
@@ -197,7 +197,13 @@ async fn release(state: &AppState, kind: Kind, obj: &Value) -> ApiResult<()> {
     tracing::info!(kind = ?kind, namespace = ?ns, name, "removing storage protection finalizer");
     let written = state
         .registry
-        .guaranteed_update(&res, ns, name, WriteOptions::default(), &without)
+        .guaranteed_update(
+            &res,
+            ns,
+            name,
+            super::as_controller_manager(state),
+            &without,
+        )
         .await;
     match written {
         Ok(_) => Ok(()),

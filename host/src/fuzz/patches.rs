@@ -28,6 +28,7 @@ fn applier(force: bool) -> Applier<'static> {
         force,
         api_version: "v1",
         skip_status: true,
+        subresource: "",
     }
 }
 

@@ -14,6 +14,7 @@ fn apply_with_metadata_that_is_not_a_map_is_400() {
         force: false,
         api_version: "v1",
         skip_status: true,
+        subresource: "",
     };
     for metadata in [json!(false), json!([]), json!(1), json!("x")] {
         let applied = json!({"apiVersion": "v1", "kind": "Pod", "metadata": metadata});
@@ -38,6 +39,7 @@ fn forced_apply_over_managed_fields_that_are_not_maps() {
         force: true,
         api_version: "v1",
         skip_status: true,
+        subresource: "",
     };
     let current = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "managedFields": [false, 1]}});
     let applied =

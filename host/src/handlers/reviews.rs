@@ -28,6 +28,13 @@ pub async fn create(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     let ct = call.header(http::header::CONTENT_TYPE);
     let mut review = body::decode(&bytes, ct, call.cat.schemas())?;
     body::check_object(call.res, &mut review, call.namespace())?;
+    if let Some(map) = review.as_object_mut() {
+        map.entry("metadata").or_insert(json!({}));
+    }
+    if call.res.plural != "selfsubjectrulesreviews" {
+        // kube answers a new SelfSubjectRulesReview, without the request's fields.
+        track(call, &mut review);
+    }
     let spec = review.get("spec").cloned().unwrap_or(json!({}));
     let status = match call.res.plural.as_str() {
         "tokenreviews" => token_review(call, &spec).await?,
@@ -43,10 +50,19 @@ pub async fn create(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
         // kube answers a new review holding only the status.
         review["spec"] = json!({});
     }
-    if let Some(map) = review.as_object_mut() {
-        map.entry("metadata").or_insert(json!({}));
-    }
     Ok(respond(StatusCode::CREATED, &review, output, &[]))
+}
+
+/// The Update entry kube's create handler records for the request's fields
+/// (manager from `fieldManager` or the User-Agent) before the review is answered.
+fn track(call: &Call<'_>, review: &mut Value) {
+    let manager = call.field_manager();
+    let who = call.tracking(&manager);
+    let entries = crate::managed_fields::record(call.res, None, review, review, &who);
+    let metadata = review.get_mut("metadata").and_then(Value::as_object_mut);
+    if let (Some(entries), Some(metadata)) = (entries, metadata) {
+        metadata.insert("managedFields".into(), entries);
+    }
 }
 
 async fn token_review(call: &Call<'_>, spec: &Value) -> ApiResult<Value> {

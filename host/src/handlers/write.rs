@@ -411,6 +411,7 @@ async fn apply(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
         force: call.query.flag("force"),
         api_version: &api_version,
         skip_status: call.res.has_subresource("status"),
+        subresource: "",
     };
     let schemas = call.cat.schemas();
     let root = Some(call.res.schema_name.as_str());

@@ -40,11 +40,7 @@ impl Entry {
 
     /// The time in whole seconds since the epoch (0 without one).
     pub fn seconds(&self) -> i64 {
-        let parsed = self
-            .time
-            .as_deref()
-            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok());
-        parsed.map(|t| t.timestamp()).unwrap_or(0)
+        seconds(self.time.as_deref())
     }
 
     fn from_json(value: &Value) -> Option<Entry> {
@@ -120,13 +116,45 @@ pub fn is_reset(managed: Option<&Value>) -> bool {
 /// The entries in kube's order: Apply before Update, then by time (to the
 /// second), manager, apiVersion and subresource.
 pub fn encode(mut entries: Vec<Entry>) -> Value {
-    entries.sort_by(|p, q| {
-        (p.operation.as_str(), p.seconds(), p.manager.as_str())
-            .cmp(&(q.operation.as_str(), q.seconds(), q.manager.as_str()))
-            .then_with(|| p.api_version.cmp(&q.api_version))
-            .then_with(|| p.subresource.cmp(&q.subresource))
+    entries.sort_by_key(|e| {
+        let text = |s: &str| s.to_string();
+        let (op, manager, version, sub) =
+            (&e.operation, &e.manager, &e.api_version, &e.subresource);
+        (
+            text(op),
+            e.seconds(),
+            text(manager),
+            text(version),
+            text(sub),
+        )
     });
     Value::Array(entries.iter().map(Entry::to_json).collect())
+}
+
+/// Encoded entries (as server-side apply keeps them) put in [`encode`]'s order.
+pub fn sort_encoded(entries: &mut [Value]) {
+    entries.sort_by_cached_key(|e| {
+        let text = |field: &str| {
+            e.get(field)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        let time = seconds(e.get("time").and_then(Value::as_str));
+        (
+            text("operation"),
+            time,
+            text("manager"),
+            text("apiVersion"),
+            text("subresource"),
+        )
+    });
+}
+
+/// An entry's time in whole seconds since the epoch (0 without one).
+fn seconds(time: Option<&str>) -> i64 {
+    let parsed = time.and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok());
+    parsed.map(|t| t.timestamp()).unwrap_or(0)
 }
 
 /// kube's `maxUpdateManagers`: past this many Update entries, the oldest

@@ -13,6 +13,7 @@ mod entries;
 mod manager;
 mod schema;
 mod set;
+mod typed;
 mod zero;
 
 #[cfg(test)]
@@ -23,6 +24,7 @@ use serde_json::Value;
 use crate::catalogue::ResourceInfo;
 use crate::patch::SchemaLookup;
 
+pub use entries::sort_encoded;
 pub use manager::from_user_agent;
 
 use entries::Entry;
@@ -72,9 +74,10 @@ pub fn record(
     let zero = match (live, &res.custom) {
         (Some(_), _) => None,
         (None, Some(_)) => Some(Value::Object(Default::default())),
-        (None, None) => Some(zero::zero_object(&res.schema_name)),
+        (None, None) => Some(typed::zero(res, zero::zero_object(&res.schema_name))),
     };
-    let cmp = compare::compare(live.or(zero.as_ref()), Some(defaulted), ty);
+    let defaulted = typed::written(res, defaulted);
+    let cmp = compare::compare(live.or(zero.as_ref()), Some(&defaulted), ty);
     let ignored = ignored_fields(res, who.subresource);
     let changed = cmp.changed.recursive_difference(&ignored);
     let removed = cmp.removed.recursive_difference(&ignored);

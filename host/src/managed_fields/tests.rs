@@ -71,13 +71,16 @@ fn a_create_owns_every_field_it_sets_with_kubes_dots() {
 #[test]
 fn lists_keyed_by_several_fields_and_zero_values_left_out() {
     let cat = Catalogue::builtin();
+    // As kube's defaulting leaves it: targetPort (an IntOrString struct,
+    // present in Go's encoding even when zero) is the port.
     let svc = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
-        "spec": {"ports": [{"port": 80, "protocol": "TCP"}], "selector": {"app": "a"}}});
+        "spec": {"ports": [{"port": 80, "protocol": "TCP", "targetPort": 80}], "selector": {"app": "a"},
+                 "sessionAffinity": ""}});
     let entries = track(&cat, ("", "services"), None, &svc, "m", "").expect("an entry");
     assert_eq!(
         fields(&entries, 0),
         &json!({"f:spec": {"f:ports": {".": {}, "k:{\"port\":80,\"protocol\":\"TCP\"}": {
-            ".": {}, "f:port": {}, "f:protocol": {}}}, "f:selector": {}}})
+            ".": {}, "f:port": {}, "f:protocol": {}, "f:targetPort": {}}}, "f:selector": {}}})
     );
 }
 
@@ -194,4 +197,51 @@ fn more_than_ten_updaters_are_merged_into_ancient_changes() {
         ancient[0]["fieldsV1"],
         json!({"f:data": {"f:k0": {}, "f:k1": {}, "f:k2": {}}})
     );
+}
+
+#[test]
+fn a_pointer_template_owns_its_null_creation_timestamp_as_kube_records() {
+    let cat = Catalogue::builtin();
+    let template = json!({"metadata": {"labels": {"app": "a"}},
+                          "spec": {"containers": [{"name": "c", "image": "busybox"}]}});
+    let rc = json!({"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "r"},
+                    "spec": {"template": template}});
+    let entries = track(&cat, ("", "replicationcontrollers"), None, &rc, "m", "").unwrap();
+    let metadata = &fields(&entries, 0)["f:spec"]["f:template"]["f:metadata"];
+    assert_eq!(
+        metadata,
+        &json!({".": {}, "f:creationTimestamp": {}, "f:labels": {".": {}, "f:app": {}}}),
+        "Go encodes the template's zero creationTimestamp as null; the zero RC has no template"
+    );
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+                            "spec": {"template": template}});
+    let res = cat.lookup("apps", "v1", "deployments").unwrap();
+    let who = Tracking {
+        manager: "m",
+        subresource: "",
+        schemas: cat.schemas(),
+    };
+    let entries = record(res, None, &deployment, &deployment, &who).unwrap();
+    let metadata = &fields(&entries, 0)["f:spec"]["f:template"]["f:metadata"];
+    assert_eq!(
+        metadata,
+        &json!({"f:labels": {".": {}, "f:app": {}}}),
+        "a Deployment's zero value has the (non-pointer) template's null already"
+    );
+}
+
+#[test]
+fn a_csinode_driver_owns_its_null_topology_keys() {
+    let cat = Catalogue::builtin();
+    let res = cat.lookup("storage.k8s.io", "v1", "csinodes").unwrap();
+    let node = json!({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": "n"},
+                      "spec": {"drivers": [{"name": "d", "nodeID": "n1"}]}});
+    let who = Tracking {
+        manager: "m",
+        subresource: "",
+        schemas: cat.schemas(),
+    };
+    let entries = record(res, None, &node, &node, &who).unwrap();
+    let driver = &fields(&entries, 0)["f:spec"]["f:drivers"]["k:{\"name\":\"d\"}"];
+    assert_eq!(driver["f:topologyKeys"], json!({}), "{driver}");
 }

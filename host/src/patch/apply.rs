@@ -24,6 +24,9 @@ pub struct Applier<'a> {
     pub api_version: &'a str,
     /// Status is a subresource: the main resource's apply does not own it.
     pub skip_status: bool,
+    /// The subresource applied to ("" for the object itself), recorded
+    /// with the manager's entry.
+    pub subresource: &'a str,
 }
 
 /// Why an apply was refused.
@@ -49,9 +52,8 @@ pub fn server_side_apply(
     let schema = Schema::root_for_apply(root_schema, schemas);
     let mine = field_set::of_object(&applied, schema, who.skip_status);
     let entries = current.map(managed_entries).unwrap_or_default();
-    let (previous, mut others): (Vec<Value>, Vec<Value>) = entries
-        .into_iter()
-        .partition(|e| e["manager"] == who.manager && e["operation"] == "Apply");
+    let (previous, mut others): (Vec<Value>, Vec<Value>) =
+        entries.into_iter().partition(|e| is_own(e, who));
     let conflicts = conflicts(&others, &mine, current, &applied);
     if !conflicts.is_empty() && !who.force {
         return Err(ApplyError::Conflicts(conflicts));
@@ -80,9 +82,18 @@ pub fn server_side_apply(
     Ok(merged)
 }
 
-/// Puts `entries` into the object's metadata; 400 when there is no object
+/// Whether `entry` is `who`'s earlier apply (same manager and subresource).
+fn is_own(entry: &Value, who: &Applier<'_>) -> bool {
+    let subresource = entry["subresource"].as_str().unwrap_or_default();
+    entry["manager"] == who.manager
+        && entry["operation"] == "Apply"
+        && subresource == who.subresource
+}
+
+/// Puts `entries` into the object's metadata (in kube's order); 400 when there is no object
 /// or metadata to put them in (a body whose `metadata` is not a map).
-fn set_managed_fields(object: &mut Value, entries: Vec<Value>) -> Result<(), ApplyError> {
+fn set_managed_fields(object: &mut Value, mut entries: Vec<Value>) -> Result<(), ApplyError> {
+    crate::managed_fields::sort_encoded(&mut entries);
     let not_a_map =
         || ApplyError::Patch(PatchError::BadRequest("metadata must be an object".into()));
     let object = object.as_object_mut().ok_or_else(not_a_map)?;
@@ -137,14 +148,18 @@ fn conflicts(
 }
 
 fn entry(who: &Applier<'_>, fields: FieldSet) -> Value {
-    json!({
+    let mut entry = json!({
         "manager": who.manager,
         "operation": "Apply",
         "apiVersion": who.api_version,
         "time": crate::registry::meta::now(),
         "fieldsType": "FieldsV1",
         "fieldsV1": fields,
-    })
+    });
+    if !who.subresource.is_empty() {
+        entry["subresource"] = json!(who.subresource);
+    }
+    entry
 }
 
 /// kube's wording: `Apply failed with 1 conflict: conflict with "m" using v1: .data.k`.

@@ -390,6 +390,7 @@ impl Registry {
         if let Err(too_large) = checked {
             return Err(self.refuse_oversized(res, ns, obj, too_large).await);
         }
+        let obj = crate::catalogue::conversion::as_decoded(res, obj)?;
         let obj = self.track(res, None, obj, &opts).await?;
         let mut obj = opts.admit.mutate(obj, None).await?;
         meta::set_create_fields(&mut obj, ns);

@@ -96,6 +96,7 @@ impl Registry {
             let mut desired = if deleting {
                 desired
             } else {
+                let desired = crate::catalogue::conversion::as_decoded(res, desired)?;
                 let tracked = self.track(res, Some(&current), desired, &opts).await?;
                 opts.admit.mutate(tracked, Some(&current)).await?
             };

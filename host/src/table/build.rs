@@ -11,9 +11,13 @@ use crate::crd::CustomResource;
 use crate::registry::strategy::{PrintedRows, Strategy};
 use crate::status::ApiResult;
 
-/// `PartialObjectMetadata` wrapping the object's full metadata.
-fn partial_object_metadata(obj: &Value) -> Value {
-    let metadata = obj.get("metadata").cloned().unwrap_or_else(|| json!({}));
+/// `PartialObjectMetadata` wrapping the object's full metadata, as kube's
+/// internal object holds it (kube prints rows from its internal objects).
+fn partial_object_metadata(res: &ResourceInfo, obj: &Value) -> Value {
+    let metadata = match obj.get("metadata") {
+        Some(m) => crate::catalogue::conversion::internal_metadata(res, m),
+        None => json!({}),
+    };
     json!({
         "kind": "PartialObjectMetadata",
         "apiVersion": "meta.k8s.io/v1",
@@ -21,10 +25,10 @@ fn partial_object_metadata(obj: &Value) -> Value {
     })
 }
 
-fn embedded_object(obj: &Value, include: IncludeObject) -> Value {
+fn embedded_object(res: &ResourceInfo, obj: &Value, include: IncludeObject) -> Value {
     match include {
         IncludeObject::None => Value::Null,
-        IncludeObject::Metadata => partial_object_metadata(obj),
+        IncludeObject::Metadata => partial_object_metadata(res, obj),
         IncludeObject::Object => obj.clone(),
     }
 }
@@ -105,7 +109,7 @@ pub async fn build_table(
         .into_iter()
         .zip(objects)
         .map(|(mut row, obj)| {
-            row.insert("object".into(), embedded_object(obj, include_object));
+            row.insert("object".into(), embedded_object(res, obj, include_object));
             Value::Object(row)
         })
         .collect();

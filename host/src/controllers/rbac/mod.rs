@@ -9,12 +9,13 @@
 mod aggregation;
 mod reconcile;
 
+use super::apply::{apply, Controller};
 use crate::catalogue::ResourceInfo;
-use crate::registry::{decode, keys, meta, WriteOptions};
+use crate::registry::{decode, keys, meta};
 use crate::state::AppState;
 use crate::status::{ApiError, ApiResult};
 use futures_util::StreamExt;
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::task::JoinHandle;
@@ -39,8 +40,9 @@ pub async fn bootstrap(state: &AppState) -> ApiResult<()> {
     let mut objects: Vec<Value> = serde_json::from_str(BOOTSTRAP_POLICY)
         .map_err(|e| ApiError::internal(format!("bootstrap policy: {e}")))?;
     objects.extend(crate::policy_reports::rbac::cluster_roles());
-    super::bootstrap::create_missing_objects(state, objects.clone(), "the bootstrap RBAC policy")
-        .await?;
+    let what = "the bootstrap RBAC policy";
+    let manager = crate::managed_fields::APISERVER;
+    super::bootstrap::create_missing_objects(state, objects.clone(), what, manager).await?;
     for expected in &objects {
         reconcile_one(state, expected).await?;
     }
@@ -94,7 +96,9 @@ async fn reconcile_one(state: &AppState, expected: &Value) -> ApiResult<()> {
                 Err(e) if e.code == 404 => {}
                 Err(e) => return Err(e),
             }
-            super::bootstrap::create_missing_objects(state, vec![expected.clone()], kind).await?;
+            let manager = crate::managed_fields::APISERVER;
+            super::bootstrap::create_missing_objects(state, vec![expected.clone()], kind, manager)
+                .await?;
             tracing::info!(
                 kind,
                 name,
@@ -131,7 +135,11 @@ async fn aggregate(state: &AppState) -> ApiResult<()> {
     Ok(())
 }
 
-/// Writes the rules of every aggregating ClusterRole whose rules are stale.
+/// The manager kube's aggregation controller applies the rules as.
+const AGGREGATION_MANAGER: &str = "clusterrole-aggregation-controller";
+
+/// Applies the rules of every aggregating ClusterRole whose rules are stale,
+/// as kube's controller does (forced, owning only `rules`).
 async fn reconcile(state: &AppState, res: &ResourceInfo) -> ApiResult<()> {
     let roles = state
         .registry
@@ -144,21 +152,19 @@ async fn reconcile(state: &AppState, res: &ResourceInfo) -> ApiResult<()> {
         let Some(updated) = aggregation::needs_update(role, &roles) else {
             continue;
         };
-        let name = meta::name(role).unwrap_or_default().to_string();
-        let rules = updated["rules"].clone();
-        state
-            .registry
-            .guaranteed_update(
-                res,
-                None,
-                &name,
-                WriteOptions::default(),
-                &|mut current: Value| {
-                    current["rules"] = rules.clone();
-                    Ok(current)
-                },
-            )
-            .await?;
+        let name = meta::name(role).unwrap_or_default();
+        let configuration = json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": {"name": name}, "rules": updated["rules"],
+        });
+        let by = Controller {
+            manager: AGGREGATION_MANAGER,
+            subresource: "",
+        };
+        match apply(state, res, None, &configuration, by).await {
+            Err(e) if e.code == 404 => continue,
+            other => other?,
+        };
         tracing::debug!(clusterrole = %name, "aggregated rules");
     }
     Ok(())

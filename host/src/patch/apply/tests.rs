@@ -14,6 +14,7 @@ fn by(manager: &str, force: bool) -> Applier<'_> {
         force,
         api_version: "v1",
         skip_status: true,
+        subresource: "",
     }
 }
 
@@ -136,5 +137,45 @@ fn several_conflicts_are_listed_per_manager() {
     assert_eq!(
         conflict_message(&conflicts),
         "Apply failed with 2 conflicts: conflicts with \"kubectl-edit\" using v1:\n- .data.a\n- .data.b"
+    );
+}
+
+#[test]
+fn an_apply_to_status_is_its_own_entry_listed_before_updates() {
+    let fs = "io.k8s.api.flowcontrol.v1.FlowSchema";
+    let update = json!({"manager": "producer", "operation": "Update", "apiVersion": "v1",
+                        "time": "2024-01-01T00:00:00Z", "fieldsType": "FieldsV1",
+                        "fieldsV1": {"f:spec": {"f:matchingPrecedence": {}}}});
+    let current = json!({"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "FlowSchema",
+                         "metadata": {"name": "f", "managedFields": [update]},
+                         "spec": {"matchingPrecedence": 10}});
+    let condition =
+        json!({"type": "Dangling", "status": "False", "reason": "Found", "message": "m"});
+    let status = json!({"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "FlowSchema",
+                        "metadata": {"name": "f"}, "status": {"conditions": [condition]}});
+    let who = Applier {
+        skip_status: false,
+        subresource: "status",
+        ..by("consumer", true)
+    };
+    let first = apply(Some(&current), status.clone(), &who, fs).unwrap();
+    let entries = first["metadata"]["managedFields"].as_array().unwrap();
+    assert_eq!(entries.len(), 2);
+    assert_eq!(
+        entries[0]["manager"], "consumer",
+        "Apply entries come first"
+    );
+    assert_eq!(entries[0]["subresource"], "status");
+    assert_eq!(
+        entries[0]["fieldsV1"]["f:status"]["f:conditions"]["k:{\"type\":\"Dangling\"}"]["f:reason"],
+        json!({})
+    );
+    assert_eq!(entries[1]["manager"], "producer");
+    assert_eq!(first["spec"]["matchingPrecedence"], 10);
+    let main = apply(Some(&first), cm(json!({})), &by("consumer", true), CM).unwrap();
+    let kept = main["metadata"]["managedFields"].as_array().unwrap();
+    assert!(
+        kept.iter().any(|e| e["subresource"] == "status"),
+        "the same manager's apply of the object is another entry: {kept:?}"
     );
 }
