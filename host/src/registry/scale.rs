@@ -108,7 +108,12 @@ pub fn to_scale(res: &ResourceInfo, obj: &Value) -> Value {
     if !selector.is_empty() {
         status["selector"] = json!(selector);
     }
-    json!({"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": md, "spec": {"replicas": replicas}, "status": status})
+    // Go's encoding of autoscaling/v1 Scale: `spec.replicas` is omitempty.
+    let spec = match replicas {
+        0 => json!({}),
+        n => json!({"replicas": n}),
+    };
+    json!({"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": md, "spec": spec, "status": status})
 }
 
 /// Writes a Scale's desired replicas (and its resourceVersion, a precondition) into the object.
