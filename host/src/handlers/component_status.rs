@@ -18,12 +18,15 @@ pub fn is_component_status(call: &Call<'_>) -> bool {
     call.res.group.is_empty() && call.res.plural == "componentstatuses"
 }
 
-/// A ComponentStatus with one Healthy condition.
+/// A ComponentStatus with one Healthy condition: a failed probe is False
+/// with its failure as the message (kube's HTTP prober reports a refused
+/// or timed-out connection as a Failure, not as an error).
 pub fn component(name: &str, healthy: Result<&str, String>) -> Value {
-    let condition = match healthy {
-        Ok(message) => json!({"type": "Healthy", "status": "True", "message": message}),
-        Err(error) => json!({"type": "Healthy", "status": "False", "error": error}),
+    let (status, message) = match healthy {
+        Ok(message) => ("True", message.to_string()),
+        Err(failure) => ("False", failure),
     };
+    let condition = json!({"type": "Healthy", "status": status, "message": message});
     json!({"kind": "ComponentStatus", "apiVersion": "v1",
            "metadata": {"name": name, "creationTimestamp": null},
            "conditions": [condition]})

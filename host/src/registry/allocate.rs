@@ -89,14 +89,67 @@ impl Registry {
             svc["spec"]["clusterIPs"] = json!([requested]);
         }
         svc["spec"]["ipFamilies"] = json!(["IPv4"]);
-        svc["spec"]["ipFamilyPolicy"] = json!("SingleStack");
-        svc["spec"]["internalTrafficPolicy"] = json!("Cluster");
+        default_field(svc, "ipFamilyPolicy", "SingleStack");
+        default_field(svc, "internalTrafficPolicy", "Cluster");
         if kind == "NodePort" || kind == "LoadBalancer" {
-            assign_node_ports(svc, used.node_ports);
-            svc["spec"]["externalTrafficPolicy"] = json!("Cluster");
+            default_field(svc, "externalTrafficPolicy", "Cluster");
         }
+        assign_node_ports(svc, used.node_ports);
         Ok(())
     }
+
+    /// An updated Service's node ports and health-check node port that its
+    /// new type needs and it does not have yet (a ClusterIP Service made a
+    /// NodePort one).
+    pub async fn allocate_service_update(
+        &self,
+        services: &ResourceInfo,
+        svc: &mut Value,
+    ) -> ApiResult<()> {
+        if node_ports_wanted(svc).is_empty() {
+            return Ok(());
+        }
+        let used = self.services_in_use(services).await?;
+        assign_node_ports(svc, used.node_ports);
+        Ok(())
+    }
+}
+
+/// `spec.<field>` set to `value` unless the client chose one.
+fn default_field(svc: &mut Value, field: &str, value: &str) {
+    let spec = &mut svc["spec"];
+    if spec.get(field).is_none_or(Value::is_null) {
+        spec[field] = json!(value);
+    }
+}
+
+/// Where a Service needs a node port it lacks: each port's index (`Some`)
+/// and the health-check port (`None`) of a LoadBalancer with the Local
+/// external traffic policy.
+fn node_ports_wanted(svc: &Value) -> Vec<Option<usize>> {
+    let spec = &svc["spec"];
+    let kind = spec
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("ClusterIP");
+    let balancer = kind == "LoadBalancer";
+    let per_port = kind == "NodePort"
+        || (balancer && spec.get("allocateLoadBalancerNodePorts") != Some(&json!(false)));
+    let mut wanted = Vec::new();
+    if per_port {
+        let ports = spec.get("ports").and_then(Value::as_array);
+        for (i, p) in ports.into_iter().flatten().enumerate() {
+            if p.get("nodePort").and_then(Value::as_i64).unwrap_or(0) == 0 {
+                wanted.push(Some(i));
+            }
+        }
+    }
+    let local = spec.get("externalTrafficPolicy") == Some(&json!("Local"));
+    let health = spec.get("healthCheckNodePort").and_then(Value::as_i64);
+    if balancer && local && health.unwrap_or(0) == 0 {
+        wanted.push(None);
+    }
+    wanted
 }
 
 fn free_ip(used: &HashSet<String>) -> Option<String> {
@@ -114,19 +167,45 @@ fn free_ip(used: &HashSet<String>) -> Option<String> {
 
 fn assign_node_ports(svc: &mut Value, mut used: HashSet<i64>) {
     let mut rng = rand::thread_rng();
-    let Some(ports) = svc.pointer_mut("/spec/ports").and_then(Value::as_array_mut) else {
-        return;
-    };
-    for p in ports {
-        if p.get("nodePort").and_then(Value::as_i64).is_some() {
+    for at in node_ports_wanted(svc) {
+        let Some(n) = (0..10_000)
+            .map(|_| rng.gen_range(NODE_PORTS))
+            .find(|n| used.insert(*n))
+        else {
             continue;
+        };
+        match at {
+            Some(i) => svc["spec"]["ports"][i]["nodePort"] = json!(n),
+            None => svc["spec"]["healthCheckNodePort"] = json!(n),
         }
-        for _ in 0..10_000 {
-            let n = rng.gen_range(NODE_PORTS);
-            if used.insert(n) {
-                p["nodePort"] = json!(n);
-                break;
-            }
-        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_ports_follow_the_type_and_policies() {
+        let mut lb = json!({"spec": {"type": "LoadBalancer", "externalTrafficPolicy": "Local",
+            "allocateLoadBalancerNodePorts": false, "ports": [{"port": 80}]}});
+        assign_node_ports(&mut lb, HashSet::new());
+        assert!(lb["spec"]["ports"][0].get("nodePort").is_none());
+        assert!(NODE_PORTS.contains(&lb["spec"]["healthCheckNodePort"].as_i64().unwrap_or(0)));
+        let mut np = json!({"spec": {"type": "NodePort", "ports": [{"port": 80}, {"port": 81, "nodePort": 30001}]}});
+        assign_node_ports(&mut np, HashSet::from([30001]));
+        let first = np["spec"]["ports"][0]["nodePort"].as_i64().unwrap_or(0);
+        assert!(NODE_PORTS.contains(&first) && first != 30001);
+        assert_eq!(np["spec"]["ports"][1]["nodePort"], 30001);
+        assert!(np["spec"].get("healthCheckNodePort").is_none());
+    }
+
+    #[test]
+    fn a_chosen_policy_is_kept() {
+        let mut svc = json!({"spec": {"ipFamilyPolicy": "PreferDualStack"}});
+        default_field(&mut svc, "ipFamilyPolicy", "SingleStack");
+        default_field(&mut svc, "internalTrafficPolicy", "Cluster");
+        assert_eq!(svc["spec"]["ipFamilyPolicy"], "PreferDualStack");
+        assert_eq!(svc["spec"]["internalTrafficPolicy"], "Cluster");
     }
 }

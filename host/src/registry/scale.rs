@@ -108,7 +108,12 @@ pub fn to_scale(res: &ResourceInfo, obj: &Value) -> Value {
     if !selector.is_empty() {
         status["selector"] = json!(selector);
     }
-    json!({"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": md, "spec": {"replicas": replicas}, "status": status})
+    // Go's encoding of autoscaling/v1 Scale: `spec.replicas` is omitempty.
+    let spec = match replicas {
+        0 => json!({}),
+        n => json!({"replicas": n}),
+    };
+    json!({"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": md, "spec": spec, "status": status})
 }
 
 /// Writes a Scale's desired replicas (and its resourceVersion, a precondition) into the object.
@@ -280,9 +285,10 @@ mod tests {
             Box::pin(async move {
                 let scale = obj.cloned().unwrap_or_default();
                 assert_eq!(scale["apiVersion"], "autoscaling/v1");
-                match scale["spec"]["replicas"].as_i64() {
-                    Some(0) => Err(ApiError::forbidden("no zero")),
-                    _ => Ok(()),
+                // Zero replicas are left out, as Go encodes a Scale.
+                match scale["spec"].get("replicas") {
+                    None => Err(ApiError::forbidden("no zero")),
+                    Some(_) => Ok(()),
                 }
             })
         }

@@ -39,6 +39,9 @@ pub fn merge(res: &ResourceInfo, current: &Value, desired: &Value) -> Value {
         Some(status) => obj.insert("status".into(), status.clone()),
         None => obj.remove("status"),
     };
+    if res.custom.is_none() && res.group.is_empty() && res.plural == "pods" {
+        keep_qos_class(obj, current);
+    }
     let Kept::Fields(kept) = kept_metadata(res) else {
         return out;
     };
@@ -53,6 +56,26 @@ pub fn merge(res: &ResourceInfo, current: &Value, desired: &Value) -> Value {
     }
     obj.insert("metadata".into(), Value::Object(metadata));
     out
+}
+
+/// A pod's QoS class is set at creation: a status write that leaves it out
+/// keeps it (kube's podStatusStrategy backfills it).
+fn keep_qos_class(pod: &mut serde_json::Map<String, Value>, current: &Value) {
+    let Some(class) = current.pointer("/status/qosClass") else {
+        return;
+    };
+    let status = pod
+        .entry("status")
+        .or_insert_with(|| Value::Object(Default::default()));
+    if let Some(status) = status.as_object_mut() {
+        let missing = status
+            .get("qosClass")
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty);
+        if missing {
+            status.insert("qosClass".into(), class.clone());
+        }
+    }
 }
 
 #[cfg(test)]
@@ -76,6 +99,17 @@ mod tests {
         assert_eq!(out["metadata"]["annotations"], json!({"a": "b"}));
         assert_eq!(out["spec"], current["spec"]);
         assert_eq!(out["status"], json!({"phase": "Active"}));
+    }
+
+    #[test]
+    fn pod_status_write_keeps_the_qos_class() {
+        let current = json!({"metadata": {"name": "p"}, "status": {"qosClass": "BestEffort"}});
+        let desired = json!({"metadata": {"name": "p"}, "status": {"phase": "Running"}});
+        let out = merge(&builtin("pods"), &current, &desired);
+        assert_eq!(
+            out["status"],
+            json!({"phase": "Running", "qosClass": "BestEffort"})
+        );
     }
 
     #[test]

@@ -106,6 +106,9 @@ impl Registry {
                 // decodes it, against the stored (encoded) object.
                 desired = as_go_encodes(res, desired);
                 desired = self.strategy.update(res, desired, &current).await?;
+                if res.group.is_empty() && res.plural == "services" {
+                    self.allocate_service_update(res, &mut desired).await?;
+                }
             }
             if !deleting {
                 desired = as_go_encodes(res, desired);

@@ -2,6 +2,7 @@
 //! request and kube's normalized answer, one file each.
 
 use super::request::Request;
+use super::setup::Setup;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -12,6 +13,8 @@ const PRETTY_UP_TO: usize = 256 * 1024;
 #[derive(Serialize, Deserialize)]
 pub struct Recorded {
     pub request: Request,
+    #[serde(flatten)]
+    pub setup: Setup,
     pub code: u16,
     pub body: Value,
 }

@@ -7,6 +7,7 @@
 use super::answers::golden_dir;
 use super::endpoint::Endpoint;
 use super::request::Request;
+use super::setup::Setup;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -15,6 +16,8 @@ pub struct Case {
     pub set: String,
     pub name: String,
     pub request: Request,
+    /// The objects it needs first (none for most).
+    pub setup: Setup,
 }
 
 /// Aggregated discovery, as kubectl ≥ 1.30 asks for it.
@@ -34,7 +37,10 @@ fn lists_as_tables() -> Vec<Case> {
     let list: Vec<ObjectCase> = read_json("objects.json");
     let mut seen = std::collections::BTreeSet::new();
     let mut cases = Vec::new();
-    for o in list.into_iter().filter(|o| !is_review(&o.collection)) {
+    let listed = list
+        .into_iter()
+        .filter(|o| !is_review(&o.collection) && o.setup.is_empty());
+    for o in listed {
         if !seen.insert(o.collection.clone()) {
             continue;
         }
@@ -55,6 +61,7 @@ fn case(set: &str, name: &str, request: Request) -> Case {
         set: set.into(),
         name: name.into(),
         request,
+        setup: Setup::default(),
     }
 }
 
@@ -116,6 +123,8 @@ struct ObjectCase {
     #[serde(default = "minimal")]
     variant: String,
     object: Value,
+    #[serde(flatten)]
+    setup: Setup,
 }
 
 fn minimal() -> String {
@@ -138,8 +147,10 @@ fn objects() -> Vec<Case> {
 
 /// The Table forms of an object case: its create, and its kind's list once.
 fn table_case(object: &Case) -> Option<Case> {
-    if is_review(&object.request.path) {
-        return None; // never stored: kube has no printer (406, see errors/)
+    if is_review(&object.request.path) || !object.setup.is_empty() {
+        // Never stored (kube has no printer: 406, see errors/), or a
+        // subresource of an object the setup made.
+        return None;
     }
     let mut request = object.request.clone();
     request.accept = Some(TABLE.into());
@@ -167,7 +178,10 @@ fn object_case(o: ObjectCase) -> Case {
         body: Some(o.object),
         ..Default::default()
     };
-    case("objects", &name, request)
+    Case {
+        setup: o.setup,
+        ..case("objects", &name, request)
+    }
 }
 
 #[derive(Deserialize)]
@@ -175,13 +189,18 @@ struct RequestCase {
     set: String,
     name: String,
     request: Request,
+    #[serde(flatten)]
+    setup: Setup,
 }
 
 /// The explicit requests of `cases/requests.json`.
 fn requests() -> Vec<Case> {
     let list: Vec<RequestCase> = read_json("requests.json");
     list.into_iter()
-        .map(|r| case(&r.set, &r.name, r.request))
+        .map(|r| Case {
+            setup: r.setup,
+            ..case(&r.set, &r.name, r.request)
+        })
         .collect()
 }
 

@@ -8,6 +8,7 @@ mod diff;
 mod endpoint;
 mod normalize;
 mod request;
+mod setup;
 
 use crate::support::Server;
 use answers::Recorded;
@@ -88,8 +89,7 @@ fn write_known_differences(differing: &[String]) {
 
 /// Capstan's answer to a recorded request against the recorded answer.
 fn compare(capstan: &Endpoint, want: &Recorded) -> Vec<String> {
-    let mut got = capstan.send(&want.request);
-    normalize::normalize(&want.request, &mut got.body);
+    let got = ask(capstan, &want.request, &want.setup);
     let mut diffs = diff::differences(&want.body, &got.body);
     if got.code != want.code {
         diffs.insert(
@@ -103,7 +103,7 @@ fn compare(capstan: &Endpoint, want: &Recorded) -> Vec<String> {
 /// Records the real kube-apiserver's answers into `tests/golden/answers`
 /// (`GOLDEN_KUBE_URL`, default the oracle's `https://127.0.0.1:16443`;
 /// `GOLDEN_KUBE_DIR`, default `~/.cache/kube-oracle`, for its CA and token;
-/// `GOLDEN_RECORD_ONLY=<set/name prefix>` records only those answers).
+/// `GOLDEN_RECORD_ONLY=<set/name prefix>,...` records only those answers).
 #[test]
 #[ignore = "needs the real kube-apiserver: see tests/golden/README.md"]
 fn record_kube_answers() {
@@ -126,17 +126,30 @@ fn record_kube_answers() {
     let scratch = tempfile::tempdir().expect("temp dir");
     let kube = Endpoint::kube(&url, &dir.join("pki/ca.crt"), &token, scratch.path());
     let only = std::env::var("GOLDEN_RECORD_ONLY").unwrap_or_default();
+    let prefixes: Vec<&str> = only.split(',').collect();
     for case in cases::all(&kube) {
-        if !format!("{}/{}", case.set, case.name).starts_with(&only) {
+        let id = format!("{}/{}", case.set, case.name);
+        if !prefixes.iter().any(|p| id.starts_with(p)) {
             continue;
         }
-        let mut answer = kube.send(&case.request);
-        normalize::normalize(&case.request, &mut answer.body);
+        let answer = ask(&kube, &case.request, &case.setup);
         let recorded = Recorded {
             request: case.request,
+            setup: case.setup,
             code: answer.code,
             body: answer.body,
         };
         answers::write(&case.set, &case.name, &recorded);
     }
+}
+
+/// One case asked of `server`: its setup made, the request sent, the setup
+/// deleted; the answer normalized.
+fn ask(server: &Endpoint, request: &request::Request, setup: &setup::Setup) -> endpoint::Answer {
+    setup.create(server);
+    let mut answer = server.send(request);
+    setup.delete(server);
+    normalize::normalize(request, &mut answer.body);
+    setup.drop_ignored(&mut answer.body);
+    answer
 }

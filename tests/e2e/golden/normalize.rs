@@ -30,10 +30,11 @@ pub fn normalize(request: &Request, body: &mut Value) {
     drop_capstan_own(body);
     let mut uids = Vec::new();
     scrub_metadata(body, &mut uids);
-    if request.method == "POST" {
+    if ["POST", "PUT", "PATCH"].contains(&request.method.as_str()) {
         allocated(request, body);
     }
     replace_strings(body, &|s| rewrite(s, &uids));
+    issued_token(body);
     drop_credentials(body);
     sort_items(body);
     table_ages(body);
@@ -58,6 +59,19 @@ fn drop_credentials(value: &mut Value) {
         }
         Value::Array(items) => items.iter_mut().for_each(drop_credentials),
         _ => {}
+    }
+}
+
+/// A TokenRequest's token and its expiry, made up per request: their
+/// presence is compared.
+fn issued_token(body: &mut Value) {
+    if body.get("kind").and_then(Value::as_str) != Some("TokenRequest") {
+        return;
+    }
+    for (field, mark) in [("token", "<token>"), ("expirationTimestamp", "<time>")] {
+        if let Some(v) = body.pointer_mut(&format!("/status/{field}")) {
+            *v = Value::String(mark.into());
+        }
     }
 }
 
@@ -150,8 +164,9 @@ fn scrub_one(meta: &mut Map<String, Value>, uids: &mut Vec<String>) {
     }
 }
 
-/// What the server allocates for a created object: a generated name, a
-/// Service's cluster IPs and node ports (their presence is compared).
+/// What the server allocates for a created or updated object: a generated
+/// name, a Service's cluster IPs and node ports the request did not set
+/// (their presence is compared).
 fn allocated(request: &Request, body: &mut Value) {
     let sent = request.body.as_ref();
     let generated = sent

@@ -5,7 +5,7 @@
 use capstan_plugin_sdk::strategy::StrategyResource;
 use serde_json::{json, Value};
 
-use super::{controllers, pods, services};
+use super::{controllers, disabled_fields, pods, services};
 use crate::json::{child_mut, ensure_object, items_mut};
 
 type Create = fn(&mut Value);
@@ -19,8 +19,9 @@ const TABLE: &[(&str, &str, Option<Create>, Option<Update>)] = &[
     ("", "namespaces", Some(namespace_finalizer), Some(keep_namespace_finalizers)),
     ("", "serviceaccounts", Some(secret_references), Some(secret_references_on_update)),
     ("", "persistentvolumeclaims", Some(claim_data_sources), Some(claim_data_sources_on_update)),
-    ("", "pods", Some(pods::prepare_create), None),
+    ("", "pods", Some(pods::prepare_create), Some(disabled_fields::pod_update)),
     ("", "services", None, Some(services::drop_type_dependent_fields)),
+    ("apps", "statefulsets", Some(disabled_fields::stateful_set_create), Some(disabled_fields::stateful_set_update)),
     ("coordination.k8s.io", "leases", Some(lease_without_election), Some(lease_election_kept)),
     ("discovery.k8s.io", "endpointslices", Some(no_deprecated_topology), Some(topology_on_update)),
 ];

@@ -7,6 +7,7 @@
 //! the kind's generation follows changed (see [`generation`]).
 
 mod controllers;
+mod disabled_fields;
 mod generation;
 mod kinds;
 mod pods;
@@ -21,7 +22,7 @@ use crate::{config, crd, defaults, initial_status};
 pub fn for_create(resource: &StrategyResource, object: &mut Value) {
     convert(resource, object);
     defaults::apply(resource, object);
-    if resource.has_status {
+    if resource.has_status && !keeps_created_status(resource) {
         // The client's status is replaced by the one kube's strategy starts with.
         if let Some(fields) = object.as_object_mut() {
             fields.remove("status");
@@ -48,6 +49,7 @@ pub fn for_update(resource: &StrategyResource, object: &mut Value, old: &Value) 
         }
         kinds::prepare_update(resource, object, old);
     }
+
     generation::on_update(resource, object, old);
     defaults::apply(resource, object);
 }
@@ -59,6 +61,12 @@ pub fn defaults_only(resource: &StrategyResource, object: &mut Value) {
         convert(resource, object);
         defaults::apply(resource, object);
     }
+}
+
+/// A Node is created with the status its kubelet sends (kube's node
+/// strategy drops nothing of it).
+fn keeps_created_status(resource: &StrategyResource) -> bool {
+    resource.group.is_empty() && resource.resource == "nodes"
 }
 
 fn is_crd(resource: &StrategyResource) -> bool {

@@ -1,7 +1,9 @@
-//! A new pod's preparation (kube's pod strategy PrepareForCreate): the
-//! PodScheduled condition of a gated pod, and pod (anti-)affinity terms'
-//! `matchLabelKeys`/`mismatchLabelKeys` turned into selector requirements on
-//! the pod's own labels (MatchLabelKeysInPodAffinity, on in 1.32).
+//! A new pod's preparation (kube's pod strategy PrepareForCreate): fields of
+//! disabled features dropped, the PodScheduled condition of a gated pod,
+//! pod (anti-)affinity terms' `matchLabelKeys`/`mismatchLabelKeys` turned
+//! into selector requirements on the pod's own labels
+//! (MatchLabelKeysInPodAffinity, on in 1.32), and AppArmor profiles copied
+//! into the deprecated per-container annotations.
 
 use serde_json::{json, Value};
 
@@ -9,8 +11,60 @@ use crate::json::{ensure_object, items_mut};
 
 /// PrepareForCreate of a pod, after its status reset.
 pub fn prepare_create(pod: &mut Value) {
+    super::disabled_fields::pod_create(pod);
     scheduling_gated(pod);
     affinity_label_keys(pod);
+    app_armor_annotations(pod);
+}
+
+const APP_ARMOR_PREFIX: &str = "container.apparmor.security.beta.kubernetes.io/";
+
+/// kube's `applyAppArmorVersionSkew`, field to annotation: each container
+/// without the annotation gets its own profile's, else the pod's.
+fn app_armor_annotations(pod: &mut Value) {
+    if pod.pointer("/spec/os/name").and_then(Value::as_str) == Some("windows") {
+        return;
+    }
+    let pod_profile = pod
+        .pointer("/spec/securityContext/appArmorProfile")
+        .cloned();
+    let mut wanted = Vec::new();
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
+        let containers = pod
+            .pointer(&format!("/spec/{list}"))
+            .and_then(Value::as_array);
+        for c in containers.into_iter().flatten() {
+            let name = c.get("name").and_then(Value::as_str).unwrap_or_default();
+            let own = c.pointer("/securityContext/appArmorProfile");
+            if let Some(text) = own.or(pod_profile.as_ref()).and_then(app_armor_annotation) {
+                wanted.push((format!("{APP_ARMOR_PREFIX}{name}"), text));
+            }
+        }
+    }
+    if wanted.is_empty() {
+        return;
+    }
+    let Some(meta) = ensure_object(pod, "metadata") else {
+        return;
+    };
+    let Some(Value::Object(annotations)) = ensure_object(meta, "annotations") else {
+        return;
+    };
+    for (key, text) in wanted {
+        annotations.entry(key).or_insert(json!(text));
+    }
+}
+
+fn app_armor_annotation(profile: &Value) -> Option<String> {
+    match profile.get("type").and_then(Value::as_str)? {
+        "RuntimeDefault" => Some("runtime/default".into()),
+        "Unconfined" => Some("unconfined".into()),
+        "Localhost" => {
+            let name = profile.get("localhostProfile").and_then(Value::as_str)?;
+            Some(format!("localhost/{name}"))
+        }
+        _ => None,
+    }
 }
 
 /// A pod with scheduling gates starts unscheduled, saying why.
@@ -90,6 +144,27 @@ fn apply_label_keys(term: &mut Value, labels: &Value) {
     match expressions {
         Some(list) => list.extend(added),
         None => selector["matchExpressions"] = Value::Array(added),
+    }
+}
+
+#[cfg(test)]
+mod app_armor_tests {
+    use super::*;
+
+    #[test]
+    fn profiles_become_annotations_unless_annotated() {
+        let mut pod = json!({"metadata": {"annotations": {
+                "container.apparmor.security.beta.kubernetes.io/b": "unconfined"}},
+            "spec": {"securityContext": {"appArmorProfile": {"type": "RuntimeDefault"}},
+                "containers": [{"name": "a"}, {"name": "b"},
+                    {"name": "c", "securityContext": {"appArmorProfile": {"type": "Localhost", "localhostProfile": "p"}}}]}});
+        app_armor_annotations(&mut pod);
+        assert_eq!(
+            pod["metadata"]["annotations"],
+            json!({"container.apparmor.security.beta.kubernetes.io/a": "runtime/default",
+                   "container.apparmor.security.beta.kubernetes.io/b": "unconfined",
+                   "container.apparmor.security.beta.kubernetes.io/c": "localhost/p"})
+        );
     }
 }
 

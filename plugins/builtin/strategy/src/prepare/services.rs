@@ -29,6 +29,11 @@ pub fn drop_type_dependent_fields(service: &mut Value, old: &Value) {
             }
         }
     }
+    if now == "ExternalName" {
+        // kube drops it from every ExternalName Service it serves
+        // (`defaultOnReadInternalTrafficPolicy`).
+        remove(spec, &["internalTrafficPolicy"]);
+    }
     if uses_node_ports(&was)
         && !uses_node_ports(&now)
         && node_ports(&old_spec).is_superset(&node_ports(spec))
