@@ -34,6 +34,7 @@ mod gofmt;
 mod initial_status;
 mod json;
 mod metadata;
+mod pod_resize;
 mod pod_update;
 mod pods;
 mod prepare;
