@@ -10,10 +10,11 @@ use crate::state::AppState;
 use crate::status::{ApiError, ApiResult};
 use serde_json::{json, Value};
 
-/// kube's groupPriorityMinimum and versionPriority of each built-in group-version.
-const PRIORITIES: [(&str, &str, i64, i64); 21] = [
+/// kube's groupPriorityMinimum and versionPriority of each built-in
+/// group-version. The aggregator's own `apiregistration.k8s.io` has no
+/// APIService: it is served by the aggregator, not by a delegate.
+const PRIORITIES: [(&str, &str, i64, i64); 20] = [
     ("", "v1", 18000, 1),
-    ("apiregistration.k8s.io", "v1", 18000, 15),
     ("apps", "v1", 17800, 15),
     ("events.k8s.io", "v1", 17750, 15),
     ("authentication.k8s.io", "v1", 17700, 15),
@@ -118,6 +119,7 @@ mod tests {
         assert_eq!(apps["metadata"]["name"], "v1.apps");
         assert_eq!(apps["spec"]["versionPriority"], 15);
         assert!(local_api_service("example.com", "v1").is_none());
+        assert!(local_api_service("apiregistration.k8s.io", "v1").is_none());
         let hpa_v2 = local_api_service("autoscaling", "v2").unwrap();
         assert_eq!(hpa_v2["metadata"]["name"], "v2.autoscaling");
         assert_eq!(hpa_v2["spec"]["versionPriority"], 30);
