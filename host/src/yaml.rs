@@ -10,6 +10,8 @@
 //! its own with the target type at hand, so `name: y` stays a string): only
 //! `true`/`false` are booleans and a leading zero is no octal.
 
+mod go_messages;
+
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -25,10 +27,56 @@ fn options(yaml_1_1: bool) -> serde_saphyr::Options {
     o
 }
 
-/// One YAML document (a request body) as `T`; the error as one line.
+/// A request body's first YAML document (go-yaml reads no further) as `T`;
+/// a syntax error worded as go-yaml words it (`yaml: line 1: ...`).
 pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
-    serde_saphyr::from_slice_with_options(bytes, options(true))
-        .map_err(|e| one_line(&e.to_string()))
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return serde_saphyr::from_slice_with_options(bytes, options(true))
+            .map_err(|e| one_line(&e.to_string()));
+    };
+    let text = first_document(text);
+    serde_saphyr::from_str_with_options(text, options(true))
+        .map_err(|e| go_messages::reword(text, &one_line(&e.to_string())))
+}
+
+/// go-yaml's words for the first key a request body's mapping repeats
+/// (`line 5: key "name" already set in map`), which kube warns about or,
+/// under fieldValidation=Strict, refuses; None when no key repeats.
+pub fn duplicate_key(bytes: &[u8]) -> Option<String> {
+    let text = first_document(std::str::from_utf8(bytes).ok()?);
+    let mut strict = options(true);
+    strict.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::Error;
+    let err = serde_saphyr::from_str_with_options::<serde::de::IgnoredAny>(text, strict).err()?;
+    let message = err.to_string();
+    let rest = message.strip_prefix("duplicate mapping key: ")?;
+    let (key, position) = rest.split_once(", set DuplicateKeyPolicy")?;
+    let line = position.split(" at line ").nth(1)?.split(',').next()?;
+    let shown = match key.parse::<i64>() {
+        Ok(n) => n.to_string(),
+        Err(_) => serde_json::to_string(key).ok()?,
+    };
+    Some(format!("line {line}: key {shown} already set in map"))
+}
+
+/// The text up to the marker (`---` or `...` at the start of a line) that
+/// ends the first document; a `---` before any content starts it.
+fn first_document(text: &str) -> &str {
+    let mut content = false;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\r', '\n']);
+        let marker = |m: &str| {
+            bare.strip_prefix(m)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t']))
+        };
+        if content && (marker("---") || marker("...")) {
+            return &text[..offset];
+        }
+        let comment = bare.trim_start().starts_with('#') || bare.starts_with('%');
+        content |= !(bare.trim().is_empty() || comment || marker("---"));
+        offset += line.len();
+    }
+    text
 }
 
 /// A configuration file (or kubeconfig) as `T`.
@@ -113,8 +161,32 @@ mod tests {
     }
 
     #[test]
-    fn multiple_documents_and_bad_syntax_are_errors() {
-        assert!(read("a: 1\n---\nb: 2").is_err());
+    fn only_the_first_document_is_read_as_go_yaml_does() {
+        assert_eq!(read("a: 1\n---\nb: 2").unwrap(), json!({"a": 1}));
+        assert_eq!(read("---\na: 1\n...\nb: [").unwrap(), json!({"a": 1}));
+        assert_eq!(
+            read("# c\n--- \na: |\n  x\n---\n").unwrap(),
+            json!({"a": "x\n"})
+        );
+        assert_eq!(
+            read("a: '---'\nb: ---x").unwrap(),
+            json!({"a": "---", "b": "---x"})
+        );
+    }
+
+    #[test]
+    fn a_repeated_key_is_named_as_go_yaml_names_it() {
+        let body = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a1\n  name: b1";
+        assert_eq!(
+            duplicate_key(body).as_deref(),
+            Some(r#"line 5: key "name" already set in map"#)
+        );
+        assert_eq!(duplicate_key(b"a: 1\nb: {c: 1}"), None);
+        assert_eq!(read("a: 1\na: 2").unwrap(), json!({"a": 2}));
+    }
+
+    #[test]
+    fn bad_syntax_is_an_error() {
         assert!(read("a: [b").is_err());
         assert!(read("? [a, b]\n: c").is_err());
         assert!(from_slice::<Value>(b"a: \xff").is_err());

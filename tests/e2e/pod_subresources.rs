@@ -1,5 +1,6 @@
 //! Pod subresources without a kubelet: exec/attach/portforward/log answers,
-//! binding, eviction with PodDisruptionBudgets, ephemeral containers.
+//! binding, eviction with PodDisruptionBudgets, ephemeral containers,
+//! resize, and the pod proxy without a pod network.
 
 use crate::support::{stderr, Server};
 use serde_json::{json, Value};
@@ -290,5 +291,176 @@ fn discovery_lists_the_pod_subresources_as_kube_does() {
     assert_eq!(
         entry("pods/ephemeralcontainers")["verbs"],
         json!(["get", "patch", "update"])
+    );
+    assert_eq!(entry("pods/resize")["kind"], "Pod");
+    assert_eq!(
+        entry("pods/resize")["verbs"],
+        json!(["get", "patch", "update"])
+    );
+    assert_eq!(entry("pods/proxy")["kind"], "PodProxyOptions");
+    assert_eq!(
+        entry("pods/proxy")["verbs"],
+        json!(["create", "delete", "get", "patch", "update"])
+    );
+}
+
+const SIZED_POD: &str = "apiVersion: v1
+kind: Pod
+metadata: {name: web, labels: {app: web}}
+spec:
+  containers:
+  - name: app
+    image: nginx:1.27
+    ports: [{containerPort: 80}]
+    resources:
+      requests: {cpu: 100m, memory: 64Mi}
+      limits: {cpu: 200m, memory: 128Mi}
+";
+
+fn resize(s: &Server, patch: &str) -> std::process::Output {
+    s.kubectl(&["patch", "pod", "web", "--subresource=resize", "-p", patch])
+}
+
+#[test]
+fn resize_changes_only_cpu_and_memory_as_kube_does() {
+    let s = Server::start();
+    s.ok_stdin(&["apply", "-f", "-"], SIZED_POD);
+    // Only the containers' resources are taken; labels and images are not.
+    let out = resize(
+        &s,
+        r#"{"metadata":{"labels":{"x":"y"}},"spec":{"containers":[{"name":"app","image":"other","resources":{"requests":{"cpu":"150m"}}}]}}"#,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let pod = s.json(&["get", "pod", "web"]);
+    let app = &pod["spec"]["containers"][0];
+    assert_eq!(
+        app["resources"]["requests"],
+        json!({"cpu": "150m", "memory": "64Mi"})
+    );
+    assert_eq!(app["image"], "nginx:1.27");
+    assert_eq!(pod["metadata"]["labels"], json!({"app": "web"}));
+    assert_eq!(pod["status"]["resize"], "Proposed");
+    let (code, got) = s.get_json(&pod_path("web", "resize"));
+    assert_eq!((code, got["kind"].as_str()), (200, Some("Pod")), "{got}");
+
+    let refused = |patch: &str| {
+        let out = resize(&s, patch);
+        assert!(!out.status.success());
+        stderr(&out)
+    };
+    let err = refused(
+        r#"{"spec":{"containers":[{"name":"app","resources":{"requests":{"ephemeral-storage":"1Gi"}}}]}}"#,
+    );
+    assert!(
+        err.contains("spec: Forbidden: only cpu and memory resources are mutable"),
+        "{err}"
+    );
+    let err = refused(
+        r#"{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"200m","memory":"128Mi"}}}]}}"#,
+    );
+    assert!(
+        err.contains(r#"spec: Invalid value: "Burstable": Pod QOS Class may not change as a result of resizing"#),
+        "{err}"
+    );
+    let merge = s.kubectl(&[
+        "patch",
+        "pod",
+        "web",
+        "--subresource=resize",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"150m"}}}]}}"#,
+    ]);
+    let err = stderr(&merge);
+    assert!(
+        err.contains(
+            "spec.containers[0].resources.requests: Forbidden: resource requests cannot be removed"
+        ) && err.contains(
+            "spec.containers[0].resources.limits: Forbidden: resource limits cannot be removed"
+        ),
+        "{err}"
+    );
+    // The pod itself still cannot change its resources, and resize has no POST.
+    let err = s.fails(&[
+        "patch",
+        "pod",
+        "web",
+        "-p",
+        r#"{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"120m"}}}]}}"#,
+    ]);
+    assert!(err.contains("pod updates may not change fields"), "{err}");
+    let (code, status) = post(&s, &pod_path("web", "resize"), &json!({}));
+    assert_eq!(
+        (code, status["reason"].as_str()),
+        (405, Some("MethodNotAllowed"))
+    );
+}
+
+fn set_pod_ip(s: &Server, ip: &str) {
+    let status = format!(r#"{{"status":{{"podIP":"{ip}","podIPs":[{{"ip":"{ip}"}}]}}}}"#);
+    s.ok(&["patch", "pod", "web", "--subresource=status", "-p", &status]);
+}
+
+#[test]
+fn pod_proxy_answers_as_kube_does_without_a_pod_network() {
+    let s = Server::start();
+    let (code, status) = s.get_json(&pod_path("ghost", "proxy/"));
+    assert_eq!(
+        (code, status["message"].as_str()),
+        (404, Some(r#"pods "ghost" not found"#))
+    );
+    let (code, status) = s.get_json(&pod_path("a:b:c:d", "proxy/"));
+    assert_eq!(
+        (code, status["message"].as_str()),
+        (400, Some(r#"invalid pod request "a:b:c:d""#))
+    );
+    s.ok_stdin(&["apply", "-f", "-"], SIZED_POD);
+    // No IP yet (no kubelet), or one that is not a pod's: kube's 400.
+    let err = s.fails(&["get", "--raw", &pod_path("web", "proxy/healthz")]);
+    assert!(
+        err.contains("Error from server (BadRequest): address not allowed"),
+        "{err}"
+    );
+    set_pod_ip(&s, "127.0.0.1");
+    let (code, status) = s.get_json(&pod_path("web", "proxy/"));
+    assert_eq!(
+        (code, status["message"].as_str()),
+        (400, Some("address not allowed"))
+    );
+    // With an IP, a bare `proxy` is redirected to `proxy/` before any dial.
+    set_pod_ip(&s, "10.244.0.7");
+    let (code, _, headers) = s.request(
+        "GET",
+        &pod_path("web", "proxy?x=1"),
+        "application/json",
+        None,
+    );
+    assert_eq!(code, 301, "{headers}");
+    assert!(
+        headers
+            .to_ascii_lowercase()
+            .contains("location: /api/v1/namespaces/default/pods/web/proxy/?x=1"),
+        "{headers}"
+    );
+    let Some(ip) = crate::support::routed_local_ip() else {
+        eprintln!("no routed address here: the pod proxy's forwarding is not tried");
+        return;
+    };
+    set_pod_ip(&s, &ip.to_string());
+    let closed = std::net::TcpListener::bind((ip, 0))
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let (code, status) = s.get_json(&pod_path(&format!("web:{closed}"), "proxy/x"));
+    assert_eq!(
+        (code, status["reason"].as_str()),
+        (503, Some("ServiceUnavailable")),
+        "{status}"
+    );
+    let addr = std::net::SocketAddr::new(ip, closed);
+    assert_eq!(
+        status["message"],
+        format!("error trying to reach service: dial tcp {addr}: connect: connection refused")
     );
 }

@@ -482,3 +482,12 @@ pub fn eventually(timeout: Duration, mut check: impl FnMut() -> bool) -> bool {
     }
     false
 }
+
+/// This machine's address on its default route, if it has one (kube refuses
+/// loopback endpoints and pod IPs, so proxy tests reach local servers there).
+pub fn routed_local_ip() -> Option<std::net::IpAddr> {
+    let socket = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
+    socket.connect("192.0.2.1:9").ok()?;
+    let ip = socket.local_addr().ok()?.ip();
+    (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
+}

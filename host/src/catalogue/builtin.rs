@@ -115,7 +115,8 @@ const NONE: &[&str] = &[];
 const TOKEN: &[&str] = &["token"];
 const PROXY_STATUS: &[&str] = &["proxy", "status"];
 const CSR_SUBRESOURCES: &[&str] = &["approval", "status"];
-/// The pod subresources kube serves without a kubelet's help or with its answers.
+/// The pod subresources kube serves without a kubelet's help or with its
+/// answers (`resize`: the InPlacePodVerticalScaling gate is on by default in 1.32).
 const POD_SUBRESOURCES: &[&str] = &[
     "attach",
     "binding",
@@ -124,6 +125,8 @@ const POD_SUBRESOURCES: &[&str] = &[
     "exec",
     "log",
     "portforward",
+    "proxy",
+    "resize",
     "status",
 ];
 
@@ -253,6 +256,7 @@ fn subresource(r: &Row, version: &str, name: &str) -> Subresource {
         "log" => ("", "v1", "Pod", GET_ONLY),
         "finalize" => ("", "v1", "Namespace", UPDATE_ONLY),
         "proxy" if r.kind == "Node" => ("", "v1", "NodeProxyOptions", PROXY_VERBS),
+        "proxy" if r.kind == "Pod" => ("", "v1", "PodProxyOptions", PROXY_VERBS),
         "proxy" => ("", "v1", "ServiceProxyOptions", PROXY_VERBS),
         _ => (r.group, version, r.kind, SUBRESOURCE_VERBS),
     };

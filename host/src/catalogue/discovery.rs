@@ -360,6 +360,8 @@ mod tests {
                 "exec",
                 "log",
                 "portforward",
+                "proxy",
+                "resize",
                 "status"
             ]
         );

@@ -42,6 +42,16 @@ impl Strategy for CustomAware {
         }
     }
 
+    fn update_subresource<'a>(
+        &'a self,
+        res: &'a ResourceInfo,
+        subresource: &'a str,
+        obj: Value,
+        old: &'a Value,
+    ) -> BoxFuture<'a, ApiResult<Value>> {
+        self.inner.update_subresource(res, subresource, obj, old)
+    }
+
     /// A custom resource is defaulted by its schema when decoded.
     fn defaults<'a>(
         &'a self,

@@ -55,8 +55,7 @@ pub fn decode(bytes: &[u8], content_type: Option<&str>, schemas: &Schemas) -> Ap
             ))
         })?,
         "application/yaml" | "application/x-yaml" | "text/yaml" => {
-            crate::yaml::from_slice(bytes)
-                .map_err(|e| ApiError::bad_request(format!("error converting YAML to JSON: {e}")))?
+            crate::yaml::from_slice(bytes).map_err(ApiError::bad_request)?
         }
         _ => return Err(ApiError::unsupported_media_type()),
     };
@@ -77,7 +76,8 @@ pub fn decode_for(
             return Err(refused);
         }
     }
-    decode(bytes, content_type, schemas).map_err(|e| {
+    let decoded = decode(bytes, content_type, schemas).and_then(an_object);
+    decoded.map_err(|e| {
         if e.code != 400 {
             return e;
         }
@@ -88,6 +88,25 @@ pub fn decode_for(
             summarize(bytes)
         ))
     })
+}
+
+/// The decoded body as an object: `null` (or an empty YAML document) is
+/// an empty one; anything else is what kube's probe for apiVersion and
+/// kind cannot read.
+fn an_object(value: Value) -> ApiResult<Value> {
+    let found = match value {
+        Value::Object(_) => return Ok(value),
+        Value::Null => return Ok(json!({})),
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+    };
+    Err(ApiError::bad_request(format!(
+        "couldn't get version/kind; json parse error: json: cannot unmarshal {found} into Go \
+         value of type struct {{ APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; \
+         Kind string \"json:\\\"kind,omitempty\\\"\" }}"
+    )))
 }
 
 /// kube's answer to a well-formed protobuf body it cannot decode into the

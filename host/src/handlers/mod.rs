@@ -253,21 +253,23 @@ fn resolve<'a>(cat: &'a Catalogue, req: &ResourceRequest) -> ApiResult<&'a Resou
         return Err(ApiError::no_such_route());
     }
     if let Some(sub) = &req.subresource {
-        let allowed = res
-            .subresource(sub)
-            .is_some_and(|s| s.verbs.iter().any(|v| v == req.verb.as_str()));
-        return if allowed {
+        // kube routes every method to a subresource it serves and answers
+        // 405 for the ones its REST does not implement.
+        let served = res.subresource(sub).ok_or_else(ApiError::no_such_route)?;
+        return if served.verbs.iter().any(|v| v == req.verb.as_str()) {
             Ok(res)
         } else {
-            Err(ApiError::no_such_route())
+            Err(method_not_allowed())
         };
     }
     if !res.verbs.iter().any(|v| v == req.verb.as_str()) || no_route_for_method(req) {
-        return Err(ApiError::method_not_allowed(
-            "the server does not allow this method on the requested resource",
-        ));
+        return Err(method_not_allowed());
     }
     Ok(res)
+}
+
+fn method_not_allowed() -> ApiError {
+    ApiError::method_not_allowed("the server does not allow this method on the requested resource")
 }
 
 /// kube has no route for a POST to an object or a PUT or PATCH of a collection.

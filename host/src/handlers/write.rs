@@ -28,12 +28,34 @@ async fn decode_object(call: &Call<'_>, raw: Body) -> ApiResult<Decoded> {
     cpu::heavy(|| {
         let ct = call.header(http::header::CONTENT_TYPE);
         let mut obj = body::decode_for(call.res, &bytes, ct, call.cat.schemas())?;
+        let mut warnings = repeated_yaml_key(call, &bytes, ct)?;
         body::check_object(call.res, &mut obj, call.namespace())?;
         check_types(call, &mut obj)?;
         let json_bytes = body::as_json_bytes(&bytes, ct, &obj);
-        let warnings = validate_fields(call, &json_bytes, &mut obj)?;
+        warnings.extend(validate_fields(call, &json_bytes, &mut obj)?);
         Ok(Decoded { obj, warnings })
     })
+}
+
+/// A key a YAML body repeats: kube's strict YAML decoding refuses it under
+/// fieldValidation=Strict and warns about it under Warn (the last value wins).
+fn repeated_yaml_key(call: &Call<'_>, bytes: &[u8], ct: Option<&str>) -> ApiResult<Vec<String>> {
+    if !body::media_type(ct).contains("yaml") {
+        return Ok(Vec::new());
+    }
+    let Some(repeated) = crate::yaml::duplicate_key(bytes) else {
+        return Ok(Vec::new());
+    };
+    match call.query.field_validation()? {
+        FieldValidation::Strict => Err(ApiError::bad_request(format!(
+            "{kind} in version {version:?} cannot be handled as a {kind}: strict decoding error: \
+             yaml: unmarshal errors:\n  {repeated}",
+            kind = call.res.kind,
+            version = call.res.version,
+        ))),
+        FieldValidation::Warn => Ok(vec![repeated]),
+        FieldValidation::Ignore => Ok(Vec::new()),
+    }
 }
 
 /// The schema's types, as kube's decoding into Go structs checks them (400).

@@ -80,10 +80,10 @@ fn strategy_limits() -> Limits {
     Limits::fit_any_object()
 }
 
-/// The `resource` of a strategy call.
-fn resource_json(res: &ResourceInfo) -> Value {
+/// The `resource` of a strategy call (`subresource` "" for the resource itself).
+fn resource_json(res: &ResourceInfo, subresource: &str) -> Value {
     json!({"group": res.group, "version": res.version, "resource": res.plural,
-           "kind": res.kind, "subresource": "", "hasStatus": res.has_subresource("status")})
+           "kind": res.kind, "subresource": subresource, "hasStatus": res.has_subresource("status")})
 }
 
 /// The encoded objects a table call carries at most (one larger object goes
@@ -218,15 +218,17 @@ impl WasmStrategy {
         ))
     }
 
-    /// One call of `phase` ("create", "update" or "default"): the prepared object, or 422.
+    /// One call of `phase` ("create", "update" or "default") for `res` (or
+    /// its `subresource`): the prepared object, or 422.
     async fn call(
         &self,
         phase: &str,
-        res: &ResourceInfo,
+        (res, subresource): (&ResourceInfo, &str),
         obj: Value,
         old: Option<&Value>,
     ) -> ApiResult<Value> {
-        let mut call = json!({"phase": phase, "resource": resource_json(res), "object": obj});
+        let resource = resource_json(res, subresource);
+        let mut call = json!({"phase": phase, "resource": resource, "object": obj});
         if let Some(o) = old {
             call["oldObject"] = o.clone();
         }
@@ -258,7 +260,7 @@ impl WasmStrategy {
         now: chrono::DateTime<chrono::Utc>,
     ) -> ApiResult<Option<PrintedRows>> {
         let now = now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-        let head = json!({"phase": "table", "resource": resource_json(res), "now": now});
+        let head = json!({"phase": "table", "resource": resource_json(res, ""), "now": now});
         let head = head.to_string();
         let head = head.strip_suffix('}').unwrap_or(&head);
         let mut printed = PrintedRows::default();
@@ -283,7 +285,7 @@ impl WasmStrategy {
 
 impl Strategy for WasmStrategy {
     fn create<'a>(&'a self, res: &'a ResourceInfo, obj: Value) -> BoxFuture<'a, ApiResult<Value>> {
-        Box::pin(self.call("create", res, obj, None))
+        Box::pin(self.call("create", (res, ""), obj, None))
     }
 
     fn update<'a>(
@@ -292,7 +294,17 @@ impl Strategy for WasmStrategy {
         obj: Value,
         old: &'a Value,
     ) -> BoxFuture<'a, ApiResult<Value>> {
-        Box::pin(self.call("update", res, obj, Some(old)))
+        Box::pin(self.call("update", (res, ""), obj, Some(old)))
+    }
+
+    fn update_subresource<'a>(
+        &'a self,
+        res: &'a ResourceInfo,
+        subresource: &'a str,
+        obj: Value,
+        old: &'a Value,
+    ) -> BoxFuture<'a, ApiResult<Value>> {
+        Box::pin(self.call("update", (res, subresource), obj, Some(old)))
     }
 
     fn defaults<'a>(
@@ -301,7 +313,7 @@ impl Strategy for WasmStrategy {
         obj: Value,
     ) -> BoxFuture<'a, ApiResult<Value>> {
         match res.custom {
-            None => Box::pin(self.call("default", res, obj, None)),
+            None => Box::pin(self.call("default", (res, ""), obj, None)),
             Some(_) => Box::pin(async { Ok(obj) }),
         }
     }

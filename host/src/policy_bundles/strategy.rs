@@ -46,6 +46,16 @@ impl Strategy for BundlePaths {
         })
     }
 
+    fn update_subresource<'a>(
+        &'a self,
+        res: &'a ResourceInfo,
+        subresource: &'a str,
+        obj: Value,
+        old: &'a Value,
+    ) -> BoxFuture<'a, ApiResult<Value>> {
+        self.inner.update_subresource(res, subresource, obj, old)
+    }
+
     fn defaults<'a>(
         &'a self,
         res: &'a ResourceInfo,

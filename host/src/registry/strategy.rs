@@ -31,6 +31,17 @@ pub trait Strategy: Send + Sync {
         old: &'a Value,
     ) -> BoxFuture<'a, ApiResult<Value>>;
 
+    /// The object to store for a write through `subresource` (pods'
+    /// `resize`), whose REST has a strategy of its own, or a 422 Invalid.
+    /// Required, so that a strategy wrapping another passes it on.
+    fn update_subresource<'a>(
+        &'a self,
+        res: &'a ResourceInfo,
+        subresource: &'a str,
+        obj: Value,
+        old: &'a Value,
+    ) -> BoxFuture<'a, ApiResult<Value>>;
+
     /// The object as kube's decoder leaves it: its defaults, without the
     /// strategy's preparation (the fields a write sets, its managedFields,
     /// are found on it). The default: the object as it is.
@@ -60,6 +71,16 @@ pub struct NoStrategy;
 
 impl Strategy for NoStrategy {
     fn create<'a>(&'a self, _: &'a ResourceInfo, obj: Value) -> BoxFuture<'a, ApiResult<Value>> {
+        Box::pin(async { Ok(obj) })
+    }
+
+    fn update_subresource<'a>(
+        &'a self,
+        _: &'a ResourceInfo,
+        _: &'a str,
+        obj: Value,
+        _: &'a Value,
+    ) -> BoxFuture<'a, ApiResult<Value>> {
         Box::pin(async { Ok(obj) })
     }
 

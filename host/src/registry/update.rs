@@ -35,6 +35,9 @@ pub(super) enum LoopMode {
     Deleting,
     /// A subresource with its own rules: admission only.
     OwnRules,
+    /// A subresource whose strategy is the kind's strategy plugin's (pods'
+    /// `resize`): admission and that strategy.
+    Subresource(&'static str),
 }
 
 pub type Mutation<'a> = dyn Fn(Value) -> ApiResult<Value> + Send + Sync + 'a;
@@ -71,6 +74,20 @@ impl Registry {
             .await
     }
 
+    /// [`Registry::guaranteed_update`] through `subresource`, whose rules
+    /// the strategy keeps (kube's ResizeREST and its podResizeStrategy).
+    pub async fn guaranteed_update_subresource(
+        &self,
+        (res, subresource): (&ResourceInfo, &'static str),
+        ns: Option<&str>,
+        name: &str,
+        opts: WriteOptions<'_>,
+        change: &Mutation<'_>,
+    ) -> ApiResult<UpdateOutcome> {
+        let mode = LoopMode::Subresource(subresource);
+        self.update_loop(res, ns, name, opts, change, mode).await
+    }
+
     /// The update loop; `LoopMode::Deleting` lets the server itself set the deletion fields.
     pub(super) async fn update_loop(
         &self,
@@ -101,14 +118,24 @@ impl Registry {
                 opts.admit.mutate(tracked, Some(&current)).await?
             };
             finish_update(&current, &mut desired, deleting, opts.tracking.is_some());
-            if mode == LoopMode::Write {
-                // kube's strategy compares typed objects: the change as Go
-                // decodes it, against the stored (encoded) object.
-                desired = as_go_encodes(res, desired);
-                desired = self.strategy.update(res, desired, &current).await?;
-                if res.group.is_empty() && res.plural == "services" {
-                    self.allocate_service_update(res, &mut desired).await?;
+            // kube's strategy compares typed objects: the change as Go
+            // decodes it, against the stored (encoded) object.
+            match mode {
+                LoopMode::Write => {
+                    desired = as_go_encodes(res, desired);
+                    desired = self.strategy.update(res, desired, &current).await?;
+                    if res.group.is_empty() && res.plural == "services" {
+                        self.allocate_service_update(res, &mut desired).await?;
+                    }
                 }
+                LoopMode::Subresource(sub) => {
+                    desired = as_go_encodes(res, desired);
+                    let strategy = &self.strategy;
+                    desired = strategy
+                        .update_subresource(res, sub, desired, &current)
+                        .await?;
+                }
+                LoopMode::Deleting | LoopMode::OwnRules => {}
             }
             if !deleting {
                 desired = as_go_encodes(res, desired);

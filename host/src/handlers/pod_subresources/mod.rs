@@ -1,12 +1,13 @@
 //! The pod subresources that are not plain reads and writes of the pod:
 //! `exec`, `attach`, `portforward` and `log` (answered as kube-apiserver
 //! answers when it cannot reach a kubelet), `binding`, `eviction` (honouring
-//! PodDisruptionBudgets) and `ephemeralcontainers`, each with the rules of
-//! kube's REST for it (pkg/registry/core/pod).
+//! PodDisruptionBudgets), `ephemeralcontainers` and `resize`, each with the
+//! rules of kube's REST for it (pkg/registry/core/pod).
 
 mod binding;
 mod ephemeral;
 mod eviction;
+mod resize;
 mod streams;
 
 use super::{body, Call};
@@ -15,7 +16,7 @@ use axum::body::Body;
 use axum::response::Response;
 use serde_json::{json, Value};
 
-const HANDLED: [&str; 7] = [
+const HANDLED: [&str; 8] = [
     "attach",
     "binding",
     "ephemeralcontainers",
@@ -23,6 +24,7 @@ const HANDLED: [&str; 7] = [
     "exec",
     "log",
     "portforward",
+    "resize",
 ];
 
 /// Whether the request is for one of the pod subresources served here, or
@@ -52,6 +54,7 @@ pub async fn serve(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
         "log" => streams::log(call).await,
         "binding" => binding::create(call, raw).await,
         "eviction" => eviction::create(call, raw).await,
+        "resize" => resize::serve(call, raw).await,
         _ => ephemeral::serve(call, raw).await,
     }
 }

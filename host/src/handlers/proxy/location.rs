@@ -1,4 +1,4 @@
-//! kube's ResourceLocation for node and service proxies.
+//! kube's ResourceLocation for node, service and pod proxies.
 
 use super::{Call, Target};
 use crate::status::{ApiError, ApiResult};
@@ -104,6 +104,77 @@ pub async fn node(call: &Call<'_>) -> ApiResult<Target> {
     })
 }
 
+/// Go's IsGlobalUnicast: any unicast address but loopback, link-local,
+/// unspecified and broadcast (private ranges included).
+fn global_unicast(ip: std::net::IpAddr) -> bool {
+    match ip {
+        std::net::IpAddr::V4(ip) => {
+            !(ip.is_loopback()
+                || ip.is_link_local()
+                || ip.is_unspecified()
+                || ip.is_multicast()
+                || ip.is_broadcast())
+        }
+        std::net::IpAddr::V6(ip) => {
+            let link_local = (ip.segments()[0] & 0xffc0) == 0xfe80;
+            !(ip.is_loopback() || link_local || ip.is_unspecified() || ip.is_multicast())
+        }
+    }
+}
+
+/// A port as Go's dialer reads it: a number, or a service name it knows.
+fn port_number(port: &str, scheme: &str) -> Option<u16> {
+    match port {
+        "" if scheme == "https" => Some(443),
+        "" | "http" => Some(80),
+        "https" => Some(443),
+        p => p.parse().ok(),
+    }
+}
+
+/// The pod's port when the request names none: its first container port.
+fn first_container_port(pod: &Value) -> String {
+    let containers = pod.pointer("/spec/containers").and_then(Value::as_array);
+    containers
+        .into_iter()
+        .flatten()
+        .find_map(|c| c.pointer("/ports/0/containerPort").and_then(Value::as_i64))
+        .map(|p| p.to_string())
+        .unwrap_or_default()
+}
+
+/// kube's pod ResourceLocation: the pod's first IP, which must be global
+/// unicast ("address not allowed" otherwise: a pod that has none yet).
+pub async fn pod(call: &Call<'_>) -> ApiResult<Target> {
+    let id = call.name();
+    let invalid = || ApiError::bad_request(format!("invalid pod request {id:?}"));
+    let (scheme, name, port) = split_scheme_name_port(id).ok_or_else(invalid)?;
+    let pod = call
+        .state
+        .registry
+        .get(call.res, call.namespace(), name)
+        .await?;
+    let port = match port {
+        "" => first_container_port(&pod),
+        p => p.to_string(),
+    };
+    let ip = pod
+        .pointer("/status/podIPs/0/ip")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let allowed = ip.parse().is_ok_and(global_unicast);
+    if !allowed {
+        return Err(ApiError::bad_request("address not allowed"));
+    }
+    let scheme = if scheme.is_empty() { "http" } else { scheme };
+    let port = port_number(&port, scheme).ok_or_else(invalid)?;
+    Ok(Target {
+        scheme: scheme.to_string(),
+        host: ip.to_string(),
+        port,
+    })
+}
+
 pub async fn service(call: &Call<'_>) -> ApiResult<Target> {
     let id = call.name();
     let (scheme, name, port) = split_scheme_name_port(id)
@@ -199,5 +270,33 @@ mod tests {
             "no preferred addresses found; known addresses: []"
         );
         assert!(!proxyable("127.0.0.1") && !proxyable("169.254.1.1") && proxyable("10.0.0.1"));
+    }
+
+    #[test]
+    fn pods_are_reached_at_global_unicast_addresses_only() {
+        let ok = |ip: &str| global_unicast(ip.parse().unwrap());
+        assert!(ok("10.244.1.7") && ok("192.0.2.2") && ok("fd00::2"));
+        for bad in [
+            "127.0.0.1",
+            "169.254.3.3",
+            "0.0.0.0",
+            "224.0.0.1",
+            "255.255.255.255",
+        ] {
+            assert!(!ok(bad), "{bad}");
+        }
+        assert!(!ok("::1") && !ok("fe80::1"));
+    }
+
+    #[test]
+    fn a_pod_port_is_named_or_the_first_container_port() {
+        let pod = json!({"spec": {"containers": [{"name": "a"}, {"name": "b", "ports": [{"containerPort": 8080}, {"containerPort": 9090}]}]}});
+        assert_eq!(first_container_port(&pod), "8080");
+        assert_eq!(first_container_port(&json!({})), "");
+        assert_eq!(port_number("", "http"), Some(80));
+        assert_eq!(port_number("", "https"), Some(443));
+        assert_eq!(port_number("http", "http"), Some(80));
+        assert_eq!(port_number("8080", "http"), Some(8080));
+        assert_eq!(port_number("70000", "http"), None);
     }
 }

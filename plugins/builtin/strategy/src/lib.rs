@@ -35,6 +35,7 @@ mod gofmt;
 mod initial_status;
 mod json;
 mod metadata;
+mod pod_resize;
 mod pod_spec;
 mod pod_update;
 mod pods;

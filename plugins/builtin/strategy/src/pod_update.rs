@@ -137,7 +137,7 @@ fn munge(new: &Value, old: &Value) -> Value {
 }
 
 /// A short listing of what differs ("- path: old" / "+ path: new").
-fn diff_lines(old: &Value, new: &Value) -> Vec<String> {
+pub(crate) fn diff_lines(old: &Value, new: &Value) -> Vec<String> {
     let mut lines = Vec::new();
     let (old, new) = (normalized(old), normalized(new));
     diff_into(old.as_ref(), new.as_ref(), "spec", &mut lines);

@@ -1,7 +1,8 @@
 //! The Validate step: kube-apiserver's per-kind validation (`ValidatePod`,
 //! `ValidateDeployment`, `ValidateService`, `ValidateConfigMap`, ...) of the
 //! object to store, and on update the rules against the stored object.
-//! Subresource writes and other kinds get no causes.
+//! A pod resize gets the pod's validation and the resize rules; other
+//! subresource writes and other kinds get no causes.
 
 use capstan_plugin_sdk::strategy::StrategyResource;
 use capstan_plugin_sdk::Cause;
@@ -13,6 +14,9 @@ use crate::{config, crd, metadata, pods, rbac, scheduling, services, webhooks, w
 
 /// The causes for writing `object` (over `old` on update) to `resource`.
 pub fn validate(resource: &StrategyResource, object: &Value, old: Option<&Value>) -> Vec<Cause> {
+    if crate::pod_resize::applies(resource) {
+        return pod_resize(object, old);
+    }
     if !resource.subresource.is_empty() {
         return Vec::new();
     }
@@ -38,6 +42,18 @@ pub fn validate(resource: &StrategyResource, object: &Value, old: Option<&Value>
                 .unwrap_or_else(|| crate::added_kinds::validate(resource, object, old)),
         },
     );
+    deduplicated(causes)
+}
+
+/// kube's ValidatePodResize: the pod as any pod, then the resize itself.
+fn pod_resize(object: &Value, old: Option<&Value>) -> Vec<Cause> {
+    let Some(old) = old else {
+        return Vec::new();
+    };
+    let mut causes = metadata::validate(object);
+    let spec = object.get("spec").unwrap_or(&Value::Null);
+    causes.extend(pods::validate_spec(spec, "spec"));
+    causes.extend(crate::pod_resize::validate(object, old));
     deduplicated(causes)
 }
 

@@ -48,6 +48,8 @@ pub fn for_update(resource: &StrategyResource, object: &mut Value, old: &Value) 
             crd::record_storage_version(object);
         }
         kinds::prepare_update(resource, object, old);
+    } else if crate::pod_resize::applies(resource) {
+        crate::pod_resize::prepare(object, old);
     }
 
     generation::on_update(resource, object, old);

@@ -594,6 +594,20 @@ mod tests {
     }
 
     #[test]
+    fn kinds_kube_prints_with_its_default_table_have_no_printer() {
+        // Their REST storage sets rest.NewDefaultTableConvertor.
+        for (group, plural) in [
+            ("", "limitranges"),
+            ("rbac.authorization.k8s.io", "roles"),
+            ("rbac.authorization.k8s.io", "clusterroles"),
+            ("storage.k8s.io", "csistoragecapacities"),
+            ("apiextensions.k8s.io", "customresourcedefinitions"),
+        ] {
+            assert_eq!(printer_for(group, plural), None, "{group}/{plural}");
+        }
+    }
+
+    #[test]
     fn ordered_like_kube() {
         assert_eq!(
             names(Printer::Job)[..5],

@@ -1,6 +1,8 @@
 //! The printers of storage.k8s.io's CSI kinds (CSIDriver, CSINode,
-//! CSIStorageCapacity, VolumeAttachment) and node.k8s.io's RuntimeClass,
-//! as kube's printCSIDriver, printCSINode, ... write them.
+//! VolumeAttachment) and node.k8s.io's RuntimeClass, as kube's
+//! printCSIDriver, printCSINode, ... write them. CSIStorageCapacity has none
+//! here: kube has a printer for it, but its REST prints with the default
+//! table convertor (Name, Created At).
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -81,27 +83,6 @@ pub(crate) fn csi_node_row(node: &Value, now: DateTime<Utc>) -> Vec<Value> {
     vec![name(node), Value::from(drivers), age(node, now)]
 }
 
-pub(crate) fn csi_storage_capacity_columns() -> Vec<Column> {
-    vec![
-        NAME,
-        column("StorageClassName", "storageClassName represents the name of the StorageClass that the reported capacity applies to. It must meet the same requirements as the name of a StorageClass object (non-empty, DNS subdomain). If that object no longer exists, the CSIStorageCapacity object is obsolete and should be removed by its creator. This field is immutable."),
-        column("Capacity", "capacity is the value reported by the CSI driver in its GetCapacityResponse for a GetCapacityRequest with topology and parameters that match the previous fields.\n\nThe semantic is currently (CSI spec 1.2) defined as: The available capacity, in bytes, of the storage that can be used to provision volumes. If not set, that information is currently unavailable."),
-    ]
-}
-
-pub(crate) fn csi_storage_capacity_row(capacity: &Value) -> Vec<Value> {
-    let shown = match capacity.get("capacity") {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Number(n)) => n.to_string(),
-        _ => "<unset>".to_string(),
-    };
-    vec![
-        name(capacity),
-        Value::from(text(capacity, "/storageClassName")),
-        Value::from(shown),
-    ]
-}
-
 pub(crate) fn volume_attachment_columns() -> Vec<Column> {
     let mut attacher = column("Attacher", "attacher indicates the name of the volume driver that MUST handle this request. This is the name returned by GetPluginName().");
     attacher.format = "name";
@@ -167,13 +148,5 @@ mod tests {
             (&row[1], &row[4], &row[6]),
             (&json!(false), &json!("a,b"), &json!("Persistent,Ephemeral"))
         );
-    }
-
-    #[test]
-    fn storage_capacity_without_capacity_is_unset() {
-        let row = csi_storage_capacity_row(
-            &json!({"metadata": {"name": "c"}, "storageClassName": "fast"}),
-        );
-        assert_eq!(row, vec![json!("c"), json!("fast"), json!("<unset>")]);
     }
 }

@@ -13,7 +13,6 @@ pub(crate) enum Extra {
     HorizontalPodAutoscaler,
     CsiDriver,
     CsiNode,
-    CsiStorageCapacity,
     VolumeAttachment,
     RuntimeClass,
     ValidatingAdmissionPolicy,
@@ -24,11 +23,10 @@ pub(crate) enum Extra {
 
 /// Every printer here, for tests.
 #[cfg(test)]
-pub(crate) const ALL: [Extra; 10] = [
+pub(crate) const ALL: [Extra; 9] = [
     Extra::HorizontalPodAutoscaler,
     Extra::CsiDriver,
     Extra::CsiNode,
-    Extra::CsiStorageCapacity,
     Extra::VolumeAttachment,
     Extra::RuntimeClass,
     Extra::ValidatingAdmissionPolicy,
@@ -43,7 +41,6 @@ pub(crate) fn printer(group: &str, resource: &str) -> Option<Extra> {
         ("autoscaling", "horizontalpodautoscalers") => Extra::HorizontalPodAutoscaler,
         ("storage.k8s.io", "csidrivers") => Extra::CsiDriver,
         ("storage.k8s.io", "csinodes") => Extra::CsiNode,
-        ("storage.k8s.io", "csistoragecapacities") => Extra::CsiStorageCapacity,
         ("storage.k8s.io", "volumeattachments") => Extra::VolumeAttachment,
         ("node.k8s.io", "runtimeclasses") => Extra::RuntimeClass,
         ("admissionregistration.k8s.io", "validatingadmissionpolicies") => {
@@ -66,7 +63,6 @@ pub(crate) fn columns(p: Extra) -> Vec<Column> {
         Extra::HorizontalPodAutoscaler => autoscaling::hpa_columns(),
         Extra::CsiDriver => csi::csi_driver_columns(),
         Extra::CsiNode => csi::csi_node_columns(),
-        Extra::CsiStorageCapacity => csi::csi_storage_capacity_columns(),
         Extra::VolumeAttachment => csi::volume_attachment_columns(),
         Extra::RuntimeClass => csi::runtime_class_columns(),
         Extra::ValidatingAdmissionPolicy => admission_policies::policy_columns(),
@@ -82,7 +78,6 @@ pub(crate) fn cells(p: Extra, obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
         Extra::HorizontalPodAutoscaler => autoscaling::hpa_row(obj, now),
         Extra::CsiDriver => csi::csi_driver_row(obj, now),
         Extra::CsiNode => csi::csi_node_row(obj, now),
-        Extra::CsiStorageCapacity => csi::csi_storage_capacity_row(obj),
         Extra::VolumeAttachment => csi::volume_attachment_row(obj, now),
         Extra::RuntimeClass => csi::runtime_class_row(obj, now),
         Extra::ValidatingAdmissionPolicy => admission_policies::policy_row(obj, now),
