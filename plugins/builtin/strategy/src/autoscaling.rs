@@ -104,25 +104,13 @@ pub fn validate(object: &Value) -> Vec<Cause> {
         let field = format!("spec.scaleTargetRef.{key}");
         match text(target, key) {
             "" => causes.push(common::required(&field, "")),
-            value => common::invalid_each(&mut causes, &field, value, path_segment(value)),
+            value => common::invalid_each(&mut causes, &field, value, common::path_segment(value)),
         }
     }
     for (i, metric) in list(spec, "metrics").iter().enumerate() {
         causes.extend(metric_type(metric, &format!("spec.metrics[{i}]")));
     }
     causes
-}
-
-/// `IsValidPathSegmentName`.
-fn path_segment(value: &str) -> Vec<String> {
-    if value == "." || value == ".." {
-        return vec![format!("may not be '{value}'")];
-    }
-    ["/", "%"]
-        .iter()
-        .filter(|bad| value.contains(**bad))
-        .map(|bad| format!("may not contain '{bad}'"))
-        .collect()
 }
 
 /// A metric's type, and its source present.
