@@ -210,10 +210,9 @@ pub fn daemon_set(object: &Value, old: Option<&Value>) -> Vec<Cause> {
     if let Some(old) = old {
         let (selector, before) = (spec.get("selector"), spec_of(old).get("selector"));
         if !same(selector, before) {
-            let shown = selector.filter(|s| !s.is_null()).map_or_else(
-                || "(*v1.LabelSelector)(nil)".to_string(),
-                |s| format!("&{}", gofmt::label_selector(s)),
-            );
+            let shown = selector
+                .filter(|s| !s.is_null())
+                .map_or_else(|| gofmt::scalar(None), gofmt::label_selector);
             causes.push(common::immutable("spec.selector", &shown));
         }
     }

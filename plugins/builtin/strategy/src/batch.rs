@@ -283,10 +283,10 @@ fn job_update(spec: &Value, old: &Value, causes: &mut Vec<Cause>) {
         }
     }
     if changed("selector") {
-        let shown = spec.get("selector").filter(|s| !s.is_null()).map_or_else(
-            || "(*v1.LabelSelector)(nil)".into(),
-            |s| format!("&{}", gofmt::label_selector(s)),
-        );
+        let shown = spec
+            .get("selector")
+            .filter(|s| !s.is_null())
+            .map_or_else(|| gofmt::scalar(None), gofmt::label_selector);
         causes.push(common::immutable("spec.selector", &shown));
     }
     if !job_policies::template_unchanged(spec, old) {
@@ -472,7 +472,7 @@ mod tests {
         let got = messages(&job(&new, Some(&old)));
         assert!(got
             .iter()
-            .any(|m| m.starts_with("spec.selector: Invalid value: &v1.LabelSelector")));
+            .any(|m| m.starts_with("spec.selector: Invalid value: v1.LabelSelector")));
     }
 
     #[test]

@@ -24,6 +24,7 @@
 
 mod added_kinds;
 mod admission_policies;
+mod apiregistration;
 mod apps;
 mod autoscaling;
 mod batch;
@@ -35,6 +36,7 @@ mod defaults;
 mod flowcontrol;
 mod go_duration;
 mod gofmt;
+mod hpa_metrics;
 mod ingress;
 mod initial_status;
 mod int_or_percent;
@@ -52,6 +54,7 @@ mod rbac;
 mod scheduling;
 mod selector;
 mod services;
+mod storage;
 mod storage_csi;
 mod table;
 mod validation;
