@@ -24,12 +24,70 @@ fn spec_of(object: &Value) -> &Value {
 /// A Job create or update.
 pub fn job(object: &Value, old: Option<&Value>) -> Vec<Cause> {
     let spec = spec_of(object);
-    let mut causes = job_spec(spec, "spec");
+    let prefixed = old.is_none_or(|old| {
+        let labels = old.pointer("/spec/template/metadata/labels");
+        PREFIXED_LABELS
+            .iter()
+            .all(|key| labels.and_then(|l| l.get(*key)).is_some())
+    });
+    let mut causes = generated_selector(object, spec, prefixed);
+    causes.extend(job_spec(spec, "spec"));
+    indexed_host_names(object, spec, &mut causes);
     if let Some(old) = old {
         job_update(spec, spec_of(old), &mut causes);
-        return causes;
     }
-    indexed_host_names(object, spec, &mut causes);
+    causes
+}
+
+const PREFIXED_LABELS: [&str; 2] = [
+    "batch.kubernetes.io/controller-uid",
+    "batch.kubernetes.io/job-name",
+];
+
+/// `validateGeneratedSelector`: a generated selector selects the Job's
+/// own uid and name, and the template carries those labels.
+fn generated_selector(object: &Value, spec: &Value, prefixed: bool) -> Vec<Cause> {
+    let uid = object
+        .pointer("/metadata/uid")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let manual = spec.get("manualSelector").and_then(Value::as_bool) == Some(true);
+    let Some(sel) = spec
+        .get("selector")
+        .filter(|s| !s.is_null() && !manual && !uid.is_empty())
+    else {
+        return Vec::new();
+    };
+    let name = crate::json::name(object).unwrap_or_default();
+    let labels = spec.pointer("/template/metadata/labels");
+    let mut expected = vec![("controller-uid", uid), ("job-name", name)];
+    if prefixed {
+        expected.extend([(PREFIXED_LABELS[0], uid), (PREFIXED_LABELS[1], name)]);
+    }
+    let mut causes = Vec::new();
+    for (key, value) in &expected {
+        let field = format!("spec.template.metadata.labels[{key}]");
+        let detail = format!("must be '{value}'");
+        match labels.and_then(|l| l.get(*key)).and_then(Value::as_str) {
+            None => causes.push(common::required(&field, &detail)),
+            Some(actual) if actual != *value => {
+                causes.push(common::invalid(&field, &gofmt::string_map(labels), &detail))
+            }
+            Some(_) => {}
+        }
+    }
+    let generated: serde_json::Map<String, Value> = expected
+        .iter()
+        .map(|(k, v)| (k.to_string(), Value::from(*v)))
+        .collect();
+    if selector::check(sel, "").1 && !selector::matches(sel, Some(&Value::Object(generated))) {
+        let detail = "`selector` not auto-generated";
+        causes.push(common::invalid(
+            "spec.selector",
+            &gofmt::label_selector(sel),
+            detail,
+        ));
+    }
     causes
 }
 
@@ -372,8 +430,7 @@ fn schedule_format(schedule: &str, allow_tz: bool, zone: Option<&Value>, causes:
     }
 }
 
-/// `validateTimeZone`, without Go's time zone database: a well-formed
-/// name is accepted.
+/// `validateTimeZone`: a well-formed name Go's time zone database knows.
 fn time_zone(zone: &str, causes: &mut Vec<Cause>) {
     let field = "spec.timeZone";
     if zone.is_empty() {
@@ -402,6 +459,19 @@ fn time_zone(zone: &str, causes: &mut Vec<Cause>) {
             "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones";
         causes.push(common::invalid_str(field, zone, detail));
     }
+    if !known_time_zone(zone) {
+        let detail = format!("unknown time zone {zone}");
+        causes.push(common::invalid_str(field, zone, &detail));
+    }
+}
+
+/// The IANA zone names `time.LoadLocation` finds, one a line: written
+/// from a tzdata `/usr/share/zoneinfo` (every TZif file but those under
+/// `posix/` and `right/`, `posixrules`, `localtime` and `Factory`).
+const TIME_ZONES: &str = include_str!("time_zones.txt");
+
+fn known_time_zone(zone: &str) -> bool {
+    matches!(zone, "UTC" | "Local") || TIME_ZONES.lines().any(|name| name == zone)
 }
 
 /// `ValidateJobTemplateSpec`.
@@ -489,5 +559,14 @@ mod tests {
                 "spec.concurrencyPolicy: Unsupported value: \"Sometimes\": supported values: \"Allow\", \"Forbid\", \"Replace\"",
             ]
         );
+        let mut mars = cj.clone();
+        mars["spec"] = json!({"schedule": "@hourly", "concurrencyPolicy": "Allow", "timeZone": "Mars/Olympus",
+            "jobTemplate": cj["spec"]["jobTemplate"].clone()});
+        assert_eq!(
+            messages(&cron_job(&mars, None)),
+            vec!["spec.timeZone: Invalid value: \"Mars/Olympus\": unknown time zone Mars/Olympus"]
+        );
+        mars["spec"]["timeZone"] = json!("Europe/Paris");
+        assert!(cron_job(&mars, None).is_empty());
     }
 }
