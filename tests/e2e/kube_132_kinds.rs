@@ -140,7 +140,8 @@ fn new_kinds_are_stored_listed_and_printed_with_kubes_columns() {
         (
             "csistoragecapacities",
             "fast-zone-a",
-            &["NAME", "STORAGECLASSNAME", "CAPACITY"],
+            // kube has no printer for it: the default NAME, CREATED AT.
+            &["NAME", "CREATED", "AT"],
         ),
         (
             "volumeattachments",

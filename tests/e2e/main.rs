@@ -25,6 +25,7 @@ mod hostile_custom_resources;
 mod hostile_registry;
 mod hostile_requests;
 mod js_plugins;
+mod kind_validation;
 mod kube_132_kinds;
 mod lifecycle;
 mod namespaces;

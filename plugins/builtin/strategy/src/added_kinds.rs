@@ -1,13 +1,13 @@
 //! The rules of the kinds served since the first strategies were written
-//! (HorizontalPodAutoscaler, the CSI kinds, RuntimeClass, admission
-//! policies, flowcontrol), dispatched here so the shared tables (defaults,
+//! (HorizontalPodAutoscaler, the storage kinds, RuntimeClass, admission
+//! policies, flowcontrol, APIService), dispatched here so the shared tables (defaults,
 //! validation, initial status) each name this file once.
 
 use capstan_plugin_sdk::strategy::StrategyResource;
 use capstan_plugin_sdk::Cause;
 use serde_json::{json, Value};
 
-use crate::{admission_policies, autoscaling, flowcontrol, storage_csi};
+use crate::{admission_policies, apiregistration, autoscaling, flowcontrol, storage, storage_csi};
 
 fn key(resource: &StrategyResource) -> (&str, &str) {
     (resource.group.as_str(), resource.resource.as_str())
@@ -37,13 +37,18 @@ pub fn defaults(resource: &StrategyResource, object: &mut Value) {
 /// The kind's validation (`old` on update).
 pub fn validate(resource: &StrategyResource, object: &Value, old: Option<&Value>) -> Vec<Cause> {
     match key(resource) {
-        ("autoscaling", "horizontalpodautoscalers") => autoscaling::validate(object),
+        ("autoscaling", "horizontalpodautoscalers") => autoscaling::validate(object, old),
         ("storage.k8s.io", "csidrivers") => storage_csi::validate_csi_driver(object, old),
-        ("storage.k8s.io", "volumeattachments") => storage_csi::validate_volume_attachment(object),
+        ("storage.k8s.io", "storageclasses") => storage::storage_class(object, old),
+        ("storage.k8s.io", "csinodes") => storage::csi_node(object, old),
+        ("storage.k8s.io", "volumeattachments") => {
+            storage_csi::validate_volume_attachment(object, old)
+        }
         ("storage.k8s.io", "csistoragecapacities") => {
             storage_csi::validate_csi_storage_capacity(object, old)
         }
         ("node.k8s.io", "runtimeclasses") => storage_csi::validate_runtime_class(object, old),
+        ("apiregistration.k8s.io", "apiservices") => apiregistration::api_service(object),
         ("admissionregistration.k8s.io", "validatingadmissionpolicies") => {
             admission_policies::validate_policy(object)
         }

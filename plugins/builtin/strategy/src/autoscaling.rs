@@ -8,16 +8,9 @@ use capstan_plugin_sdk::strategy::StrategyResource;
 use capstan_plugin_sdk::Cause;
 use serde_json::{json, Value};
 
-use crate::common::{self, list, text};
+use crate::common::{self, list};
+use crate::hpa_metrics;
 use crate::json::set_default;
-
-const SOURCE_TYPES: [&str; 5] = [
-    "ContainerResource",
-    "External",
-    "Object",
-    "Pods",
-    "Resource",
-];
 
 /// The defaults of the version `resource` names.
 pub fn defaults(resource: &StrategyResource, object: &mut Value) {
@@ -70,18 +63,23 @@ fn fill_rules(behavior: &mut Value, key: &str, rules: Value) {
     fields.insert(key.into(), Value::Object(ordered));
 }
 
-/// The spec's main rules.
-pub fn validate(object: &Value) -> Vec<Cause> {
+/// `validateHorizontalPodAutoscalerSpec`; on update a stored
+/// `minReplicas: 0` keeps 0 allowed.
+pub fn validate(object: &Value, old: Option<&Value>) -> Vec<Cause> {
     let spec = object.get("spec").unwrap_or(&Value::Null);
+    let old_min = old
+        .and_then(|o| o.pointer("/spec/minReplicas"))
+        .and_then(Value::as_i64);
+    let lower_bound = if old_min == Some(0) { 0 } else { 1 };
     let mut causes = Vec::new();
     let min = spec.get("minReplicas").and_then(Value::as_i64);
     let max = spec.get("maxReplicas").and_then(Value::as_i64).unwrap_or(0);
-    if let Some(min) = min.filter(|m| *m < 1) {
-        let detail = "must be greater than or equal to 1";
+    if let Some(min) = min.filter(|m| *m < lower_bound) {
+        let detail = format!("must be greater than or equal to {lower_bound}");
         causes.push(common::invalid(
             "spec.minReplicas",
             &min.to_string(),
-            detail,
+            &detail,
         ));
     }
     if max < 1 {
@@ -100,51 +98,10 @@ pub fn validate(object: &Value) -> Vec<Cause> {
         ));
     }
     let target = spec.get("scaleTargetRef").unwrap_or(&Value::Null);
-    for key in ["kind", "name"] {
-        let field = format!("spec.scaleTargetRef.{key}");
-        match text(target, key) {
-            "" => causes.push(common::required(&field, "")),
-            value => common::invalid_each(&mut causes, &field, value, path_segment(value)),
-        }
-    }
-    for (i, metric) in list(spec, "metrics").iter().enumerate() {
-        causes.extend(metric_type(metric, &format!("spec.metrics[{i}]")));
-    }
-    causes
-}
-
-/// `IsValidPathSegmentName`.
-fn path_segment(value: &str) -> Vec<String> {
-    if value == "." || value == ".." {
-        return vec![format!("may not be '{value}'")];
-    }
-    ["/", "%"]
-        .iter()
-        .filter(|bad| value.contains(**bad))
-        .map(|bad| format!("may not contain '{bad}'"))
-        .collect()
-}
-
-/// A metric's type, and its source present.
-fn metric_type(metric: &Value, at: &str) -> Vec<Cause> {
-    let mut causes = Vec::new();
-    let kind = text(metric, "type");
-    let field = format!("{at}.type");
-    if kind.is_empty() {
-        causes.push(common::required(
-            &field,
-            "must specify a metric source type",
-        ));
-    }
-    if !SOURCE_TYPES.contains(&kind) {
-        causes.push(common::not_supported(&field, kind, &SOURCE_TYPES));
-        return causes;
-    }
-    let mut source = kind.to_string();
-    source[..1].make_ascii_lowercase();
-    if metric.get(&source).is_none_or(Value::is_null) {
-        let detail = "must populate information for the given metric source";
-        causes.push(common::required(&format!("{at}.{source}"), detail));
+    causes.extend(hpa_metrics::object_reference(target, "spec.scaleTargetRef"));
+    causes.extend(hpa_metrics::metrics(list(spec, "metrics"), min));
+    if let Some(behavior) = spec.get("behavior").filter(|b| !b.is_null()) {
+        causes.extend(hpa_metrics::behavior(behavior));
     }
     causes
 }
@@ -194,7 +151,7 @@ mod tests {
     fn replica_bounds_and_target_reference() {
         let hpa = json!({"spec": {"minReplicas": 3, "maxReplicas": 2, "scaleTargetRef": {"kind": "Deployment"},
                                   "metrics": [{"type": "Bogus"}, {"type": "Pods"}]}});
-        let got: Vec<String> = validate(&hpa)
+        let got: Vec<String> = validate(&hpa, None)
             .iter()
             .map(|c| format!("{}: {}", c.field, c.message))
             .collect();

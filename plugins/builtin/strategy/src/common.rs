@@ -60,6 +60,14 @@ pub fn not_supported(field: &str, value: &str, supported: &[&str]) -> Cause {
     cause("FieldValueNotSupported", field, message)
 }
 
+/// `field.NotSupported` for an already rendered value.
+pub fn not_supported_rendered(field: &str, rendered: &str, supported: &[&str]) -> Cause {
+    let listed: Vec<String> = supported.iter().map(|s| gofmt::quote(s)).collect();
+    let body = format!("Unsupported value: {rendered}");
+    let message = with_detail(body, &format!("supported values: {}", listed.join(", ")));
+    cause("FieldValueNotSupported", field, message)
+}
+
 /// `field.Duplicate` with an already rendered value.
 pub fn duplicate(field: &str, rendered: &str) -> Cause {
     cause(
@@ -233,6 +241,106 @@ pub fn config_key(key: &str) -> Vec<String> {
         errs.push("must not start with '..'".into());
     }
     errs
+}
+
+/// `ValidateNonnegativeField`: a negative `value` at `field`.
+pub fn non_negative(field: &str, value: i64) -> Option<Cause> {
+    (value < 0).then(|| invalid(field, &value.to_string(), NEGATIVE))
+}
+
+/// kube's `isNegativeErrorMsg`.
+pub const NEGATIVE: &str = "must be greater than or equal to 0";
+
+/// The integer at `key` when present (a Go pointer field).
+pub fn opt_int(object: &Value, key: &str) -> Option<i64> {
+    object.get(key).and_then(Value::as_i64)
+}
+
+/// `path.IsValidPathSegmentName`: the problems, if any.
+pub fn path_segment(value: &str) -> Vec<String> {
+    if value == "." || value == ".." {
+        return vec![format!("may not be '{value}'")];
+    }
+    ["/", "%"]
+        .iter()
+        .filter(|bad| value.contains(**bad))
+        .map(|bad| format!("may not contain '{bad}'"))
+        .collect()
+}
+
+/// `validation.IsDNS1035Label`: the problems with `value`, if any.
+pub fn dns1035_label(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > 63 {
+        errs.push(max_len_error(63));
+    }
+    let ok = matches_dns1123_label(value) && value.starts_with(|c: char| c.is_ascii_lowercase());
+    if !ok {
+        errs.push(regex_error(
+            "a DNS-1035 label must consist of lower case alphanumeric characters or '-', \
+             start with an alphabetic character, and end with an alphanumeric character",
+            "[a-z]([-a-z0-9]*[a-z0-9])?",
+            &["my-name", "abc-123"],
+        ));
+    }
+    errs
+}
+
+/// `validation.IsWildcardDNS1123Subdomain`: the problems, if any.
+pub fn wildcard_dns1123_subdomain(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > 253 {
+        errs.push(max_len_error(253));
+    }
+    let ok = value
+        .strip_prefix("*.")
+        .is_some_and(matches_dns1123_subdomain);
+    if !ok {
+        errs.push(regex_error(
+            "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS \
+             subdomain, which must consist of lower case alphanumeric characters, '-' or '.' \
+             and end with an alphanumeric character",
+            "\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*",
+            &["*.example.com"],
+        ));
+    }
+    errs
+}
+
+/// `validation.IsDomainPrefixedPath` at `field`.
+pub fn domain_prefixed_path(field: &str, value: &str) -> Vec<Cause> {
+    if value.is_empty() {
+        return vec![required(field, "")];
+    }
+    let Some((host, path)) = value
+        .split_once('/')
+        .filter(|(h, p)| !h.is_empty() && !p.is_empty())
+    else {
+        let detail = "must be a domain-prefixed path (such as \"acme.io/foo\")";
+        return vec![invalid_str(field, value, detail)];
+    };
+    let mut causes = Vec::new();
+    invalid_each(&mut causes, field, host, dns1123_subdomain(host));
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "/-._~%!$&'()*+,;=:".contains(c);
+    if !path.chars().all(allowed) {
+        let detail =
+            "Invalid path (regex used for validation is '[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+')";
+        causes.push(invalid_str(field, path, detail));
+    }
+    causes
+}
+
+/// `validation.IsValidPercent`'s message, when `value` is not "<digits>%".
+pub fn percent(value: &str) -> Option<String> {
+    let digits = value.strip_suffix('%').unwrap_or_default();
+    let ok = !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit());
+    (!ok).then(|| {
+        regex_error(
+            "a valid percent string must be a numeric string followed by an ending '%'",
+            "[0-9]+%",
+            &["1%", "93%"],
+        )
+    })
 }
 
 /// Drops what Go's semantic equality ignores: nulls, empty strings, empty

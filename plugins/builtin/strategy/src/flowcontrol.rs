@@ -14,6 +14,8 @@ use crate::json::set_default;
 const LEVEL_TYPES: [&str; 2] = ["Exempt", "Limited"];
 const DISTINGUISHERS: [&str; 2] = ["ByNamespace", "ByUser"];
 const LIMIT_RESPONSES: [&str; 2] = ["Queue", "Reject"];
+const MAX_QUEUES: i64 = 10_000_000;
+const MAX_HASH_BITS: i64 = 60;
 
 /// Sets `pointer` when absent or zero (kube defaults Go's zero values).
 fn set_unless_nonzero(object: &mut Value, pointer: &str, value: i64) {
@@ -96,41 +98,170 @@ pub fn validate_flow_schema(object: &Value) -> Vec<Cause> {
     causes
 }
 
+/// `ValidatePriorityLevelConfigurationSpec`.
 pub fn validate_priority_level(object: &Value) -> Vec<Cause> {
     let spec = object.get("spec").unwrap_or(&Value::Null);
     let mut causes = Vec::new();
     let kind = text(spec, "type");
     let exempt_name = crate::json::name(object) == Some("exempt");
-    if !LEVEL_TYPES.contains(&kind) {
-        causes.push(common::not_supported("spec.type", kind, &LEVEL_TYPES));
-    } else if exempt_name != (kind == "Exempt") {
+    if exempt_name != (kind == "Exempt") {
         let detail = "type must be 'Exempt' if and only if name is 'exempt'";
         causes.push(common::invalid_str("spec.type", kind, detail));
     }
-    let present = |key: &str| spec.get(key).is_some_and(Value::is_object);
-    if kind != "Limited" && present("limited") {
-        causes.push(common::forbidden(
-            "spec.limited",
-            "must be nil if the type is not Limited",
-        ));
-    }
-    if kind == "Limited" && present("exempt") {
-        causes.push(common::forbidden(
-            "spec.exempt",
-            "must be nil if the type is Limited",
-        ));
-    }
-    if let Some(response) = spec
-        .pointer("/limited/limitResponse")
-        .filter(|r| r.is_object())
-    {
-        let kind = text(response, "type");
-        if !LIMIT_RESPONSES.contains(&kind) {
-            let field = "spec.limited.limitResponse.type";
-            causes.push(common::not_supported(field, kind, &LIMIT_RESPONSES));
+    let part = |key: &str| spec.get(key).filter(|v| !v.is_null());
+    match kind {
+        "Exempt" => {
+            if part("limited").is_some() {
+                let detail = "must be nil if the type is not Limited";
+                causes.push(common::forbidden("spec.limited", detail));
+            }
+            if let Some(exempt) = part("exempt") {
+                shares_and_lending(exempt, "spec.exempt", &mut causes);
+            }
         }
+        "Limited" => {
+            if part("exempt").is_some() {
+                let detail = "must be nil if the type is Limited";
+                causes.push(common::forbidden("spec.exempt", detail));
+            }
+            match part("limited") {
+                None => causes.push(common::required(
+                    "spec.limited",
+                    "must not be empty when type is Limited",
+                )),
+                Some(limited) => limited_level(limited, &mut causes),
+            }
+        }
+        other => causes.push(common::not_supported("spec.type", other, &LEVEL_TYPES)),
     }
     causes
+}
+
+fn shares_and_lending(level: &Value, at: &str, causes: &mut Vec<Cause>) {
+    if let Some(shares) = level
+        .get("nominalConcurrencyShares")
+        .and_then(Value::as_i64)
+    {
+        if shares < 0 {
+            let field = format!("{at}.nominalConcurrencyShares");
+            causes.push(common::invalid(
+                &field,
+                &shares.to_string(),
+                "must be a non-negative integer",
+            ));
+        }
+    }
+    if let Some(lendable) = level.get("lendablePercent").and_then(Value::as_i64) {
+        if !(0..=100).contains(&lendable) {
+            let field = format!("{at}.lendablePercent");
+            let detail = "must be between 0 and 100, inclusive";
+            causes.push(common::invalid(&field, &lendable.to_string(), detail));
+        }
+    }
+}
+
+/// `ValidateLimitedPriorityLevelConfiguration`.
+fn limited_level(limited: &Value, causes: &mut Vec<Cause>) {
+    let at = "spec.limited";
+    let shares = common::int(limited, "nominalConcurrencyShares");
+    if shares < 0 {
+        let field = format!("{at}.nominalConcurrencyShares");
+        causes.push(common::invalid(
+            &field,
+            &shares.to_string(),
+            "must be a non-negative integer",
+        ));
+    }
+    limit_response(limited.get("limitResponse").unwrap_or(&Value::Null), causes);
+    let without_shares = limited.as_object().map(|m| {
+        let mut m = m.clone();
+        m.remove("nominalConcurrencyShares");
+        Value::Object(m)
+    });
+    shares_and_lending(&without_shares.unwrap_or(Value::Null), at, causes);
+    if let Some(borrowing) = limited.get("borrowingLimitPercent").and_then(Value::as_i64) {
+        if borrowing < 0 {
+            let field = format!("{at}.borrowingLimitPercent");
+            let detail = "if specified, must be a non-negative integer";
+            causes.push(common::invalid(&field, &borrowing.to_string(), detail));
+        }
+    }
+}
+
+/// `ValidateLimitResponse`.
+fn limit_response(response: &Value, causes: &mut Vec<Cause>) {
+    let at = "spec.limited.limitResponse";
+    let queuing = response.get("queuing").filter(|q| !q.is_null());
+    match (text(response, "type"), queuing) {
+        ("Reject", Some(_)) => causes.push(common::forbidden(
+            &format!("{at}.queuing"),
+            "must be nil if limited.limitResponse.type is not Limited",
+        )),
+        ("Reject", None) => {}
+        ("Queue", None) => causes.push(common::required(
+            &format!("{at}.queuing"),
+            "must not be empty if limited.limitResponse.type is Limited",
+        )),
+        ("Queue", Some(queuing)) => queuing_causes(queuing, &format!("{at}.queuing"), causes),
+        (other, _) => causes.push(common::not_supported(
+            &format!("{at}.type"),
+            other,
+            &LIMIT_RESPONSES,
+        )),
+    }
+}
+
+/// `ValidatePriorityLevelQueuingConfiguration`.
+fn queuing_causes(queuing: &Value, at: &str, causes: &mut Vec<Cause>) {
+    let value = |key: &str| common::int(queuing, key);
+    let field = |key: &str| format!("{at}.{key}");
+    let (limit, queues, hand) = (
+        value("queueLengthLimit"),
+        value("queues"),
+        value("handSize"),
+    );
+    if limit <= 0 {
+        causes.push(common::invalid(
+            &field("queueLengthLimit"),
+            &limit.to_string(),
+            "must be positive",
+        ));
+    }
+    if queues <= 0 {
+        causes.push(common::invalid(
+            &field("queues"),
+            &queues.to_string(),
+            "must be positive",
+        ));
+    } else if queues > MAX_QUEUES {
+        let detail = format!("must not be greater than {MAX_QUEUES}");
+        causes.push(common::invalid(
+            &field("queues"),
+            &queues.to_string(),
+            &detail,
+        ));
+    }
+    let hand_field = field("handSize");
+    if hand <= 0 {
+        causes.push(common::invalid(
+            &hand_field,
+            &hand.to_string(),
+            "must be positive",
+        ));
+    } else if hand > queues {
+        let detail = format!("should not be greater than queues ({queues})");
+        causes.push(common::invalid(&hand_field, &hand.to_string(), &detail));
+    } else if entropy_bits(queues, hand) > MAX_HASH_BITS {
+        let detail = format!(
+            "required entropy bits of deckSize {queues} and handSize {hand} should not be greater than {MAX_HASH_BITS}"
+        );
+        causes.push(common::invalid(&hand_field, &hand.to_string(), &detail));
+    }
+}
+
+/// shufflesharding's `RequiredEntropyBits`.
+fn entropy_bits(deck: i64, hand: i64) -> i64 {
+    ((deck as f64).log2() * hand as f64).ceil() as i64
 }
 
 #[cfg(test)]
@@ -166,6 +297,26 @@ mod tests {
         assert_eq!(
             validate_priority_level(&pl)[0].message,
             "Invalid value: \"Exempt\": type must be 'Exempt' if and only if name is 'exempt'"
+        );
+    }
+
+    #[test]
+    fn limited_levels_and_queuing() {
+        let pl = json!({"metadata": {"name": "p"}, "spec": {"type": "Limited", "limited": {
+            "nominalConcurrencyShares": -1, "limitResponse": {"type": "Queue"}}}});
+        let got: Vec<String> = validate_priority_level(&pl)
+            .iter()
+            .map(|c| format!("{}: {}", c.field, c.message))
+            .collect();
+        assert_eq!(got, [
+            "spec.limited.nominalConcurrencyShares: Invalid value: -1: must be a non-negative integer",
+            "spec.limited.limitResponse.queuing: Required value: must not be empty if limited.limitResponse.type is Limited",
+        ]);
+        let pl = json!({"metadata": {"name": "p"}, "spec": {"type": "Limited", "limited": {
+            "limitResponse": {"type": "Queue", "queuing": {"queues": 128, "handSize": 60, "queueLengthLimit": 5}}}}});
+        assert_eq!(
+            validate_priority_level(&pl)[0].message,
+            "Invalid value: 60: required entropy bits of deckSize 128 and handSize 60 should not be greater than 60"
         );
     }
 }

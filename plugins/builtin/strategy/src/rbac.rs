@@ -1,12 +1,15 @@
-//! RoleBindings and ClusterRoleBindings (`ValidateRoleBinding`,
-//! `ValidateClusterRoleBinding` and their updates): roleRef's apiGroup,
-//! kind and name, and a roleRef that never changes.
+//! Roles and ClusterRoles (`ValidateRole`, `ValidateClusterRole`: each
+//! rule's verbs, groups and resources or non-resource URLs, aggregation
+//! selectors), and RoleBindings and ClusterRoleBindings
+//! (`ValidateRoleBinding`, `ValidateClusterRoleBinding` and their updates):
+//! roleRef's apiGroup, kind and name, the subjects, and a roleRef that
+//! never changes.
 
 use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
-use crate::common::{self, text};
-use crate::gofmt;
+use crate::common::{self, list, text};
+use crate::{gofmt, selector};
 
 const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
 
@@ -35,7 +38,15 @@ pub fn binding(object: &Value, old: Option<&Value>, cluster: bool) -> Vec<Cause>
     if name.is_empty() {
         causes.push(common::required("roleRef.name", ""));
     } else {
-        common::invalid_each(&mut causes, "roleRef.name", name, path_segment(name));
+        common::invalid_each(
+            &mut causes,
+            "roleRef.name",
+            name,
+            common::path_segment(name),
+        );
+    }
+    for (i, subject) in list(object, "subjects").iter().enumerate() {
+        causes.extend(subject_causes(subject, !cluster, &format!("subjects[{i}]")));
     }
     if let Some(old) = old {
         let old_ref = old.get("roleRef").unwrap_or(&Value::Null);
@@ -50,20 +61,111 @@ pub fn binding(object: &Value, old: Option<&Value>, cluster: bool) -> Vec<Cause>
     causes
 }
 
-/// `path.ValidatePathSegmentName` (what `ValidateRBACName` checks).
-fn path_segment(name: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    match name {
-        "." | ".." => errs.push(format!("may not be '{name}'")),
-        _ => {
-            for bad in ["/", "%"] {
-                if name.contains(bad) {
-                    errs.push(format!("may not contain '{bad}'"));
-                }
+/// `ValidateRoleBindingSubject`.
+fn subject_causes(subject: &Value, namespaced: bool, at: &str) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    let name = text(subject, "name");
+    if name.is_empty() {
+        causes.push(common::required(&format!("{at}.name"), ""));
+    }
+    let group = text(subject, "apiGroup");
+    let group_field = format!("{at}.apiGroup");
+    match text(subject, "kind") {
+        "ServiceAccount" => {
+            if !name.is_empty() {
+                let field = format!("{at}.name");
+                common::invalid_each(&mut causes, &field, name, common::dns1123_subdomain(name));
+            }
+            if !group.is_empty() {
+                causes.push(common::not_supported(&group_field, group, &[""]));
+            }
+            if !namespaced && text(subject, "namespace").is_empty() {
+                causes.push(common::required(&format!("{at}.namespace"), ""));
             }
         }
+        "User" | "Group" => {
+            if group != RBAC_GROUP {
+                causes.push(common::not_supported(&group_field, group, &[RBAC_GROUP]));
+            }
+        }
+        other => causes.push(common::not_supported(
+            &format!("{at}.kind"),
+            other,
+            &["ServiceAccount", "User", "Group"],
+        )),
     }
-    errs
+    causes
+}
+
+/// A Role (`namespaced`) or ClusterRole create or update.
+pub fn role(object: &Value, namespaced: bool) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    for (i, rule) in list(object, "rules").iter().enumerate() {
+        causes.extend(policy_rule(rule, namespaced, &format!("rules[{i}]")));
+    }
+    if namespaced {
+        return causes;
+    }
+    if let Some(aggregation) = object.get("aggregationRule").filter(|a| !a.is_null()) {
+        aggregation_rule(aggregation, &mut causes);
+    }
+    causes
+}
+
+fn aggregation_rule(aggregation: &Value, causes: &mut Vec<Cause>) {
+    let at = "aggregationRule.clusterRoleSelectors";
+    let selectors = list(aggregation, "clusterRoleSelectors");
+    if selectors.is_empty() {
+        let detail = "at least one clusterRoleSelector required if aggregationRule is non-nil";
+        causes.push(common::required(at, detail));
+    }
+    for (i, sel) in selectors.iter().enumerate() {
+        let field = format!("{at}[{i}]");
+        let (problems, usable) = selector::check(sel, &field);
+        causes.extend(problems);
+        if !usable {
+            causes.push(common::invalid_str(
+                &field,
+                "null",
+                "invalid label selector.",
+            ));
+        }
+    }
+}
+
+/// `ValidatePolicyRule`.
+fn policy_rule(rule: &Value, namespaced: bool, at: &str) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    if list(rule, "verbs").is_empty() {
+        let detail = "verbs must contain at least one value";
+        causes.push(common::required(&format!("{at}.verbs"), detail));
+    }
+    let urls = list(rule, "nonResourceURLs");
+    if !urls.is_empty() {
+        let field = format!("{at}.nonResourceURLs");
+        let shown = gofmt::string_slice(rule.get("nonResourceURLs"));
+        if namespaced {
+            let detail = "namespaced rules cannot apply to non-resource URLs";
+            causes.push(common::invalid(&field, &shown, detail));
+        }
+        let mixed = ["apiGroups", "resources", "resourceNames"]
+            .iter()
+            .any(|key| !list(rule, key).is_empty());
+        if mixed {
+            let detail = "rules cannot apply to both regular resources and non-resource URLs";
+            causes.push(common::invalid(&field, &shown, detail));
+        }
+        return causes;
+    }
+    if list(rule, "apiGroups").is_empty() {
+        let detail = "resource rules must supply at least one api group";
+        causes.push(common::required(&format!("{at}.apiGroups"), detail));
+    }
+    if list(rule, "resources").is_empty() {
+        let detail = "resource rules must supply at least one resource";
+        causes.push(common::required(&format!("{at}.resources"), detail));
+    }
+    causes
 }
 
 /// The internal `rbac.RoleRef` as Go's `%#v` prints it.
@@ -109,6 +211,42 @@ mod tests {
             messages(&binding(&rb("Role", "a/b"), None, false)),
             vec!["roleRef.name: Invalid value: \"a/b\": may not contain '/'"]
         );
+    }
+
+    #[test]
+    fn subjects_need_names_kinds_and_groups() {
+        let mut b = rb("Role", "r");
+        b["subjects"] = json!([{"kind": "ServiceAccount", "name": "Bad_SA", "apiGroup": "x"},
+                               {"kind": "Robot", "name": "r"}]);
+        let got = messages(&binding(&b, None, false));
+        assert_eq!(
+            got[1],
+            "subjects[0].apiGroup: Unsupported value: \"x\": supported values: \"\""
+        );
+        assert_eq!(
+            got[2],
+            "subjects[1].kind: Unsupported value: \"Robot\": supported values: \"ServiceAccount\", \"User\", \"Group\""
+        );
+        let mut c = rb("ClusterRole", "r");
+        c["subjects"] = json!([{"kind": "ServiceAccount", "name": "sa"}]);
+        assert_eq!(
+            messages(&binding(&c, None, true)),
+            vec!["subjects[0].namespace: Required value"]
+        );
+    }
+
+    #[test]
+    fn rules_need_verbs_and_resources() {
+        let r = json!({"rules": [{"resources": ["pods"]}, {"verbs": ["get"], "nonResourceURLs": ["/x"]}]});
+        assert_eq!(
+            messages(&role(&r, true)),
+            vec![
+                "rules[0].verbs: Required value: verbs must contain at least one value",
+                "rules[0].apiGroups: Required value: resource rules must supply at least one api group",
+                "rules[1].nonResourceURLs: Invalid value: []string{\"/x\"}: namespaced rules cannot apply to non-resource URLs",
+            ]
+        );
+        assert_eq!(messages(&role(&r, false)).len(), 2);
     }
 
     #[test]

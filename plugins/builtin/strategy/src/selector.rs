@@ -7,11 +7,18 @@ use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
 use crate::common::{self, list, text};
+use crate::metadata;
 
 /// The problems of each `matchExpressions` entry; the bool is false when
 /// the selector cannot be turned into a selector at all.
 pub fn check(selector: &Value, field: &str) -> (Vec<Cause>, bool) {
-    let mut causes = Vec::new();
+    validate(selector, field, false)
+}
+
+/// `ValidateLabelSelector`, optionally allowing invalid label values in
+/// expressions; the bool as in [`check`].
+pub fn validate(selector: &Value, field: &str, allow_invalid_values: bool) -> (Vec<Cause>, bool) {
+    let mut causes = labels(selector.get("matchLabels"), &format!("{field}.matchLabels"));
     let mut usable = true;
     for (i, req) in list(selector, "matchExpressions").iter().enumerate() {
         let at = format!("{field}.matchExpressions[{i}]");
@@ -19,8 +26,37 @@ pub fn check(selector: &Value, field: &str) -> (Vec<Cause>, bool) {
             causes.push(cause);
             usable = false;
         }
+        causes.extend(requirement_names(req, &at, allow_invalid_values));
     }
     (causes, usable)
+}
+
+/// `ValidateLabels`: each key a qualified name, each value a label value.
+pub fn labels(map: Option<&Value>, field: &str) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    for (key, value) in map.and_then(Value::as_object).into_iter().flatten() {
+        common::invalid_each(&mut causes, field, key, metadata::qualified_name(key));
+        let value = value.as_str().unwrap_or_default();
+        common::invalid_each(&mut causes, field, value, metadata::label_value(value));
+    }
+    causes
+}
+
+/// A requirement's key and values (`ValidateLabelSelectorRequirement`).
+fn requirement_names(req: &Value, at: &str, allow_invalid_values: bool) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    let key = text(req, "key");
+    let field = format!("{at}.key");
+    common::invalid_each(&mut causes, &field, key, metadata::qualified_name(key));
+    if allow_invalid_values {
+        return causes;
+    }
+    for (i, value) in list(req, "values").iter().enumerate() {
+        let value = value.as_str().unwrap_or_default();
+        let field = format!("{at}.values[{i}]");
+        common::invalid_each(&mut causes, &field, value, metadata::label_value(value));
+    }
+    causes
 }
 
 fn requirement_problem(req: &Value, at: &str) -> Option<Cause> {

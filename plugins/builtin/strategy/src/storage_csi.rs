@@ -8,8 +8,8 @@ use capstan_plugin_sdk::Cause;
 use serde_json::{json, Value};
 
 use crate::common::{self, list, text};
-use crate::gofmt;
 use crate::json::set_default;
+use crate::{gofmt, selector, storage};
 
 const FS_GROUP_POLICIES: [&str; 3] = ["File", "None", "ReadWriteOnceWithFSType"];
 const LIFECYCLE_MODES: [&str; 2] = ["Persistent", "Ephemeral"];
@@ -72,10 +72,13 @@ pub fn validate_csi_driver(object: &Value, old: Option<&Value>) -> Vec<Cause> {
     causes
 }
 
-pub fn validate_volume_attachment(object: &Value) -> Vec<Cause> {
+/// `ValidateVolumeAttachment`, then on create `ValidateVolumeAttachmentV1`
+/// and on update a spec that never changes.
+pub fn validate_volume_attachment(object: &Value, old: Option<&Value>) -> Vec<Cause> {
     let spec = object.get("spec").unwrap_or(&Value::Null);
     let mut causes = Vec::new();
-    if text(spec, "attacher").is_empty() {
+    let attacher = text(spec, "attacher");
+    if attacher.is_empty() {
         causes.push(common::required("spec.attacher", ""));
     }
     let source = spec.get("source").unwrap_or(&Value::Null);
@@ -98,19 +101,67 @@ pub fn validate_volume_attachment(object: &Value) -> Vec<Cause> {
         node,
         common::dns1123_subdomain(node),
     );
+    match old {
+        None => {
+            causes.extend(storage::csi_driver_name(attacher, "spec.attacher"));
+            if let Some(pv) = pv {
+                let field = "spec.source.persistentVolumeName";
+                common::invalid_each(&mut causes, field, pv, common::dns1123_subdomain(pv));
+            }
+        }
+        Some(old) if !common::same(Some(spec), old.get("spec")) => {
+            causes.push(common::immutable("spec", &render_attachment_spec(spec)));
+        }
+        Some(_) => {}
+    }
     causes
 }
 
+/// `storage.VolumeAttachmentSpec` as `%#v` (a set pointer's address is a
+/// placeholder).
+fn render_attachment_spec(spec: &Value) -> String {
+    let source = spec.get("source").unwrap_or(&Value::Null);
+    let pointer = |key: &str, type_name: &str| match source.get(key).filter(|v| !v.is_null()) {
+        Some(_) => format!("(*{type_name})(0xc000000000)"),
+        None => format!("(*{type_name})(nil)"),
+    };
+    format!(
+        "storage.VolumeAttachmentSpec{{Attacher:{}, Source:storage.VolumeAttachmentSource{{\
+         PersistentVolumeName:{}, InlineVolumeSpec:{}}}, NodeName:{}}}",
+        gofmt::quote(text(spec, "attacher")),
+        pointer("persistentVolumeName", "string"),
+        pointer("inlineVolumeSpec", "core.PersistentVolumeSpec"),
+        gofmt::quote(text(spec, "nodeName")),
+    )
+}
+
+/// `ValidateCSIStorageCapacity`, and on update its immutable fields.
 pub fn validate_csi_storage_capacity(object: &Value, old: Option<&Value>) -> Vec<Cause> {
-    let mut causes = Vec::new();
     let class = text(object, "storageClassName");
+    let topology = object.get("nodeTopology").filter(|t| !t.is_null());
+    let mut causes = Vec::new();
+    if let Some(topology) = topology {
+        causes.extend(selector::validate(topology, "nodeTopology", old.is_some()).0);
+    }
     common::invalid_each(
         &mut causes,
         "storageClassName",
         class,
         common::dns1123_subdomain(class),
     );
-    if old.is_some_and(|old| text(old, "storageClassName") != class) {
+    if let Some(capacity) = object.get("capacity").and_then(Value::as_str) {
+        if capacity.starts_with('-') && !capacity.trim_start_matches(['-', '0', '.']).is_empty() {
+            causes.push(common::invalid_str("capacity", capacity, common::NEGATIVE));
+        }
+    }
+    let Some(old) = old else {
+        return causes;
+    };
+    if !common::same(topology, old.get("nodeTopology")) {
+        let shown = topology.map_or_else(|| gofmt::scalar(None), gofmt::label_selector);
+        causes.push(common::immutable("nodeTopology", &shown));
+    }
+    if text(old, "storageClassName") != class {
         causes.push(common::immutable("storageClassName", &gofmt::quote(class)));
     }
     causes
@@ -181,7 +232,7 @@ mod tests {
     #[test]
     fn volume_attachment_needs_one_source() {
         let va = json!({"spec": {"attacher": "csi.example.com", "nodeName": "n1", "source": {}}});
-        let causes = validate_volume_attachment(&va);
+        let causes = validate_volume_attachment(&va, None);
         assert_eq!(
             causes[0].message,
             "Required value: must specify exactly one of inlineVolumeSpec and persistentVolumeName"

@@ -10,7 +10,10 @@ use serde_json::Value;
 
 use std::collections::HashSet;
 
-use crate::{config, crd, metadata, pods, rbac, scheduling, services, webhooks, workloads};
+use crate::{
+    apps, batch, config, crd, ingress, metadata, network_policy, pods, policy, rbac, scheduling,
+    services, webhooks, workloads,
+};
 
 /// The causes for writing `object` (over `old` on update) to `resource`.
 pub fn validate(resource: &StrategyResource, object: &Value, old: Option<&Value>) -> Vec<Cause> {
@@ -24,11 +27,22 @@ pub fn validate(resource: &StrategyResource, object: &Value, old: Option<&Value>
     causes.extend(
         match (resource.group.as_str(), resource.resource.as_str()) {
             ("", "pods") => pods::validate(object, old),
-            ("apps", plural @ ("deployments" | "replicasets" | "statefulsets"))
+            ("apps", plural @ ("deployments" | "replicasets"))
             | ("", plural @ "replicationcontrollers") => workloads::validate(plural, object, old),
+            ("apps", "statefulsets") => apps::stateful_set(object, old),
+            ("apps", "daemonsets") => apps::daemon_set(object, old),
+            ("apps", "controllerrevisions") => apps::controller_revision(object, old),
+            ("batch", "jobs") => batch::job(object, old),
+            ("batch", "cronjobs") => batch::cron_job(object, old),
+            ("networking.k8s.io", "ingresses") => ingress::ingress(object, old),
+            ("networking.k8s.io", "ingressclasses") => ingress::ingress_class(object, old),
+            ("networking.k8s.io", "networkpolicies") => network_policy::network_policy(object, old),
+            ("policy", "poddisruptionbudgets") => policy::pod_disruption_budget(object, old),
             ("", "services") => services::validate(object, old),
             ("", "configmaps") => config::configmap(object, old),
             ("", "secrets") => config::secret(object, old),
+            ("rbac.authorization.k8s.io", "roles") => rbac::role(object, true),
+            ("rbac.authorization.k8s.io", "clusterroles") => rbac::role(object, false),
             ("rbac.authorization.k8s.io", "rolebindings") => rbac::binding(object, old, false),
             ("rbac.authorization.k8s.io", "clusterrolebindings") => {
                 rbac::binding(object, old, true)

@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 
 use crate::common::{self, list, text};
 use crate::json::set_default;
-use crate::{gofmt, metadata, selector};
+use crate::{gofmt, selector};
 
 /// The admission review versions this server speaks.
 const REVIEW_VERSIONS: [&str; 2] = ["v1", "v1beta1"];
@@ -276,34 +276,7 @@ pub(crate) fn label_selector(
     field: &str,
     allow_invalid_values: bool,
 ) -> Vec<Cause> {
-    let mut causes = Vec::new();
-    let labels_at = format!("{field}.matchLabels");
-    let labels = selector.get("matchLabels").and_then(Value::as_object);
-    for (key, value) in labels.into_iter().flatten() {
-        let value = value.as_str().unwrap_or_default();
-        common::invalid_each(&mut causes, &labels_at, key, metadata::qualified_name(key));
-        common::invalid_each(&mut causes, &labels_at, value, metadata::label_value(value));
-    }
-    causes.extend(selector::check(selector, field).0);
-    for (i, req) in list(selector, "matchExpressions").iter().enumerate() {
-        let at = format!("{field}.matchExpressions[{i}]");
-        let key = text(req, "key");
-        common::invalid_each(
-            &mut causes,
-            &format!("{at}.key"),
-            key,
-            metadata::qualified_name(key),
-        );
-        if allow_invalid_values {
-            continue;
-        }
-        for (k, value) in list(req, "values").iter().enumerate() {
-            let value = value.as_str().unwrap_or_default();
-            let errs = metadata::label_value(value);
-            common::invalid_each(&mut causes, &format!("{at}.values[{k}]"), value, errs);
-        }
-    }
-    causes
+    selector::validate(selector, field, allow_invalid_values).0
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
-//! Workloads with a pod template: deployments, replicasets and statefulsets
-//! (apps/v1) and replicationcontrollers (v1). Replicas are non-negative, the
+//! Workloads with a pod template: deployments and replicasets (apps/v1) and
+//! replicationcontrollers (v1); StatefulSets and DaemonSets are `apps`'. Replicas are non-negative, the
 //! selector is required and must match the template's labels, the template
 //! is a valid pod spec that always restarts, and apps selectors are immutable.
 
@@ -12,9 +12,6 @@ use crate::{gofmt, pods, selector};
 const NEGATIVE: &str = "must be greater than or equal to 0";
 const MISMATCH: &str = "`selector` does not match template `labels`";
 const LABELS_FIELD: &str = "spec.template.metadata.labels";
-const STATEFULSET_UPDATABLE: &str = "updates to statefulset spec for fields other than \
-'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', \
-'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden";
 
 /// What an apps selector turns into (`metav1.LabelSelectorAsSelector`).
 enum Selector<'a> {
@@ -34,7 +31,7 @@ pub fn validate(resource: &str, object: &Value, old: Option<&Value>) -> Vec<Caus
     if resource == "replicationcontrollers" {
         controller_spec(spec, &mut causes);
     } else {
-        apps_spec(resource, spec, &mut causes);
+        apps_spec(spec, &mut causes);
     }
     if let Some(old) = old {
         let old_spec = old.get("spec").unwrap_or(&Value::Null);
@@ -51,11 +48,8 @@ fn non_negative(spec: &Value, key: &str, causes: &mut Vec<Cause>) {
     }
 }
 
-fn apps_spec(resource: &str, spec: &Value, causes: &mut Vec<Cause>) {
-    let kind = match resource {
-        "statefulsets" => "statefulset",
-        _ => "deployment",
-    };
+fn apps_spec(spec: &Value, causes: &mut Vec<Cause>) {
+    let kind = "deployment";
     non_negative(spec, "replicas", causes);
     non_negative(spec, "minReadySeconds", causes);
     let selector = apps_selector(spec, kind, causes);
@@ -74,11 +68,7 @@ fn apps_spec(resource: &str, spec: &Value, causes: &mut Vec<Cause>) {
             MISMATCH,
         ));
     }
-    let owner = match resource {
-        "statefulsets" => "StatefulSet",
-        _ => "ReplicaSet",
-    };
-    template_spec(template, owner, causes);
+    template_spec(template, "ReplicaSet", causes);
 }
 
 fn apps_selector<'a>(spec: &'a Value, kind: &str, causes: &mut Vec<Cause>) -> Selector<'a> {
@@ -95,11 +85,7 @@ fn apps_selector<'a>(spec: &'a Value, kind: &str, causes: &mut Vec<Cause>) -> Se
         causes.push(common::invalid(field, &gofmt::label_selector(sel), &detail));
     }
     if !usable {
-        let detail = if kind == "statefulset" {
-            ""
-        } else {
-            "invalid label selector"
-        };
+        let detail = "invalid label selector";
         causes.push(common::invalid(field, &gofmt::label_selector(sel), detail));
         return Selector::Unusable;
     }
@@ -111,7 +97,7 @@ fn apps_selector<'a>(spec: &'a Value, kind: &str, causes: &mut Vec<Cause>) -> Se
 }
 
 /// The template's pod spec, which must restart Always and have no deadline.
-fn template_spec(template: &Value, owner: &str, causes: &mut Vec<Cause>) {
+pub fn template_spec(template: &Value, owner: &str, causes: &mut Vec<Cause>) {
     let spec = template.get("spec").unwrap_or(&Value::Null);
     causes.extend(pods::validate_spec(spec, "spec.template.spec"));
     let restart = spec.get("restartPolicy").and_then(Value::as_str);
@@ -163,8 +149,8 @@ fn is_empty_map(value: Option<&Value>) -> bool {
         .is_none_or(|m| m.is_empty())
 }
 
-/// Deployments and ReplicaSets keep their selector; StatefulSets may only
-/// change a few spec fields. ReplicationControllers have no such rule.
+/// Deployments and ReplicaSets keep their selector; ReplicationControllers
+/// have no such rule.
 fn apps_update(resource: &str, new: &Value, old: &Value, causes: &mut Vec<Cause>) {
     match resource {
         "deployments" | "replicasets" => {
@@ -176,34 +162,8 @@ fn apps_update(resource: &str, new: &Value, old: &Value, causes: &mut Vec<Cause>
                 causes.push(common::immutable("spec.selector", &shown));
             }
         }
-        "statefulsets" if !same(Some(&fixed_part(new)), Some(&fixed_part(old))) => {
-            causes.push(common::forbidden("spec", STATEFULSET_UPDATABLE));
-        }
         _ => {}
     }
-}
-
-/// A StatefulSet spec without its updatable fields, defaults filled in.
-fn fixed_part(spec: &Value) -> Value {
-    let mut fixed = spec.clone();
-    if let Some(map) = fixed.as_object_mut() {
-        for key in [
-            "replicas",
-            "ordinals",
-            "template",
-            "updateStrategy",
-            "revisionHistoryLimit",
-            "persistentVolumeClaimRetentionPolicy",
-            "minReadySeconds",
-        ] {
-            map.remove(key);
-        }
-        let policy = map.entry("podManagementPolicy").or_insert(Value::Null);
-        if policy.is_null() {
-            *policy = Value::String("OrderedReady".into());
-        }
-    }
-    fixed
 }
 
 #[cfg(test)]
@@ -266,7 +226,7 @@ mod tests {
             .as_object_mut()
             .unwrap()
             .remove("image");
-        let got = messages(&validate("statefulsets", &d, None));
+        let got = messages(&validate("replicasets", &d, None));
         assert_eq!(
             got,
             vec![
@@ -297,24 +257,6 @@ mod tests {
         let mut scaled = old.clone();
         scaled["spec"]["replicas"] = json!(5);
         assert!(validate("deployments", &scaled, Some(&old)).is_empty());
-    }
-
-    #[test]
-    fn statefulset_spec_is_mostly_immutable() {
-        let mut old = deployment(
-            json!({"matchLabels": {"app": "web"}}),
-            json!({"app": "web"}),
-        );
-        old["spec"]["serviceName"] = json!("web");
-        let mut new = old.clone();
-        new["spec"]["replicas"] = json!(3);
-        new["spec"]["podManagementPolicy"] = json!("OrderedReady");
-        assert!(validate("statefulsets", &new, Some(&old)).is_empty());
-        new["spec"]["serviceName"] = json!("other");
-        assert_eq!(
-            messages(&validate("statefulsets", &new, Some(&old))),
-            vec![format!("spec: Forbidden: {STATEFULSET_UPDATABLE}")]
-        );
     }
 
     #[test]

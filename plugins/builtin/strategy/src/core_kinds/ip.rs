@@ -1,9 +1,7 @@
-//! IP addresses and CIDRs as kube's validation reads them
-//! (`netutils.ParseIPSloppy`/`ParseCIDRSloppy`: IPv4 parts may have leading
-//! zeros) and the messages of apimachinery's `IsValidIP`/`IsValidCIDR` and
-//! core's `ValidateNonSpecialIP`.
+//! The messages of apimachinery's `IsValidIP`/`IsValidCIDR` and core's
+//! `ValidateNonSpecialIP` (parsing is `netparse`'s, Go's sloppy one).
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::IpAddr;
 
 use capstan_plugin_sdk::Cause;
 
@@ -14,40 +12,7 @@ pub const NOT_AN_IP: &str = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:
 /// `IsValidCIDR`'s message.
 pub const NOT_A_CIDR: &str = "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)";
 
-fn ipv4_sloppy(text: &str) -> Option<Ipv4Addr> {
-    let parts: Vec<&str> = text.split('.').collect();
-    if parts.len() != 4 {
-        return None;
-    }
-    let mut octets = [0u8; 4];
-    for (octet, part) in octets.iter_mut().zip(parts) {
-        if part.is_empty() || part.len() > 3 || !part.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        *octet = part.parse().ok()?;
-    }
-    Some(Ipv4Addr::from(octets))
-}
-
-/// Go's `ParseIPSloppy`.
-pub fn parse(text: &str) -> Option<IpAddr> {
-    if text.contains(':') {
-        return text.parse::<Ipv6Addr>().ok().map(IpAddr::V6);
-    }
-    ipv4_sloppy(text).map(IpAddr::V4)
-}
-
-/// Go's `ParseCIDRSloppy`: an address and a prefix length within its family.
-pub fn parse_cidr(text: &str) -> Option<(IpAddr, u8)> {
-    let (addr, bits) = text.split_once('/')?;
-    let ip = parse(addr)?;
-    if bits.is_empty() || bits.len() > 3 || !bits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let bits: u8 = bits.parse().ok()?;
-    let max = if ip.is_ipv4() { 32 } else { 128 };
-    (bits <= max).then_some((ip, bits))
-}
+pub use crate::netparse::{parse_cidr, parse_ip as parse};
 
 /// `IsValidIP`.
 pub fn check_ip(field: &str, value: &str, causes: &mut Vec<Cause>) {
@@ -105,14 +70,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sloppy_ipv4_takes_leading_zeros_and_cidrs_their_family_bounds() {
-        assert_eq!(parse("010.001.1.1"), Some("10.1.1.1".parse().unwrap()));
-        assert_eq!(parse("999.1.1.1"), None);
-        assert!(parse("2001:db8::1").is_some());
-        assert!(parse_cidr("10.0.0.0/32").is_some());
-        assert!(parse_cidr("10.0.0.0/33").is_none());
-        assert!(parse_cidr("2001:db8::/64").is_some());
-        assert!(parse_cidr("notacidr").is_none());
+    fn addresses_and_cidrs_are_read_sloppily() {
+        let mut causes = Vec::new();
+        check_ip("ip", "010.001.1.1", &mut causes);
+        check_cidr("cidr", "2001:db8::/64", &mut causes);
+        assert!(causes.is_empty());
+        check_ip("ip", "999.1.1.1", &mut causes);
+        check_cidr("cidr", "10.0.0.0/33", &mut causes);
+        assert_eq!(causes.len(), 2);
     }
 
     #[test]

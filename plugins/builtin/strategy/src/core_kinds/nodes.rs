@@ -93,7 +93,7 @@ fn pod_cidrs(spec: &Value, causes: &mut Vec<Cause>) {
     if cidrs.len() > 1 {
         let families: Vec<Option<bool>> = cidrs
             .iter()
-            .map(|c| ip::parse_cidr(c).map(|(a, _)| a.is_ipv4()))
+            .map(|c| ip::parse_cidr(c).map(|c| c.is_ipv4()))
             .collect();
         let dual = cidrs.len() == 2
             && families[0].is_some()

@@ -89,6 +89,26 @@ fn set_template_generation(daemon_set: &mut Value, generation: i64) {
     }
 }
 
+/// MaxUnavailableStatefulSet is off in 1.32: a new StatefulSet's
+/// `maxUnavailable` is dropped, as on an update unless the stored one used it.
+pub fn stateful_set_create(stateful_set: &mut Value) {
+    drop_max_unavailable(stateful_set);
+}
+
+pub fn stateful_set_update(stateful_set: &mut Value, old: &Value) {
+    let pointer = "/spec/updateStrategy/rollingUpdate/maxUnavailable";
+    if old.pointer(pointer).is_none_or(Value::is_null) {
+        drop_max_unavailable(stateful_set);
+    }
+}
+
+fn drop_max_unavailable(stateful_set: &mut Value) {
+    let rolling = stateful_set.pointer_mut("/spec/updateStrategy/rollingUpdate");
+    if let Some(map) = rolling.and_then(Value::as_object_mut) {
+        map.remove("maxUnavailable");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,6 +16,7 @@ type Update = fn(&mut Value, &Value);
 const TABLE: &[(&str, &str, Option<Create>, Option<Update>)] = &[
     ("batch", "jobs", Some(controllers::job_selector), None),
     ("apps", "daemonsets", Some(controllers::daemon_set_create), Some(controllers::daemon_set_update)),
+    ("apps", "statefulsets", Some(controllers::stateful_set_create), Some(controllers::stateful_set_update)),
     ("", "namespaces", Some(namespace_finalizer), Some(keep_namespace_finalizers)),
     ("", "serviceaccounts", Some(secret_references), Some(secret_references_on_update)),
     ("", "persistentvolumeclaims", Some(claim_data_sources), Some(claim_data_sources_on_update)),
