@@ -9,7 +9,7 @@ each), one a line. These are the built-in schemas Capstan serves and reads
 (patch strategies, list and map types, managedFields, field validation).
 
 host/src/catalogue/kube-paths.json: the OpenAPI v2 document's shared
-`parameters`, its path items (v2.json; each v3 document's paths are these,
+`parameters`, the `definitions` only it has (discovery's and /version's), its path items (v2.json; each v3 document's paths are these,
 converted), and `options`: the query parameters kube's builder gives each
 action of a custom resource (its GetOptions, ListOptions, ... and `pretty`,
 `namespace`), taken from the Pod operations that have them."""
@@ -63,7 +63,9 @@ def main():
     found = schemas()
     (OUT / "kube-schemas.json").write_text(one_per_line(found) + "\n")
     v2 = body("v2.json")
-    data = {"options": options(v2), "parameters": v2["parameters"], "paths": v2["paths"]}
+    only_v2 = {n: d for n, d in v2["definitions"].items() if n not in found}
+    data = {"options": options(v2), "parameters": v2["parameters"], "definitions": only_v2,
+            "paths": v2["paths"]}
     text = "{\n" + ",\n".join(json.dumps(k) + ":" + (one_per_line(v) if k == "paths" else json.dumps(v, separators=(",", ":"), ensure_ascii=False))
                               for k, v in data.items()) + "\n}\n"
     (OUT / "kube-paths.json").write_text(text)
