@@ -96,11 +96,18 @@ fn every_ref_is_a_definition() {
         refs(value, &mut all);
         assert!(!all.is_empty());
         all.iter()
-            .map(|r| r.strip_prefix("#/definitions/").unwrap().to_string())
+            .filter_map(|r| r.strip_prefix("#/definitions/"))
+            .map(str::to_string)
             .filter(|name| !defs.contains_key(name))
             .collect()
     };
     assert_eq!(missing(&d["definitions"]), Default::default());
+    let shared = d["parameters"].as_object().unwrap();
+    let mut all = Vec::new();
+    refs(&d["paths"], &mut all);
+    for name in all.iter().filter_map(|r| r.strip_prefix("#/parameters/")) {
+        assert!(shared.contains_key(name), "{name}");
+    }
     for name in missing(&d["paths"]) {
         let resource = cat.resources().iter().find(|r| r.schema_name == name);
         assert!(resource.is_some_and(|r| !r.has_verb("list")), "{name}");
