@@ -10,11 +10,11 @@ pub mod discovery;
 pub mod field_validation;
 mod go_decode;
 pub mod go_encoding;
+mod kube_openapi;
 pub mod live;
 pub mod openapi;
 mod openapi_paths;
 pub mod openapi_v2;
-mod patch_meta;
 pub(crate) mod schemas;
 pub mod type_check;
 
@@ -185,7 +185,7 @@ impl Catalogue {
         BUILTIN
             .get_or_init(|| {
                 let resources = builtin::resources();
-                let schemas = schemas::builtin_schemas(&resources).into();
+                let schemas = schemas::builtin_schemas().into();
                 let mut cat = Catalogue { resources, schemas };
                 cat.insert_custom(crate::policy_bundles::resource::entries());
                 cat.insert_custom(crate::policy_reports::resource::entries());

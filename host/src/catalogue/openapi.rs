@@ -11,9 +11,11 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{json, Map, Value};
 
+use super::kube_openapi::{kube_paths, to_v3};
+use super::openapi_paths::custom_resource_paths;
 use super::openapi_v2::V2Prepared;
-use super::schemas::{ref_name, DELETE_OPTIONS, PATCH, STATUS, WATCH_EVENT};
-use super::{group_version, gv_path, openapi_paths, Catalogue};
+use super::schemas::ref_name;
+use super::{group_version, gv_path, Catalogue};
 
 /// Splits "api/v1" or "apis/apps/v1" into (group, version).
 fn parse_gv_path(path: &str) -> Option<(&str, &str)> {
@@ -67,32 +69,80 @@ fn security_schemes() -> Value {
     })
 }
 
+/// `info` of a built-in group-version's document: its `version` is what
+/// kube-apiserver computes from its own version (its emulation version,
+/// major.minor, with the binary's pre-release if any, cut at the first '-'),
+/// here from the gitVersion `/version` reports.
+pub(super) fn info() -> Value {
+    let version = crate::health::version();
+    let git = version["gitVersion"].as_str().unwrap_or_default();
+    json!({ "title": "Kubernetes", "version": info_version(git) })
+}
+
+fn info_version(git_version: &str) -> String {
+    let semver = git_version.trim_start_matches('v');
+    let core = semver.split('+').next().unwrap_or_default();
+    let (numbers, pre_release) = match core.split_once('-') {
+        Some((numbers, pre)) => (numbers, Some(pre)),
+        None => (core, None),
+    };
+    let mut parts = numbers.split('.');
+    let major = parts.next().unwrap_or("0");
+    let minor = parts.next().unwrap_or("0");
+    // A pre-release makes the version major.minor.0-pre, which is then cut.
+    match pre_release {
+        Some(_) => format!("{major}.{minor}.0"),
+        None => format!("{major}.{minor}"),
+    }
+}
+
+/// The paths of one group-version in v3 form: kube's own for a built-in
+/// group-version, kube's CRD builder's for custom resources.
+fn v3_paths(cat: &Catalogue, group: &str, version: &str) -> Map<String, Value> {
+    let kube = kube_paths();
+    let resources = cat.resources_in(group, version);
+    let mut paths: BTreeMap<String, Value> = BTreeMap::new();
+    if resources.iter().all(|r| r.custom.is_none()) {
+        for (path, item) in kube.group_version(&gv_path(group, version)) {
+            paths.insert(path.clone(), to_v3(item, kube));
+        }
+    }
+    for r in resources.iter().filter(|r| r.custom.is_some()) {
+        for (path, item) in custom_resource_paths(r, kube) {
+            paths.insert(path, to_v3(&item, kube));
+        }
+    }
+    paths.into_iter().collect()
+}
+
 /// The OpenAPI 3.0 document of one group-version ("api/v1" or
-/// "apis/apps/v1"); `None` if nothing is served there.
+/// "apis/apps/v1"); `None` if nothing is served there. Its schemas are
+/// those its paths reference, and theirs. Custom resources' documents are
+/// kube's CRD documents: their own title and version, no security schemes.
 pub fn v3_document(cat: &Catalogue, gv: &str) -> Option<Value> {
     let (group, version) = parse_gv_path(gv)?;
     let resources = cat.resources_in(group, version);
     if resources.is_empty() {
         return None;
     }
-    let paths = openapi_paths::gv_paths(cat, group, version);
-    let mut roots = vec![
-        STATUS.into(),
-        DELETE_OPTIONS.into(),
-        WATCH_EVENT.into(),
-        PATCH.into(),
-    ];
-    for r in &resources {
-        roots.push(r.schema_name.clone());
-        roots.push(format!("{}List", r.schema_name));
-    }
+    let paths = v3_paths(cat, group, version);
+    let mut roots = Vec::new();
     collect_refs(&Value::Object(paths.clone()), &mut roots);
+    let schemas = closure(cat.schemas(), roots);
+    if resources.iter().any(|r| r.custom.is_some()) {
+        return Some(json!({
+            "openapi": "3.0.0",
+            "info": { "title": "Kubernetes CRD Swagger", "version": "v0.1.0" },
+            "paths": paths,
+            "components": { "schemas": schemas }
+        }));
+    }
     Some(json!({
         "openapi": "3.0.0",
-        "info": { "title": "Kubernetes", "version": "v1.33.0" },
+        "info": info(),
         "paths": paths,
         "components": {
-            "schemas": closure(cat.schemas(), roots),
+            "schemas": schemas,
             "securitySchemes": security_schemes()
         }
     }))
@@ -289,6 +339,13 @@ impl OpenApiCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn info_version_as_kube_computes_it() {
+        assert_eq!(info_version("v1.32.0-beta.0"), "1.32.0");
+        assert_eq!(info_version("v1.33.0+capstan.0.1.0"), "1.33");
+        assert_eq!(info_version("v1.33.2"), "1.33");
+    }
 
     #[test]
     fn gv_paths_parse() {

@@ -1,99 +1,41 @@
-//! The operations of a group-version, described once and rendered both as
-//! the `paths` of its OpenAPI v3 document (`v3.rs`) and as the paths of the
-//! OpenAPI v2 document (`openapi_v2/paths.rs`): one operation per verb a
-//! resource supports, with kube's operation ids, `x-kubernetes-action`,
-//! `x-kubernetes-group-version-kind` and query parameters (kubectl reads the
-//! PATCH operation's parameters to decide whether it may send
-//! `fieldValidation`).
+//! The paths of a custom resource (and of Capstan's own groups, declared as
+//! CRDs are) in Swagger 2.0 form, as kube's apiextensions-apiserver builds
+//! them (`pkg/controller/openapi/builder`): list (and list for all
+//! namespaces), create, deletecollection, read, replace, delete, patch (JSON
+//! patch, merge patch and apply: no strategic merge patch), the same for
+//! `status` and `scale`; no watch paths. Parameters every operation of a
+//! path has are the path's own, both lists sorted by name as kube-openapi
+//! sorts them. The v3 documents convert these with `kube_openapi::to_v3`;
+//! the v2 document shares their parameters as kube's does.
 
-mod v3;
+use serde_json::{json, Map, Value};
 
-pub(super) use v3::gv_paths;
+use super::kube_openapi::KubePaths;
+use super::schemas::{DELETE_OPTIONS, PATCH, SCALE, STATUS};
+use super::ResourceInfo;
 
-use serde_json::{json, Value};
+const DEFINITIONS_PREFIX: &str = "#/definitions/";
 
-use super::schemas::{DELETE_OPTIONS, PATCH, STATUS, WATCH_EVENT};
-use super::{Catalogue, ResourceInfo};
-
-/// Where a parameter is given.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum In {
-    /// A path segment (always required, always a string).
-    Path,
-    Query,
+/// One route of kube's builder.
+struct Route {
+    path: String,
+    method: &'static str,
+    /// `x-kubernetes-action`.
+    action: &'static str,
+    /// The verb starting the operation id and the description.
+    verb: &'static str,
+    /// The schema of the response (and of the body of post and put).
+    sample: String,
+    /// An operation id of its own (the list for all namespaces).
+    id: Option<String>,
 }
 
-/// One parameter of an operation or of a path.
-#[derive(Clone, Debug)]
-pub(super) struct Param {
-    pub name: String,
-    pub location: In,
-    /// "string", "boolean" or "integer".
-    pub kind: &'static str,
-    pub description: String,
+fn schema_ref(name: &str) -> Value {
+    json!({ "$ref": format!("{DEFINITIONS_PREFIX}{name}") })
 }
 
-/// The request body of an operation.
-#[derive(Clone, Debug)]
-pub(super) struct Body {
-    /// Component schema name.
-    pub schema: String,
-    /// Content types the body may have.
-    pub types: &'static [&'static str],
-    pub required: bool,
-}
-
-/// One response of an operation.
-#[derive(Clone, Debug)]
-pub(super) struct Response {
-    pub code: &'static str,
-    pub description: &'static str,
-    /// Component schema name; `None` for 401.
-    pub schema: Option<String>,
-}
-
-/// One operation (an HTTP method of a path).
-#[derive(Clone, Debug)]
-pub(super) struct Operation {
-    /// "get", "put", "post", "delete", "patch".
-    pub method: &'static str,
-    pub action: &'static str,
-    pub id: String,
-    pub description: String,
-    pub params: Vec<Param>,
-    pub body: Option<Body>,
-    pub responses: Vec<Response>,
-    /// Content types of the responses.
-    pub produces: &'static [&'static str],
-    pub tag: String,
-    pub gvk: Value,
-}
-
-/// One path: its operations and the parameters they share.
-#[derive(Clone, Debug)]
-pub(super) struct PathItem {
-    pub operations: Vec<Operation>,
-    pub parameters: Vec<Param>,
-}
-
-/// What a single operation is about.
-struct Target<'a> {
-    /// "Core", "Apps", "RbacAuthorization" + version, e.g. "AppsV1".
-    gv_camel: String,
-    tag: String,
-    /// Kind the operation's body and response are about.
-    gvk: Value,
-    schema: String,
-    /// Kind of the resource, used in descriptions and operation ids.
-    kind: &'a str,
-    namespaced: bool,
-    /// "" for the resource itself, "Status" or "Scale" for subresources.
-    sub: String,
-    /// A custom resource (no strategic merge patch).
-    custom: bool,
-}
-
-fn capitalize(s: &str) -> String {
+/// `Title`-cased as Go's `strings.Title` does one word.
+fn title(s: &str) -> String {
     let mut c = s.chars();
     match c.next() {
         Some(first) => first.to_uppercase().chain(c).collect(),
@@ -101,541 +43,390 @@ fn capitalize(s: &str) -> String {
     }
 }
 
-fn group_camel(group: &str) -> String {
-    if group.is_empty() {
-        return "Core".into();
-    }
-    let base = group.strip_suffix(".k8s.io").unwrap_or(group);
-    base.split('.').map(capitalize).collect()
-}
-
-fn target<'a>(r: &'a ResourceInfo, sub: Option<&str>) -> Target<'a> {
-    let camel = group_camel(&r.group);
-    let mut tag = camel.clone();
-    if let Some(first) = tag.get_mut(0..1) {
-        first.make_ascii_lowercase();
-    }
-    let sub_info = sub.and_then(|s| r.subresource(s));
-    let (gvk, schema) = match sub_info {
-        Some(s) if s.name == "scale" => (
-            json!({"group": s.group, "kind": s.kind, "version": s.version}),
-            super::schemas::SCALE.to_string(),
-        ),
-        _ => (
-            json!({"group": r.group, "kind": r.kind, "version": r.version}),
-            r.schema_name.clone(),
-        ),
-    };
-    Target {
-        gv_camel: format!("{camel}{}", capitalize(&r.version)),
-        tag: format!("{tag}_{}", r.version),
-        gvk,
-        schema,
-        kind: &r.kind,
-        namespaced: r.namespaced,
-        sub: sub.map(capitalize).unwrap_or_default(),
-        custom: r.custom.is_some(),
-    }
-}
-
-fn param(name: &str) -> Param {
-    let (kind, text) = match name {
-        "pretty" => ("string", "If 'true', the output is pretty printed."),
-        "dryRun" => ("string", "When present, modifications are not persisted. Valid value: All."),
-        "fieldManager" => ("string", "Name of the actor making the change, recorded in managedFields."),
-        "fieldValidation" => ("string", "How to treat unknown or duplicate fields in the body: Ignore, Warn (default) or Strict."),
-        "force" => ("boolean", "Force an apply request, taking over fields owned by other managers."),
-        "allowWatchBookmarks" => ("boolean", "Request BOOKMARK watch events."),
-        "continue" => ("string", "Continue token from a previous paginated list."),
-        "fieldSelector" => ("string", "Select objects by their fields."),
-        "labelSelector" => ("string", "Select objects by their labels."),
-        "limit" => ("integer", "Maximum number of items to return in one page."),
-        "resourceVersion" => ("string", "Resource version constraint of the request."),
-        "resourceVersionMatch" => ("string", "How resourceVersion is applied to a list: Exact or NotOlderThan."),
-        "sendInitialEvents" => ("boolean", "Begin a watch with synthetic events for the current state."),
-        "timeoutSeconds" => ("integer", "Timeout of the list or watch call."),
-        "watch" => ("boolean", "Watch for changes instead of listing."),
-        "gracePeriodSeconds" => ("integer", "Seconds before the object is deleted."),
-        "ignoreStoreReadErrorWithClusterBreakingPotential" => ("boolean", "Delete corrupt objects that cannot be read from storage."),
-        "orphanDependents" => ("boolean", "Deprecated: use propagationPolicy."),
-        "propagationPolicy" => ("string", "Garbage collection policy: Orphan, Background or Foreground."),
-        _ => ("string", ""),
-    };
-    Param {
-        name: name.to_string(),
-        location: In::Query,
-        kind,
-        description: text.to_string(),
-    }
-}
-
-fn params(names: &[&str]) -> Vec<Param> {
-    names.iter().map(|n| param(n)).collect()
-}
-
-const LIST_PARAMS: &[&str] = &[
-    "allowWatchBookmarks",
-    "continue",
-    "fieldSelector",
-    "labelSelector",
-    "limit",
-    "resourceVersion",
-    "resourceVersionMatch",
-    "sendInitialEvents",
-    "timeoutSeconds",
-    "watch",
-];
-const WRITE_PARAMS: &[&str] = &["dryRun", "fieldManager", "fieldValidation"];
-const PATCH_PARAMS: &[&str] = &["dryRun", "fieldManager", "fieldValidation", "force"];
-const DELETE_PARAMS: &[&str] = &[
-    "dryRun",
-    "gracePeriodSeconds",
-    "ignoreStoreReadErrorWithClusterBreakingPotential",
-    "orphanDependents",
-    "propagationPolicy",
-];
-
-const BODY_TYPES: &[&str] = &["application/json", "application/yaml"];
-const WATCH_TYPES: &[&str] = &["application/json", "application/json;stream=watch"];
-const ANY_TYPE: &[&str] = &["*/*"];
-const PATCH_TYPES: &[&str] = &[
-    "application/apply-patch+yaml",
-    "application/json-patch+json",
-    "application/merge-patch+json",
-    "application/strategic-merge-patch+json",
-];
-/// Custom resources have no strategic merge patch (kubectl's client-side
-/// apply reads this to choose a JSON merge patch for them).
-const CUSTOM_PATCH_TYPES: &[&str] = &[
-    "application/apply-patch+yaml",
-    "application/json-patch+json",
-    "application/merge-patch+json",
-];
-
-fn responses(codes: &[&'static str], schema: &str) -> Vec<Response> {
-    let mut out: Vec<Response> = codes
-        .iter()
-        .map(|code| Response {
-            code,
-            description: match *code {
-                "201" => "Created",
-                "202" => "Accepted",
-                _ => "OK",
-            },
-            schema: Some(schema.to_string()),
-        })
-        .collect();
-    out.push(Response {
-        code: "401",
-        description: "Unauthorized",
-        schema: None,
-    });
-    out
-}
-
-/// The parts of an operation that differ between verbs.
-struct Op {
-    method: &'static str,
-    action: &'static str,
-    id: String,
-    description: String,
-    params: Vec<Param>,
-    body: Option<Body>,
-    responses: Vec<Response>,
-    produces: &'static [&'static str],
-}
-
-fn operation(t: &Target, op: Op) -> Operation {
-    Operation {
-        method: op.method,
-        action: op.action,
-        id: op.id,
-        description: op.description,
-        params: op.params,
-        body: op.body,
-        responses: op.responses,
-        produces: op.produces,
-        tag: t.tag.clone(),
-        gvk: t.gvk.clone(),
-    }
-}
-
-fn op_id(verb: &str, t: &Target, collection: bool, suffix: &str) -> String {
-    let ns = if t.namespaced { "Namespaced" } else { "" };
-    let coll = if collection { "Collection" } else { "" };
-    format!("{verb}{}{coll}{ns}{}{}{suffix}", t.gv_camel, t.kind, t.sub)
-}
-
-fn body(schema: &str) -> Option<Body> {
-    Some(Body {
-        schema: schema.to_string(),
-        types: ANY_TYPE,
-        required: true,
-    })
-}
-
-fn patch_body(custom: bool) -> Option<Body> {
-    Some(Body {
-        schema: PATCH.to_string(),
-        types: if custom {
-            CUSTOM_PATCH_TYPES
+/// kube's `ToValidOperationID`: letters, `_` and (not first) digits kept,
+/// anything else dropped and the next letter capitalized.
+fn valid_operation_id(s: &str, capitalize_first: bool) -> String {
+    let mut out = String::new();
+    let mut capitalize = capitalize_first;
+    for (i, c) in s.chars().enumerate() {
+        if c.is_alphabetic() || c == '_' || (i != 0 && c.is_ascii_digit()) {
+            match capitalize {
+                true => out.extend(c.to_uppercase()),
+                false => out.push(c),
+            }
+            capitalize = false;
         } else {
-            PATCH_TYPES
-        },
-        required: true,
-    })
-}
-
-fn delete_body() -> Option<Body> {
-    Some(Body {
-        schema: DELETE_OPTIONS.to_string(),
-        types: ANY_TYPE,
-        required: false,
-    })
-}
-
-fn path_params(namespaced: bool, named: bool, kind: &str) -> Vec<Param> {
-    let path = |name: &str, text: String| Param {
-        name: name.to_string(),
-        location: In::Path,
-        kind: "string",
-        description: text,
-    };
-    let mut out = Vec::new();
-    if named {
-        out.push(path("name", format!("name of the {kind}")));
+            capitalize = true;
+        }
     }
-    if namespaced {
-        out.push(path(
-            "namespace",
-            "object name and auth scope, such as for teams and projects".into(),
-        ));
-    }
-    out.push(param("pretty"));
     out
 }
 
-fn collection_ops(r: &ResourceInfo, t: &Target) -> Vec<Operation> {
-    let list_schema = format!("{}List", r.schema_name);
-    let mut ops = Vec::new();
-    if r.has_verb("list") {
-        let op = Op {
-            method: "get",
-            action: "list",
-            id: op_id("list", t, false, ""),
-            description: format!("list or watch objects of kind {}", t.kind),
-            params: params(LIST_PARAMS),
-            body: None,
-            responses: responses(&["200"], &list_schema),
-            produces: WATCH_TYPES,
-        };
-        ops.push(operation(t, op));
-    }
-    if r.has_verb("create") {
-        let op = Op {
-            method: "post",
-            action: "post",
-            id: op_id("create", t, false, ""),
-            description: format!("create a {}", t.kind),
-            params: params(WRITE_PARAMS),
-            body: body(&t.schema),
-            responses: responses(&["200", "201", "202"], &t.schema),
-            produces: BODY_TYPES,
-        };
-        ops.push(operation(t, op));
-    }
-    if r.has_verb("deletecollection") {
-        let mut names = DELETE_PARAMS.to_vec();
-        names.extend(
-            LIST_PARAMS
-                .iter()
-                .filter(|p| !["allowWatchBookmarks", "watch"].contains(p)),
-        );
-        names.sort_unstable();
-        let op = Op {
-            method: "delete",
-            action: "deletecollection",
-            id: op_id("delete", t, true, ""),
-            description: format!("delete collection of {}", t.kind),
-            params: params(&names),
-            body: delete_body(),
-            responses: responses(&["200"], STATUS),
-            produces: BODY_TYPES,
-        };
-        ops.push(operation(t, op));
-    }
-    ops
+const VERBS: &[&str] = &[
+    "get", "log", "read", "replace", "patch", "delete", "watch", "connect", "proxy", "list",
+    "create",
+];
+
+/// kube's `GetOperationIDAndTags` for `/apis/<group>/<version>/...` paths:
+/// the group (without `.k8s.io`) and version after the verb.
+fn operation_id_and_tag(op: &str, group: &str, version: &str) -> (String, String) {
+    let verb = VERBS
+        .iter()
+        .filter(|v| op.starts_with(**v))
+        .min_by_key(|v| v.len())
+        .copied()
+        .unwrap_or("");
+    let trimmed = group.strip_suffix(".k8s.io").unwrap_or(group);
+    let prefix = format!(
+        "{verb}{}{}",
+        valid_operation_id(trimmed, !verb.is_empty()),
+        valid_operation_id(version, true)
+    );
+    let tag = format!(
+        "{}_{}",
+        valid_operation_id(trimmed, false),
+        valid_operation_id(version, false)
+    );
+    (
+        format!("{prefix}{}", valid_operation_id(&op[verb.len()..], true)),
+        tag,
+    )
 }
 
-/// read/replace/patch(/delete) of an object or of one of its subresources.
-fn item_ops(verbs: &[String], t: &Target) -> Vec<Operation> {
-    let has = |v: &str| verbs.iter().any(|x| x == v);
-    let what = if t.sub.is_empty() {
-        String::new()
-    } else {
-        format!("{} of ", t.sub.to_ascii_lowercase())
-    };
-    let mut ops = Vec::new();
-    if has("get") {
-        let op = Op {
-            method: "get",
-            action: "get",
-            id: op_id("read", t, false, ""),
-            description: format!("read {what}the specified {}", t.kind),
-            params: Vec::new(),
-            body: None,
-            responses: responses(&["200"], &t.schema),
-            produces: BODY_TYPES,
-        };
-        ops.push(operation(t, op));
+/// kube's `GetArticleForNoun` with single spaces.
+fn article(noun: &str) -> &'static str {
+    if noun.ends_with('s') && !noun.ends_with("ss") {
+        return " ";
     }
-    if has("update") {
-        let op = Op {
-            method: "put",
-            action: "put",
-            id: op_id("replace", t, false, ""),
-            description: format!("replace {what}the specified {}", t.kind),
-            params: params(WRITE_PARAMS),
-            body: body(&t.schema),
-            responses: responses(&["200", "201"], &t.schema),
-            produces: BODY_TYPES,
-        };
-        ops.push(operation(t, op));
+    match noun.chars().next().map(|c| c.to_ascii_lowercase()) {
+        Some('a' | 'e' | 'i' | 'o' | 'u') => " an ",
+        _ => " a ",
     }
-    if has("patch") {
-        let op = Op {
-            method: "patch",
-            action: "patch",
-            id: op_id("patch", t, false, ""),
-            description: format!("partially update {what}the specified {}", t.kind),
-            params: params(PATCH_PARAMS),
-            body: patch_body(t.custom),
-            responses: responses(&["200", "201"], &t.schema),
-            produces: BODY_TYPES,
-        };
-        ops.push(operation(t, op));
-    }
-    if has("delete") && t.sub.is_empty() {
-        let op = Op {
-            method: "delete",
-            action: "delete",
-            id: op_id("delete", t, false, ""),
-            description: format!("delete a {}", t.kind),
-            params: params(DELETE_PARAMS),
-            body: delete_body(),
-            responses: responses(&["200", "202"], STATUS),
-            produces: BODY_TYPES,
-        };
-        ops.push(operation(t, op));
-    }
-    ops
 }
 
-fn watch_op(t: &Target, list: bool, all_namespaces: bool) -> Operation {
-    let ns = if t.namespaced && !all_namespaces {
-        "Namespaced"
-    } else {
-        ""
-    };
-    let suffix = match (list, all_namespaces) {
-        (true, true) => "ListForAllNamespaces",
-        (true, false) => "List",
+/// kube's `descriptionFor`.
+fn description(kind: &str, sub: &str, verb: &str) -> String {
+    let article = match verb {
+        "list" => " objects of kind ",
+        "read" | "replace" | "patch" => " the specified ",
+        "create" | "delete" => article(kind),
         _ => "",
     };
-    let description = if list {
-        format!("watch individual changes to a list of {}. deprecated: use the 'watch' parameter with a list operation instead.", t.kind)
-    } else {
-        format!("watch changes to an object of kind {}. deprecated: use the 'watch' parameter with a list operation instead, filtered to a single item with the 'fieldSelector' parameter.", t.kind)
+    let sub = match sub {
+        "" => String::new(),
+        s => format!(" {s} of"),
     };
-    let op = Op {
-        method: "get",
-        action: if list { "watchlist" } else { "watch" },
-        id: format!("watch{}{ns}{}{suffix}", t.gv_camel, t.kind),
-        description,
-        params: Vec::new(),
-        body: None,
-        responses: responses(&["200"], WATCH_EVENT),
-        produces: WATCH_TYPES,
-    };
-    operation(t, op)
-}
-
-fn with_list_params(mut base: Vec<Param>) -> Vec<Param> {
-    base.extend(params(LIST_PARAMS));
-    base
-}
-
-fn item(operations: Vec<Operation>, parameters: Vec<Param>) -> PathItem {
-    PathItem {
-        operations,
-        parameters,
+    match verb {
+        "patch" => format!("partially update{sub}{article}{kind}"),
+        "deletecollection" if !sub.is_empty() => format!("delete collection of{sub} a {kind}"),
+        "deletecollection" => format!("delete collection of {kind}"),
+        _ => format!("{verb}{sub}{article}{kind}"),
     }
 }
 
-type Paths = Vec<(String, PathItem)>;
+fn route(
+    path: String,
+    method: &'static str,
+    action: &'static str,
+    verb: &'static str,
+    sample: &str,
+) -> Route {
+    Route {
+        path,
+        method,
+        action,
+        verb,
+        sample: sample.to_string(),
+        id: None,
+    }
+}
 
-fn add_watch_paths(paths: &mut Paths, prefix: &str, r: &ResourceInfo, t: &Target) {
-    let scope = if r.namespaced {
-        "/namespaces/{namespace}"
-    } else {
-        ""
-    };
-    let base = format!("{prefix}/watch{scope}/{}", r.plural);
-    let list_params = with_list_params(path_params(r.namespaced, false, t.kind));
-    paths.push((
-        base.clone(),
-        item(vec![watch_op(t, true, false)], list_params),
-    ));
-    let item_params = with_list_params(path_params(r.namespaced, true, t.kind));
-    let one = item(vec![watch_op(t, false, false)], item_params);
-    paths.push((format!("{base}/{{name}}"), one));
+/// kube's routes for one custom resource, in its order.
+fn routes(r: &ResourceInfo) -> Vec<Route> {
+    let list = format!("{}List", r.schema_name);
+    let kind = r.schema_name.as_str();
+    let mut root = format!("/apis/{}/{}/{}", r.group, r.version, r.plural);
+    let mut out = Vec::new();
     if r.namespaced {
-        let all = with_list_params(path_params(false, false, t.kind));
-        let every = item(vec![watch_op(t, true, true)], all);
-        paths.push((format!("{prefix}/watch/{}", r.plural), every));
+        let mut all = route(root.clone(), "get", "list", "list", &list);
+        all.id = Some(format!("list{}ForAllNamespaces", r.kind));
+        out.push(all);
+        root = format!(
+            "/apis/{}/{}/namespaces/{{namespace}}/{}",
+            r.group, r.version, r.plural
+        );
     }
+    out.push(route(root.clone(), "get", "list", "list", &list));
+    out.push(route(root.clone(), "post", "post", "create", kind));
+    out.push(route(
+        root.clone(),
+        "delete",
+        "deletecollection",
+        "deletecollection",
+        STATUS,
+    ));
+    let named = format!("{root}/{{name}}");
+    out.push(route(named.clone(), "get", "get", "read", kind));
+    out.push(route(named.clone(), "put", "put", "replace", kind));
+    out.push(route(named.clone(), "delete", "delete", "delete", STATUS));
+    out.push(route(named.clone(), "patch", "patch", "patch", kind));
+    for (sub, sample) in [("status", kind), ("scale", SCALE)] {
+        if r.has_subresource(sub) {
+            let path = format!("{named}/{sub}");
+            out.push(route(path.clone(), "get", "get", "read", sample));
+            out.push(route(path.clone(), "put", "put", "replace", sample));
+            out.push(route(path, "patch", "patch", "patch", sample));
+        }
+    }
+    out
 }
 
-fn add_all_namespaces_list(paths: &mut Paths, prefix: &str, r: &ResourceInfo, t: &Target) {
-    let op = Op {
-        method: "get",
-        action: "list",
-        id: format!("list{}{}ForAllNamespaces", t.gv_camel, t.kind),
-        description: format!("list or watch objects of kind {}", t.kind),
-        params: Vec::new(),
-        body: None,
-        responses: responses(&["200"], &format!("{}List", r.schema_name)),
-        produces: WATCH_TYPES,
+/// The parameters of one route, inline: `pretty`, the path's, the action's
+/// options and its body.
+fn parameters(route: &Route, r: &ResourceInfo, kube: &KubePaths) -> Vec<Value> {
+    let mut out = kube.options("pretty");
+    if route.path.contains("{namespace}") {
+        out.extend(kube.options("namespace"));
+    }
+    if route.path.contains("{name}") {
+        out.push(json!({
+            "uniqueItems": true, "type": "string", "description": format!("name of the {}", r.kind),
+            "name": "name", "in": "path", "required": true
+        }));
+    }
+    let options = match route.action {
+        "deletecollection" => "list",
+        action => action,
     };
-    let parameters = with_list_params(path_params(false, false, t.kind));
-    let list = item(vec![operation(t, op)], parameters);
-    paths.push((format!("{prefix}/{}", r.plural), list));
+    out.extend(kube.options(options));
+    let body = |schema: &str, required: bool| {
+        let mut p = json!({ "name": "body", "in": "body", "schema": schema_ref(schema) });
+        if required {
+            p["required"] = Value::Bool(true);
+        }
+        p
+    };
+    match route.action {
+        "post" | "put" => out.push(body(&route.sample, true)),
+        "patch" => out.push(body(PATCH, true)),
+        "delete" => out.push(body(DELETE_OPTIONS, false)),
+        _ => {}
+    }
+    out
 }
 
-fn add_resource(paths: &mut Paths, prefix: &str, r: &ResourceInfo) {
-    let t = target(r, None);
-    let scope = if r.namespaced {
-        "/namespaces/{namespace}"
-    } else {
-        ""
+fn responses(route: &Route) -> Value {
+    let mut out = Map::new();
+    let mut add = |code: &str, description: &str| {
+        let response = json!({ "description": description, "schema": schema_ref(&route.sample) });
+        out.insert(code.to_string(), response);
     };
-    let collection = format!("{prefix}{scope}/{}", r.plural);
-    let ops = collection_ops(r, &t);
-    if !ops.is_empty() {
-        let parameters = path_params(r.namespaced, false, &r.kind);
-        paths.push((collection.clone(), item(ops, parameters)));
+    add("200", "OK");
+    match route.action {
+        "post" => {
+            add("201", "Created");
+            add("202", "Accepted");
+        }
+        "delete" => add("202", "Accepted"),
+        "put" => add("201", "Created"),
+        _ => {}
     }
-    let named = format!("{collection}/{{name}}");
-    let ops = item_ops(&r.verbs, &t);
-    let parameters = path_params(r.namespaced, true, &r.kind);
-    paths.push((named.clone(), item(ops, parameters)));
-    // Connect subresources (exec, attach, portforward, proxy) take options,
-    // not objects: they get no object operations here.
-    for s in r
-        .subresources
+    out.insert("401".into(), json!({ "description": "Unauthorized" }));
+    Value::Object(out)
+}
+
+fn operation(route: &Route, r: &ResourceInfo, params: Vec<Value>) -> Value {
+    let sub = route
+        .path
+        .rsplit_once("{name}/")
+        .map(|(_, s)| s)
+        .unwrap_or("");
+    let namespaced = if r.namespaced { "Namespaced" } else { "" };
+    let op = route
+        .id
+        .clone()
+        .unwrap_or_else(|| format!("{}{namespaced}{}{}", route.verb, r.kind, title(sub)));
+    let (id, tag) = operation_id_and_tag(&op, &r.group, &r.version);
+    let consumes: &[&str] = match route.method {
+        "patch" => &[
+            "application/json-patch+json",
+            "application/merge-patch+json",
+            "application/apply-patch+yaml",
+        ],
+        _ => &["application/json", "application/yaml"],
+    };
+    let mut out = json!({
+        "description": description(&r.kind, sub, route.verb),
+        "consumes": consumes,
+        "produces": ["application/json", "application/yaml"],
+        "schemes": ["https"],
+        "tags": [tag],
+        "operationId": id,
+        "responses": responses(route),
+        "x-kubernetes-action": route.action,
+        "x-kubernetes-group-version-kind": {"group": r.group, "kind": r.kind, "version": r.version},
+    });
+    if !params.is_empty() {
+        out["parameters"] = Value::Array(params);
+    }
+    out
+}
+
+fn sort_by_name_in(params: &mut [Value]) {
+    let key = |p: &Value| {
+        (
+            p["name"].as_str().unwrap_or("").to_string(),
+            p["in"].as_str().unwrap_or("").to_string(),
+        )
+    };
+    params.sort_by_key(key);
+}
+
+/// The name and location of a parameter (kube-openapi's `mapKeyFromParam`).
+fn param_key(p: &Value) -> (&Value, &Value) {
+    (&p["name"], &p["in"])
+}
+
+/// One path of routes: the parameters all of them have (but bodies) become
+/// the path's.
+fn path_item(routes: &[&Route], r: &ResourceInfo, kube: &KubePaths) -> Value {
+    let all: Vec<Vec<Value>> = routes
         .iter()
-        .filter(|s| !s.kind.ends_with("Options"))
-    {
-        let st = target(r, Some(&s.name));
-        let ops = item_ops(&s.verbs, &st);
-        let parameters = path_params(r.namespaced, true, &r.kind);
-        paths.push((format!("{named}/{}", s.name), item(ops, parameters)));
+        .map(|route| parameters(route, r, kube))
+        .collect();
+    let mut common: Vec<Value> = Vec::new();
+    for p in all.first().into_iter().flatten() {
+        let everywhere = all
+            .iter()
+            .all(|ps| ps.iter().any(|q| param_key(q) == param_key(p)));
+        if everywhere && p["in"] != "body" {
+            common.push(p.clone());
+        }
     }
-    if r.namespaced && r.has_verb("list") {
-        add_all_namespaces_list(paths, prefix, r, &t);
+    let mut item = Map::new();
+    for (route, params) in routes.iter().zip(all) {
+        let mut own: Vec<Value> = params
+            .into_iter()
+            .filter(|p| !common.iter().any(|c| param_key(c) == param_key(p)))
+            .collect();
+        sort_by_name_in(&mut own);
+        item.insert(route.method.to_string(), operation(route, r, own));
     }
-    if r.has_verb("watch") {
-        add_watch_paths(paths, prefix, r, &t);
+    sort_by_name_in(&mut common);
+    if !common.is_empty() {
+        item.insert("parameters".into(), Value::Array(common));
     }
+    Value::Object(item)
 }
 
-/// Every path of one group-version with its operations, sorted by path
-/// like kube's documents (a later resource's path replaces an earlier one).
-pub(super) fn gv_operations(cat: &Catalogue, group: &str, version: &str) -> Paths {
-    let prefix = format!("/{}", super::gv_path(group, version));
-    let mut paths = Vec::new();
-    for r in cat.resources_in(group, version) {
-        add_resource(&mut paths, &prefix, r);
+/// Every path of a custom resource with its v2 path item.
+pub(super) fn custom_resource_paths(r: &ResourceInfo, kube: &KubePaths) -> Vec<(String, Value)> {
+    let routes = routes(r);
+    let mut paths: Vec<&str> = Vec::new();
+    for route in &routes {
+        if !paths.contains(&route.path.as_str()) {
+            paths.push(&route.path);
+        }
     }
-    let mut sorted: std::collections::BTreeMap<String, PathItem> = Default::default();
-    sorted.extend(paths);
-    sorted.into_iter().collect()
+    paths
+        .into_iter()
+        .map(|path| {
+            let same: Vec<&Route> = routes.iter().filter(|r| r.path == path).collect();
+            (path.to_string(), path_item(&same, r, kube))
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::kube_openapi::kube_paths;
     use super::*;
 
+    fn widget() -> ResourceInfo {
+        let mut r = super::super::Catalogue::builtin()
+            .lookup("apps", "v1", "deployments")
+            .unwrap()
+            .clone();
+        r.group = "openapi-branch.example.com".into();
+        r.kind = "Widget".into();
+        r.plural = "widgets".into();
+        r.schema_name = "com.example.openapi-branch.v1.Widget".into();
+        r
+    }
+
     #[test]
-    fn operation_ids_follow_kube() {
-        let cat = Catalogue::builtin();
-        let paths = gv_paths(&cat, "apps", "v1");
-        let coll = &paths["/apis/apps/v1/namespaces/{namespace}/deployments"];
-        assert_eq!(coll["get"]["operationId"], "listAppsV1NamespacedDeployment");
-        assert_eq!(
-            coll["delete"]["operationId"],
-            "deleteAppsV1CollectionNamespacedDeployment"
-        );
-        let scale = &paths["/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale"];
-        assert_eq!(
-            scale["patch"]["operationId"],
-            "patchAppsV1NamespacedDeploymentScale"
+    fn operation_ids_and_tags_as_kube_names_them() {
+        let (id, tag) = operation_id_and_tag(
+            "deletecollectionNamespacedWidget",
+            "openapi-branch.example.com",
+            "v1",
         );
         assert_eq!(
-            scale["patch"]["x-kubernetes-group-version-kind"]["kind"],
-            "Scale"
+            id,
+            "deleteOpenapiBranchExampleComV1CollectionNamespacedWidget"
         );
-        let all = &paths["/apis/apps/v1/deployments"];
+        assert_eq!(tag, "openapiBranchExampleCom_v1");
+        let (id, tag) = operation_id_and_tag("listClusterRole", "rbac.authorization.k8s.io", "v1");
+        assert_eq!(
+            (id.as_str(), tag.as_str()),
+            ("listRbacAuthorizationV1ClusterRole", "rbacAuthorization_v1")
+        );
+        assert_eq!(description("Widget", "", "create"), "create a Widget");
+        assert_eq!(description("Ingress", "", "delete"), "delete an Ingress");
+        assert_eq!(
+            description("Widget", "scale", "patch"),
+            "partially update scale of the specified Widget"
+        );
+    }
+
+    /// As kube-apiserver 1.32 served a namespaced CRD with status and scale.
+    #[test]
+    fn custom_resource_paths_as_kube_builds_them() {
+        let kube = kube_paths();
+        let paths: Map<String, Value> =
+            custom_resource_paths(&widget(), kube).into_iter().collect();
+        let all = &paths["/apis/openapi-branch.example.com/v1/widgets"];
         assert_eq!(
             all["get"]["operationId"],
-            "listAppsV1DeploymentForAllNamespaces"
+            "listOpenapiBranchExampleComV1WidgetForAllNamespaces"
         );
-        let w = &paths["/apis/apps/v1/watch/namespaces/{namespace}/deployments/{name}"];
-        assert_eq!(w["get"]["x-kubernetes-action"], "watch");
-        let rbac = gv_paths(&cat, "rbac.authorization.k8s.io", "v1");
-        let roles = &rbac["/apis/rbac.authorization.k8s.io/v1/clusterroles"];
+        assert!(all["get"].get("parameters").is_none());
+        assert_eq!(all["parameters"].as_array().unwrap().len(), 11);
+        let named =
+            &paths["/apis/openapi-branch.example.com/v1/namespaces/{namespace}/widgets/{name}"];
+        let names: Vec<&str> = named["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["name", "namespace", "pretty"]);
+        assert_eq!(named["get"]["parameters"][0]["name"], "resourceVersion");
         assert_eq!(
-            roles["get"]["operationId"],
-            "listRbacAuthorizationV1ClusterRole"
+            named["patch"]["parameters"][0]["schema"]["$ref"],
+            "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Patch"
         );
-        assert_eq!(roles["get"]["tags"], json!(["rbacAuthorization_v1"]));
-    }
-
-    #[test]
-    fn every_patch_operation_accepts_field_validation() {
-        let cat = Catalogue::builtin();
-        for (g, versions) in cat.groups() {
-            for v in versions {
-                for (path, item) in gv_paths(&cat, &g, &v) {
-                    let Some(patch) = item.get("patch") else {
-                        continue;
-                    };
-                    let names: Vec<&str> = patch["parameters"]
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .filter(|p| p["in"] == "query")
-                        .map(|p| p["name"].as_str().unwrap())
-                        .collect();
-                    assert!(names.contains(&"fieldValidation"), "{path}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn namespaces_have_no_deletecollection_operation_and_services_do() {
-        let cat = Catalogue::builtin();
-        let paths = gv_paths(&cat, "", "v1");
-        assert!(paths["/api/v1/namespaces"].get("delete").is_none());
-        let svc = &paths["/api/v1/namespaces/{namespace}/services"];
+        assert_eq!(named["patch"]["consumes"].as_array().unwrap().len(), 3);
+        let collection =
+            &paths["/apis/openapi-branch.example.com/v1/namespaces/{namespace}/widgets"];
         assert_eq!(
-            svc["delete"]["operationId"],
-            "deleteCoreV1CollectionNamespacedService"
+            collection["delete"]["parameters"].as_array().unwrap().len(),
+            10,
+            "ListOptions"
         );
-        assert!(svc.get("post").is_some());
-        let nodes = &paths["/api/v1/nodes"];
-        assert_eq!(nodes["get"]["operationId"], "listCoreV1Node");
-        assert!(paths.get("/api/v1/nodes/{name}/status").is_some());
+        let scale = &paths
+            ["/apis/openapi-branch.example.com/v1/namespaces/{namespace}/widgets/{name}/scale"];
+        assert_eq!(
+            scale["put"]["description"],
+            "replace scale of the specified Widget"
+        );
+        assert_eq!(
+            scale["put"]["x-kubernetes-group-version-kind"]["kind"],
+            "Widget"
+        );
+        assert_eq!(
+            scale["put"]["responses"]["201"]["schema"]["$ref"],
+            "#/definitions/io.k8s.api.autoscaling.v1.Scale"
+        );
     }
 }

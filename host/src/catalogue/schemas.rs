@@ -1,167 +1,47 @@
-//! OpenAPI v3 component schemas of the built-in types, generated from
-//! k8s-openapi's `schemars` support and reshaped the way kube-apiserver
-//! publishes them: `$ref`s with siblings wrapped in `allOf`, List schemas,
-//! `x-kubernetes-group-version-kind`, IntOrString/Quantity as kube's v3
-//! documents have them, and the list/map/patch extensions of patch_meta.rs.
+//! OpenAPI v3 component schemas of the built-in types: kube-apiserver 1.32's
+//! own, as its served documents have them (`kube-schemas.json`, written by
+//! `tools/openapi-schemas-from-golden.py`), with every extension kube puts
+//! there (patch strategies, list and map types, group-version-kinds), the
+//! List schemas and IntOrString/Quantity as kube's v3 documents describe them.
 
 use super::Schemas;
-use k8s_openapi::api::{
-    admissionregistration::v1 as admissionregistration, apps::v1 as apps,
-    autoscaling::v1 as autoscaling, autoscaling::v2 as autoscaling_v2, batch::v1 as batch,
-    certificates::v1 as certificates, coordination::v1 as coordination, core::v1 as core,
-    discovery::v1 as discovery, events::v1 as events, flowcontrol::v1 as flowcontrol,
-    networking::v1 as networking, node::v1 as node, policy::v1 as policy, rbac::v1 as rbac,
-    scheduling::v1 as scheduling, storage::v1 as storage,
-};
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1 as apiextensions;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
-use k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1 as apiregistration;
-use schemars::gen::{SchemaGenerator, SchemaSettings};
 use serde_json::{json, Map, Value};
 
-use super::{patch_meta, ResourceInfo};
+use super::ResourceInfo;
 
 /// Prefix of every `$ref` in the generated schemas.
 pub(super) const REF_PREFIX: &str = "#/components/schemas/";
 
 pub(super) const STATUS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Status";
 pub(super) const DELETE_OPTIONS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions";
-pub(super) const WATCH_EVENT: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent";
 pub(super) const PATCH: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Patch";
 pub(super) const SCALE: &str = "io.k8s.api.autoscaling.v1.Scale";
-const INT_OR_STRING: &str = "io.k8s.apimachinery.pkg.util.intstr.IntOrString";
-const QUANTITY: &str = "io.k8s.apimachinery.pkg.api.resource.Quantity";
 const LIST_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta";
 
-macro_rules! register {
-    ($gen:expr; $($t:ty),* $(,)?) => { $( $gen.subschema_for::<$t>(); )* };
-}
-
-/// Runs schemars over every built-in kind and the meta types the API uses.
-fn generate() -> Map<String, Value> {
-    let mut gen: SchemaGenerator = SchemaSettings::openapi3().into_generator();
-    register!(gen;
-        core::Namespace, core::ConfigMap, core::Secret, core::ServiceAccount, core::Service,
-        core::Endpoints, core::Pod, core::Event, core::LimitRange, core::ResourceQuota,
-        core::Node, core::PersistentVolume, core::PersistentVolumeClaim, core::PodTemplate,
-        core::ReplicationController, core::ComponentStatus,
-        apps::Deployment, apps::ReplicaSet, apps::StatefulSet, apps::DaemonSet,
-        apps::ControllerRevision, batch::Job, batch::CronJob,
-        rbac::Role, rbac::RoleBinding, rbac::ClusterRole, rbac::ClusterRoleBinding,
-        coordination::Lease, networking::Ingress, networking::IngressClass,
-        networking::NetworkPolicy, policy::PodDisruptionBudget, storage::StorageClass,
-        scheduling::PriorityClass, events::Event, discovery::EndpointSlice,
-        admissionregistration::ValidatingWebhookConfiguration,
-        admissionregistration::MutatingWebhookConfiguration,
-        autoscaling::Scale, autoscaling::HorizontalPodAutoscaler,
-        autoscaling_v2::HorizontalPodAutoscaler, core::Binding,
-        storage::CSIDriver, storage::CSINode, storage::CSIStorageCapacity,
-        storage::VolumeAttachment, node::RuntimeClass,
-        flowcontrol::FlowSchema, flowcontrol::PriorityLevelConfiguration,
-        admissionregistration::ValidatingAdmissionPolicy,
-        admissionregistration::ValidatingAdmissionPolicyBinding,
-        apiregistration::APIService, certificates::CertificateSigningRequest,
-        apiextensions::CustomResourceDefinition,
-        meta::Status, meta::DeleteOptions, meta::WatchEvent<core::Pod>, meta::Patch,
-        meta::APIResourceList, meta::APIGroupList, meta::APIGroup, meta::APIVersions,
-        meta::ListMeta, meta::ObjectMeta,
-    );
-    gen.take_definitions()
-        .into_iter()
-        .filter_map(|(name, schema)| Some((name, serde_json::to_value(schema).ok()?)))
-        .collect()
-}
-
-/// Rewrites one schema tree the way kube's v3 documents look: a `$ref` with
-/// siblings becomes `{"allOf":[{"$ref":..}], ...siblings}`, boolean schemas
-/// become objects, and the `metadata` k8s-openapi marks required is not.
-/// Only schema positions are rewritten: a property may be named `$ref`
-/// (JSONSchemaProps has one), and a `properties` map is not a schema.
-fn reshape(value: &mut Value) {
-    let Value::Object(obj) = value else {
-        return;
-    };
-    if obj.len() > 1 {
-        if let Some(r) = obj.remove("$ref") {
-            obj.insert("allOf".into(), json!([{ "$ref": r }]));
-        }
-    }
-    if let Some(Value::Array(req)) = obj.get_mut("required") {
-        req.retain(|v| v != "metadata");
-        if req.is_empty() {
-            obj.remove("required");
-        }
-    }
-    for (key, child) in obj.iter_mut() {
-        match (key.as_str(), child) {
-            ("additionalProperties", Value::Bool(_)) => {}
-            ("properties" | "patternProperties" | "definitions", Value::Object(map)) => {
-                map.values_mut().for_each(reshape_schema)
-            }
-            ("allOf" | "anyOf" | "oneOf", Value::Array(list)) => {
-                list.iter_mut().for_each(reshape_schema)
-            }
-            ("items" | "additionalProperties" | "additionalItems" | "not", child) => {
-                reshape_schema(child)
-            }
-            _ => {}
-        }
-    }
-}
-
-/// A schema in a schema position: `true`/`false` become `{}`.
-fn reshape_schema(child: &mut Value) {
-    if child.is_boolean() {
-        *child = json!({});
-    }
-    reshape(child);
-}
-
-/// IntOrString and Quantity as kube's OpenAPI v3 documents describe them.
-fn fix_scalars(schemas: &mut Map<String, Value>) {
-    if let Some(Value::Object(s)) = schemas.get_mut(INT_OR_STRING) {
-        s.remove("x-kubernetes-int-or-string");
-        s.insert("format".into(), json!("int-or-string"));
-        s.insert(
-            "oneOf".into(),
-            json!([{"type": "integer"}, {"type": "string"}]),
-        );
-    }
-    if let Some(Value::Object(s)) = schemas.get_mut(QUANTITY) {
-        s.remove("type");
-        s.insert(
-            "oneOf".into(),
-            json!([{"type": "string"}, {"type": "number"}]),
-        );
-    }
-}
+/// kube-apiserver 1.32's component schemas, one per line.
+const KUBE_SCHEMAS: &str = include_str!("kube-schemas.json");
 
 fn gvk(group: &str, version: &str, kind: &str) -> Value {
     json!({ "group": group, "kind": kind, "version": version })
 }
 
-fn set_gvks(schemas: &mut Map<String, Value>, name: &str, gvks: Vec<Value>) {
-    if let Some(Value::Object(s)) = schemas.get_mut(name) {
-        s.insert("x-kubernetes-group-version-kind".into(), Value::Array(gvks));
-    }
-}
-
-/// The `<Kind>List` schema kube publishes next to each kind.
+/// The `<Kind>List` schema kube's CRD builder publishes next to a custom
+/// resource's kind (the built-ins' are kube's own, in the data).
 pub(super) fn list_schema(kind_schema: &Value, r: &ResourceInfo) -> Value {
     let prop = |name: &str| kind_schema["properties"][name].clone();
     json!({
-        "description": format!("{} is a list of {} objects.", r.list_kind, r.kind),
+        "description": format!("{} is a list of {}", r.list_kind, r.kind),
         "properties": {
             "apiVersion": prop("apiVersion"),
             "items": {
-                "description": format!("List of {}.", r.plural),
-                "items": { "allOf": [{ "$ref": format!("{REF_PREFIX}{}", r.schema_name) }] },
+                "description": format!("List of {}. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md", r.plural),
+                "items": { "$ref": format!("{REF_PREFIX}{}", r.schema_name) },
                 "type": "array"
             },
             "kind": prop("kind"),
             "metadata": {
                 "allOf": [{ "$ref": format!("{REF_PREFIX}{LIST_META}") }],
-                "description": "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
+                "description": "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"
             }
         },
         "required": ["items"],
@@ -170,44 +50,16 @@ pub(super) fn list_schema(kind_schema: &Value, r: &ResourceInfo) -> Value {
     })
 }
 
-/// Adds List schemas and group-version-kind extensions for the resources.
-fn add_kinds(schemas: &mut Map<String, Value>, resources: &[ResourceInfo]) {
-    let mut gvs: Vec<(String, String)> = Vec::new();
-    for r in resources {
-        set_gvks(
-            schemas,
-            &r.schema_name,
-            vec![gvk(&r.group, &r.version, &r.kind)],
-        );
-        if let Some(kind_schema) = schemas.get(&r.schema_name) {
-            let list = list_schema(kind_schema, r);
-            schemas.insert(format!("{}List", r.schema_name), list);
-        }
-        if !gvs.contains(&(r.group.clone(), r.version.clone())) {
-            gvs.push((r.group.clone(), r.version.clone()));
+/// Every built-in component schema, ready to publish (parsed once, by
+/// `Catalogue::builtin`).
+pub(super) fn builtin_schemas() -> Map<String, Value> {
+    match serde_json::from_str(KUBE_SCHEMAS) {
+        Ok(schemas) => schemas,
+        Err(e) => {
+            tracing::error!("the built-in OpenAPI schemas do not parse: {e}");
+            Map::new()
         }
     }
-    set_gvks(schemas, STATUS, vec![gvk("", "v1", "Status")]);
-    set_gvks(schemas, SCALE, vec![gvk("autoscaling", "v1", "Scale")]);
-    for (name, kind) in [
-        (DELETE_OPTIONS, "DeleteOptions"),
-        (WATCH_EVENT, "WatchEvent"),
-    ] {
-        let all = gvs.iter().map(|(g, v)| gvk(g, v, kind)).collect();
-        set_gvks(schemas, name, all);
-    }
-}
-
-/// Every built-in component schema, ready to publish.
-pub(super) fn builtin_schemas(resources: &[ResourceInfo]) -> Map<String, Value> {
-    let mut schemas = generate();
-    for schema in schemas.values_mut() {
-        reshape(schema);
-    }
-    fix_scalars(&mut schemas);
-    add_kinds(&mut schemas, resources);
-    patch_meta::apply(&mut schemas);
-    schemas
 }
 
 /// The component name a `$ref` points at, if `schema` is a reference or a
@@ -252,7 +104,7 @@ mod tests {
         assert_eq!(props["$ref"], json!({"type": "string"}));
         assert_eq!(props["allOf"]["type"], "array");
         assert_eq!(
-            props["allOf"]["items"]["$ref"],
+            props["allOf"]["items"]["allOf"][0]["$ref"],
             format!("{REF_PREFIX}{name}")
         );
     }
@@ -313,13 +165,13 @@ mod tests {
     #[test]
     fn scalars_and_meta_look_like_kube() {
         let cat = Catalogue::builtin();
-        let ios = schema(&cat, INT_OR_STRING);
+        let ios = schema(&cat, "io.k8s.apimachinery.pkg.util.intstr.IntOrString");
         assert_eq!(ios["format"], "int-or-string");
         assert_eq!(
             ios["oneOf"],
             json!([{"type": "integer"}, {"type": "string"}])
         );
-        assert!(schema(&cat, QUANTITY)["oneOf"].is_array());
+        assert!(schema(&cat, "io.k8s.apimachinery.pkg.api.resource.Quantity")["oneOf"].is_array());
         let time = schema(&cat, "io.k8s.apimachinery.pkg.apis.meta.v1.Time");
         assert_eq!(
             (time["type"].as_str(), time["format"].as_str()),
@@ -340,22 +192,31 @@ mod tests {
             schema(&cat, SCALE)["x-kubernetes-group-version-kind"][0]["group"],
             "autoscaling"
         );
-        for name in [STATUS, DELETE_OPTIONS, WATCH_EVENT, PATCH] {
+        for name in [
+            STATUS,
+            DELETE_OPTIONS,
+            "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
+            PATCH,
+        ] {
             assert!(cat.schemas().contains_key(name), "{name}");
         }
     }
 
+    /// kube's structs of `+structType=atomic`: server-side apply owns them whole.
     #[test]
-    fn patch_meta_rows_name_real_properties() {
+    fn atomic_structs_as_kube_marks_them() {
         let cat = Catalogue::builtin();
-        for m in patch_meta::table() {
-            if let Some(s) = cat.schemas().get(m.schema) {
-                let prop = &s["properties"][m.property];
-                assert!(prop.is_object(), "{}.{}", m.schema, m.property);
-                if !m.list_type.is_empty() {
-                    assert_eq!(prop["x-kubernetes-list-type"], m.list_type);
-                }
-            }
+        for name in [
+            "io.k8s.api.rbac.v1.RoleRef",
+            "io.k8s.api.autoscaling.v1.CrossVersionObjectReference",
+            "io.k8s.api.admissionregistration.v1.MatchResources",
+            "io.k8s.api.networking.v1.ServiceBackendPort",
+        ] {
+            assert_eq!(
+                schema(&cat, name)["x-kubernetes-map-type"],
+                "atomic",
+                "{name}"
+            );
         }
         let ports = &schema(&cat, "io.k8s.api.core.v1.ServiceSpec")["properties"]["ports"];
         assert_eq!(
@@ -364,6 +225,24 @@ mod tests {
         );
         let volumes = &schema(&cat, "io.k8s.api.core.v1.PodSpec")["properties"]["volumes"];
         assert_eq!(volumes["x-kubernetes-patch-strategy"], "merge,retainKeys");
+    }
+
+    #[test]
+    fn every_builtin_kind_has_its_schema_and_listable_ones_a_list() {
+        let cat = Catalogue::builtin();
+        for r in cat.resources().iter().filter(|r| r.custom.is_none()) {
+            assert!(
+                cat.schemas().contains_key(&r.schema_name),
+                "{}",
+                r.schema_name
+            );
+            let list = format!("{}List", r.schema_name);
+            assert_eq!(
+                cat.schemas().contains_key(&list),
+                r.has_verb("list"),
+                "{list}"
+            );
+        }
     }
 
     #[test]

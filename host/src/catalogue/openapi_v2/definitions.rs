@@ -35,12 +35,14 @@ const DROPPED: &[&str] = &[
     "discriminator",
 ];
 
-/// Every component schema as a definition, sorted by name.
-pub(super) fn definitions(schemas: &Schemas) -> Map<String, Value> {
-    let sorted: BTreeMap<&String, Value> = schemas
+/// Every component schema as a definition, sorted by name, and kube's
+/// definitions that only v2 has (`extra`).
+pub(super) fn definitions(schemas: &Schemas, extra: &Map<String, Value>) -> Map<String, Value> {
+    let mut sorted: BTreeMap<&String, Value> = schemas
         .iter()
-        .map(|(name, schema)| (name, definition(schema)))
+        .map(|(name, schema)| (name, definition(schema, is_kubes(name))))
         .collect();
+    sorted.extend(extra.iter().map(|(name, d)| (name, d.clone())));
     sorted
         .into_iter()
         .map(|(name, schema)| (name.clone(), schema))
@@ -50,7 +52,12 @@ pub(super) fn definitions(schemas: &Schemas) -> Map<String, Value> {
 /// One definition. A kind whose whole object preserves unknown fields (a
 /// custom resource without a real schema) is, as kube publishes it for v2,
 /// a bare object with its kind: kubectl would refuse any field not listed.
-fn definition(schema: &Value) -> Value {
+/// kube's own types: its v2 definitions have no `default`s (its v3 have).
+fn is_kubes(name: &str) -> bool {
+    name.starts_with("io.k8s.")
+}
+
+fn definition(schema: &Value, kubes: bool) -> Value {
     match schema.get(GVK) {
         Some(gvk) if flag(schema, PRESERVE) => {
             let mut out = Map::new();
@@ -58,7 +65,7 @@ fn definition(schema: &Value) -> Value {
             out.insert(GVK.into(), gvk.clone());
             Value::Object(out)
         }
-        _ => convert(schema),
+        _ => convert(schema, kubes),
     }
 }
 
@@ -97,19 +104,22 @@ fn one_of_type(obj: &Map<String, Value>) -> Option<Value> {
     types.contains(&"string").then(|| Value::from("string"))
 }
 
-fn convert_map(value: &Value) -> Value {
+fn convert_map(value: &Value, kubes: bool) -> Value {
     match value {
         Value::Object(props) => {
-            let sorted: BTreeMap<&String, Value> =
-                props.iter().map(|(name, s)| (name, convert(s))).collect();
+            let sorted: BTreeMap<&String, Value> = props
+                .iter()
+                .map(|(name, s)| (name, convert(s, kubes)))
+                .collect();
             Value::Object(sorted.into_iter().map(|(n, s)| (n.clone(), s)).collect())
         }
         other => other.clone(),
     }
 }
 
-/// One schema node and everything below it.
-fn convert(schema: &Value) -> Value {
+/// One schema node and everything below it (without `default`s for kube's
+/// own types).
+fn convert(schema: &Value, kubes: bool) -> Value {
     let Value::Object(obj) = schema else {
         return schema.clone();
     };
@@ -124,12 +134,15 @@ fn convert(schema: &Value) -> Value {
                 }
                 None => continue,
             },
-            "properties" => convert_map(value),
+            "properties" => convert_map(value, kubes),
             "items" => match value {
-                Value::Array(items) => Value::Array(items.iter().map(convert).collect()),
-                single => convert(single),
+                Value::Array(items) => {
+                    Value::Array(items.iter().map(|i| convert(i, kubes)).collect())
+                }
+                single => convert(single, kubes),
             },
-            "additionalProperties" if !value.is_boolean() => convert(value),
+            "additionalProperties" if !value.is_boolean() => convert(value, kubes),
+            "default" if kubes => continue,
             k if DROPPED.contains(&k) => continue,
             _ => value.clone(),
         };

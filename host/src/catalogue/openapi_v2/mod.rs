@@ -1,8 +1,8 @@
 //! OpenAPI v2 (Swagger 2.0) as kube-apiserver publishes it at `/openapi/v2`,
 //! for kubectl up to 1.28 (`apply`'s patch metadata, `explain
 //! --output=plaintext-openapiv2`, the `fieldValidation` check): one document
-//! with the paths of every group-version (`paths.rs`, from the same
-//! operations as the v3 documents), the catalogue's component schemas
+//! with the paths of every group-version and kube's shared parameters
+//! (`paths.rs`, from the same path items as the v3 documents), the catalogue's component schemas
 //! converted to definitions (`definitions.rs`), and its protobuf form
 //! (`protobuf.rs`, gnostic's `openapi.v2.Document`). Nobody newer asks for
 //! it, so [`V2Prepared`] is built on first request (see `OpenApiCache::v2`).
@@ -17,19 +17,12 @@ use serde_json::{json, Value};
 
 use super::Catalogue;
 
-/// `info.version`: the gitVersion /version reports, cut at its first '-'
-/// as kube-apiserver does.
-fn info_version() -> String {
-    let version = crate::health::version();
-    let git = version["gitVersion"].as_str().unwrap_or_default();
-    git.split('-').next().unwrap_or_default().to_string()
-}
-
 /// The Swagger 2.0 document of everything the catalogue serves.
 pub fn v2_document(cat: &Catalogue) -> Value {
     json!({
-        "definitions": definitions::definitions(cat.schemas()),
-        "info": { "title": "Kubernetes", "version": info_version() },
+        "definitions": definitions::definitions(cat.schemas(), &super::kube_openapi::kube_paths().definitions),
+        "info": super::openapi::info(),
+        "parameters": super::kube_openapi::kube_paths().parameters.clone(),
         "paths": paths::all_paths(cat),
         "security": [{ "BearerToken": [] }],
         "securityDefinitions": {

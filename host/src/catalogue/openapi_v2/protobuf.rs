@@ -183,15 +183,8 @@ fn body_parameter(p: &Value) -> Msg {
     m
 }
 
-/// One `ParametersItem`.
-fn parameter(p: &Value) -> Msg {
-    let mut item = Msg::new();
-    if let Some(r) = p.get("$ref").and_then(Value::as_str) {
-        let mut reference = Msg::new();
-        reference.string(1, r);
-        item.message(2, reference);
-        return item;
-    }
+/// One `Parameter`: a body parameter or a non-body one.
+fn parameter_value(p: &Value) -> Msg {
     let mut param = Msg::new();
     match text(p, "in") {
         "body" => param.message(1, body_parameter(p)),
@@ -204,7 +197,19 @@ fn parameter(p: &Value) -> Msg {
             param.message(2, non_body);
         }
     }
-    item.message(1, param);
+    param
+}
+
+/// One `ParametersItem`: a parameter or a reference to a shared one.
+fn parameter(p: &Value) -> Msg {
+    let mut item = Msg::new();
+    if let Some(r) = p.get("$ref").and_then(Value::as_str) {
+        let mut reference = Msg::new();
+        reference.string(1, r);
+        item.message(2, reference);
+        return item;
+    }
+    item.message(1, parameter_value(p));
     item
 }
 
@@ -323,6 +328,9 @@ pub(super) fn encode_document(doc: &Value) -> Vec<u8> {
     extensions(&mut paths, 1, &doc["paths"]);
     m.message(8, paths);
     m.message(9, named(1, &doc["definitions"], schema));
+    if let Some(shared) = doc.get("parameters") {
+        m.message(10, named(1, shared, parameter_value));
+    }
     for req in doc["security"].as_array().into_iter().flatten() {
         m.message(12, security_requirement(req));
     }
