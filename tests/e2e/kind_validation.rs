@@ -88,3 +88,36 @@ fn what_kube_keeps_immutable_stays_so() {
         "{err}"
     );
 }
+
+#[test]
+fn deployment_strategies_are_validated_as_kube_does() {
+    let s = Server::start();
+    let deployment = |name: &str, strategy: &str| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}}}\nspec:\n  selector: {{matchLabels: {{a: b}}}}\n  strategy: {strategy}\n  template:\n    metadata: {{labels: {{a: b}}}}\n    spec: {{containers: [{{name: c, image: nginx}}]}}\n")
+    };
+    let out = s.kubectl_stdin(
+        &["create", "-f", "-"],
+        Some(&deployment(
+            "r",
+            "{type: Recreate, rollingUpdate: {maxSurge: 1}}",
+        )),
+    );
+    let err = crate::support::stderr(&out);
+    assert!(err.contains("spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'"), "{err}");
+    let out = s.kubectl_stdin(
+        &["create", "-f", "-"],
+        Some(&deployment(
+            "z",
+            "{rollingUpdate: {maxSurge: 0, maxUnavailable: 0}}",
+        )),
+    );
+    let err = crate::support::stderr(&out);
+    assert!(err.contains("may not be 0 when `maxSurge` is 0"), "{err}");
+    s.ok_stdin(
+        &["create", "-f", "-"],
+        &deployment(
+            "ok",
+            "{type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}",
+        ),
+    );
+}

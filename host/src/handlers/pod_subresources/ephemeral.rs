@@ -25,18 +25,11 @@ const FORBIDDEN: [&str; 6] = [
 ];
 
 pub async fn serve(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
-    let output = call.output()?;
     let obj = match call.parts.method {
         Method::GET => pod(call).await?,
         _ => write(call, &Desired::read(call, raw).await?).await?,
     };
-    let body = super::super::read::render(call, output, vec![obj], json!({}), true).await?;
-    Ok(super::super::respond(
-        http::StatusCode::OK,
-        &body,
-        output,
-        &[],
-    ))
+    super::answer_pod(call, obj).await
 }
 
 /// Stores the pod with the ephemeral containers the request gives it.

@@ -60,6 +60,14 @@ pub async fn serve(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
 }
 
 /// The pod the request names (404 worded as kube's when absent).
+/// The pod (as a write of one of its subresources left it) rendered as a
+/// GET of the pod renders it.
+async fn answer_pod(call: &Call<'_>, obj: Value) -> ApiResult<Response> {
+    let output = call.output()?;
+    let body = super::read::render(call, output, vec![obj], json!({}), true).await?;
+    Ok(super::respond(http::StatusCode::OK, &body, output, &[]))
+}
+
 async fn pod(call: &Call<'_>) -> ApiResult<Value> {
     call.state
         .registry

@@ -105,7 +105,7 @@ fn stateful_update_strategy(spec: &Value, causes: &mut Vec<Cause>) {
 
 /// A Go pointer as `%#v` prints it: the address is not knowable, so a set
 /// pointer shows a placeholder address.
-fn pointer(type_name: &str, value: Option<&Value>) -> String {
+pub fn pointer(type_name: &str, value: Option<&Value>) -> String {
     match value {
         None => format!("(*{type_name})(nil)"),
         Some(_) => format!("(*{type_name})(0xc000000000)"),

@@ -7,6 +7,7 @@ use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
 use crate::common::{self, int, same};
+use crate::int_or_percent as iop;
 use crate::{gofmt, pods, selector};
 
 const NEGATIVE: &str = "must be greater than or equal to 0";
@@ -32,6 +33,10 @@ pub fn validate(resource: &str, object: &Value, old: Option<&Value>) -> Vec<Caus
         controller_spec(spec, &mut causes);
     } else {
         apps_spec(spec, &mut causes);
+    }
+    // Defaulting always sets a strategy before validation runs.
+    if let Some(strategy) = spec.get("strategy").filter(|_| resource == "deployments") {
+        deployment_strategy(strategy, &mut causes);
     }
     if let Some(old) = old {
         let old_spec = old.get("spec").unwrap_or(&Value::Null);
@@ -166,6 +171,58 @@ fn apps_update(resource: &str, new: &Value, old: &Value, causes: &mut Vec<Cause>
     }
 }
 
+/// `ValidateDeploymentStrategy` (after defaulting: a RollingUpdate
+/// strategy always has its rollingUpdate).
+fn deployment_strategy(strategy: &Value, causes: &mut Vec<Cause>) {
+    let at = "spec.strategy";
+    let rolling = strategy.get("rollingUpdate").filter(|r| !r.is_null());
+    match common::text(strategy, "type") {
+        "Recreate" if rolling.is_some() => {
+            let detail = "may not be specified when strategy `type` is 'Recreate'";
+            causes.push(common::forbidden(&format!("{at}.rollingUpdate"), detail));
+        }
+        "Recreate" => {}
+        "RollingUpdate" => match rolling {
+            None => {
+                let detail = "this should be defaulted and never be nil";
+                causes.push(common::required(&format!("{at}.rollingUpdate"), detail));
+            }
+            Some(rolling) => rolling_deployment(rolling, causes),
+        },
+        other => {
+            let rendered = format!(
+                "apps.DeploymentStrategy{{Type:{}, RollingUpdate:{}}}",
+                gofmt::quote(other),
+                crate::apps::pointer("apps.RollingUpdateDeployment", rolling)
+            );
+            causes.push(common::not_supported_rendered(
+                at,
+                &rendered,
+                &["Recreate", "RollingUpdate"],
+            ));
+        }
+    }
+}
+
+/// `ValidateRollingUpdateDeployment`.
+fn rolling_deployment(rolling: &Value, causes: &mut Vec<Cause>) {
+    let zero = Value::from(0);
+    let value = |key: &str| rolling.get(key).filter(|v| !v.is_null()).unwrap_or(&zero);
+    let (unavailable, surge) = (value("maxUnavailable"), value("maxSurge"));
+    let unavailable_field = "spec.strategy.rollingUpdate.maxUnavailable";
+    causes.extend(iop::positive(unavailable, unavailable_field));
+    causes.extend(iop::positive(surge, "spec.strategy.rollingUpdate.maxSurge"));
+    if iop::amount(unavailable) == 0 && iop::amount(surge) == 0 {
+        let detail = "may not be 0 when `maxSurge` is 0";
+        causes.push(common::invalid(
+            unavailable_field,
+            &iop::render(unavailable),
+            detail,
+        ));
+    }
+    causes.extend(iop::at_most_100_percent(unavailable, unavailable_field));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,6 +233,24 @@ mod tests {
         json!({"spec": {"replicas": 1, "selector": selector, "template": {
             "metadata": {"labels": labels},
             "spec": {"containers": [{"name": "web", "image": "nginx"}]}}}})
+    }
+
+    #[test]
+    fn deployment_strategies_are_checked_as_kube_checks_them() {
+        let with = |strategy: Value| {
+            let mut d = deployment(json!({"matchLabels": {"a": "b"}}), json!({"a": "b"}));
+            d["spec"]["strategy"] = strategy;
+            messages(&validate("deployments", &d, None))
+        };
+        assert_eq!(
+            with(json!({"type": "Recreate", "rollingUpdate": {"maxSurge": 1}})),
+            vec!["spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'"]
+        );
+        assert_eq!(
+            with(json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 0}})),
+            vec!["spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:0, IntVal:0, StrVal:\"\"}: may not be 0 when `maxSurge` is 0"]
+        );
+        assert!(with(json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}})).is_empty());
     }
 
     #[test]

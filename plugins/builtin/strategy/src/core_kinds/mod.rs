@@ -18,6 +18,7 @@ use serde_json::Value;
 use crate::common;
 
 pub use ip::parse as parse_ip;
+pub use quantities::of as quantity_of;
 
 /// The causes for `object` of `group`/`plural` (over `old` on update);
 /// `None` for kinds not here.

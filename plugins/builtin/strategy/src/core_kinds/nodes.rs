@@ -68,11 +68,7 @@ fn resources(node: &Value, causes: &mut Vec<Cause>) {
         };
         for (name, text) in map {
             let field = format!("status.{list}[{name}]");
-            causes.extend(quantities::value(
-                &field,
-                name,
-                text.as_str().unwrap_or_default(),
-            ));
+            causes.extend(quantities::value(&field, name, &quantities::text(text)));
         }
     }
 }

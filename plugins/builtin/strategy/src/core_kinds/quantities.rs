@@ -5,6 +5,7 @@
 
 use capstan_plugin_sdk::Cause;
 use capstan_quota::Quantity;
+use serde_json::Value;
 
 use crate::common;
 use crate::metadata::qualified_name;
@@ -111,6 +112,20 @@ pub fn container_resource_name(field: &str, name: &str) -> Vec<Cause> {
 /// A quantity of an object (already parsed by the decoder, so valid).
 pub fn parse(text: &str) -> Quantity {
     Quantity::parse(text).unwrap_or(Quantity::ZERO)
+}
+
+/// A quantity's text as written: a string, or a JSON number (`cpu: 0.5`).
+pub fn text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// The quantity at `value` (a string or a number).
+pub fn of(value: &Value) -> Quantity {
+    parse(&text(value))
 }
 
 /// `ValidateResourceQuantityValue`: not negative, whole for counted resources.

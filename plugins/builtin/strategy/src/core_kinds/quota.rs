@@ -10,13 +10,13 @@ use super::quantities::{self, go_dump, parse};
 use crate::common;
 use crate::metadata::qualified_name;
 
-fn map<'a>(object: &'a Value, key: &str) -> impl Iterator<Item = (&'a String, &'a str)> {
+fn map<'a>(object: &'a Value, key: &str) -> impl Iterator<Item = (&'a String, String)> + 'a {
     object
         .get(key)
         .and_then(Value::as_object)
         .into_iter()
         .flat_map(Map::iter)
-        .map(|(k, v)| (k, v.as_str().unwrap_or_default()))
+        .map(|(k, v)| (k, quantities::text(v)))
 }
 
 /// `ValidateResourceQuota` (spec and status hard/used).
@@ -26,7 +26,7 @@ pub fn resource_quota(quota: &Value) -> Vec<Cause> {
         for (name, text) in map(list, field) {
             let field = format!("{at}.{field}[{name}]");
             causes.extend(quantities::quota_resource_name(&field, name));
-            causes.extend(quantities::value(&field, name, text));
+            causes.extend(quantities::value(&field, name, &text));
         }
     };
     check("spec", &quota["spec"], "hard");
@@ -141,7 +141,28 @@ fn pvc_needs_storage(at: &str, limit: &Value, causes: &mut Vec<Cause>) {
 
 /// The order checks between min, max, default and defaultRequest of one resource.
 fn relations(at: &str, key: &str, limit: &Value, causes: &mut Vec<Cause>) {
-    let get = |field: &str| limit[field].get(key).and_then(Value::as_str);
+    let texts: Vec<Option<String>> = [
+        "min",
+        "max",
+        "default",
+        "defaultRequest",
+        "maxLimitRequestRatio",
+    ]
+    .iter()
+    .map(|f| limit[*f].get(key).map(quantities::text))
+    .collect();
+    let get = |field: &str| {
+        let i = [
+            "min",
+            "max",
+            "default",
+            "defaultRequest",
+            "maxLimitRequestRatio",
+        ]
+        .iter()
+        .position(|f| *f == field)?;
+        texts[i].as_deref()
+    };
     let (min, max) = (get("min"), get("max"));
     let (default, request) = (get("default"), get("defaultRequest"));
     let ratio = get("maxLimitRequestRatio");

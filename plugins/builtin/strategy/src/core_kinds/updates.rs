@@ -7,7 +7,6 @@
 use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
-use super::quantities::parse;
 use crate::common;
 
 /// The causes for updating `old` to `new` (the kind's create rules aside).
@@ -61,11 +60,9 @@ fn claim(new: &Value, old: &Value, causes: &mut Vec<Cause>) {
         causes.push(common::forbidden("spec", detail));
     }
     let size = |o: &Value| {
-        parse(
-            o.pointer("/spec/resources/requests/storage")
-                .and_then(Value::as_str)
-                .unwrap_or("0"),
-        )
+        o.pointer("/spec/resources/requests/storage")
+            .map(super::quantities::of)
+            .unwrap_or_default()
     };
     if size(new) < size(old) {
         let field = "spec.resources.requests.storage";

@@ -111,7 +111,7 @@ pub fn persistent_volume(pv: &Value) -> Vec<Cause> {
     }
     for (name, text) in capacity.into_iter().flatten() {
         let field = format!("spec.capacity[{name}]");
-        let q = quantities::parse(text.as_str().unwrap_or_default());
+        let q = quantities::of(text);
         if q.value() < 0 {
             let detail = "must be a valid resource quantity";
             causes.push(common::invalid(&field, &q.value().to_string(), detail));

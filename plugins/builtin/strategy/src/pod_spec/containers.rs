@@ -150,9 +150,7 @@ fn overcommit_allowed(name: &str) -> bool {
 fn resources(req: &Value, at: &str, causes: &mut Vec<Cause>) {
     let map = |key: &str| req.get(key).and_then(Value::as_object);
     let limits = map("limits");
-    let parse = |v: &Value| {
-        capstan_quota::Quantity::parse(v.as_str().unwrap_or_default()).unwrap_or_default()
-    };
+    let parse = crate::core_kinds::quantity_of;
     for (name, value) in limits.into_iter().flatten() {
         let q = parse(value);
         if q.is_negative() {
@@ -345,6 +343,20 @@ mod tests {
             "spec.containers[0].volumeMounts[0].name: Not found: \"missing\"",
             "spec.containers[0].resources.requests: Invalid value: \"2\": must be less than or equal to cpu limit of 1",
         ]);
+    }
+
+    #[test]
+    fn numbers_are_quantities_too() {
+        let c = json!({"resources": {"limits": {"cpu": 0.5}, "requests": {"cpu": "500m"}}});
+        let mut causes = Vec::new();
+        container_extras(
+            &c,
+            "c",
+            &HashSet::new(),
+            Stage::AfterPullPolicy,
+            &mut causes,
+        );
+        assert!(causes.is_empty(), "{:?}", shown(&causes));
     }
 
     #[test]
