@@ -144,3 +144,28 @@ fn an_apply_configuration_without_a_name_applies_to_the_url_object() {
         "the name of the object (other) does not match the name on the URL (named)"
     );
 }
+
+/// A YAML apply configuration that repeats a key: kube's strict YAML
+/// decoding refuses it under fieldValidation=Strict (what kube's own
+/// FieldValidation conformance spec checks), and nothing is stored.
+#[test]
+fn an_apply_repeating_a_yaml_key_is_refused_under_strict_validation() {
+    let s = Server::start();
+    let body =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: twice\ndata:\n  a: one\n  a: two\n";
+    let path = "/api/v1/namespaces/default/configmaps/twice?fieldManager=m&fieldValidation=Strict";
+    let (code, status, _) = s.request("PATCH", path, "application/apply-patch+yaml", Some(body));
+    assert_eq!(code, 400, "{status}");
+    assert_eq!(
+        status["message"],
+        "error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key \"a\" already set in map"
+    );
+    let lenient =
+        "/api/v1/namespaces/default/configmaps/twice?fieldManager=m&fieldValidation=Ignore";
+    let (code, stored, _) = s.request("PATCH", lenient, "application/apply-patch+yaml", Some(body));
+    assert_eq!(
+        (code, &stored["data"]["a"]),
+        (201, &serde_json::json!("two")),
+        "{stored}"
+    );
+}

@@ -43,16 +43,29 @@ fn repeated_yaml_key(call: &Call<'_>, bytes: &[u8], ct: Option<&str>) -> ApiResu
     if !body::media_type(ct).contains("yaml") {
         return Ok(Vec::new());
     }
-    let Some(repeated) = crate::yaml::duplicate_key(bytes) else {
-        return Ok(Vec::new());
-    };
-    match call.query.field_validation()? {
-        FieldValidation::Strict => Err(ApiError::bad_request(format!(
+    let strict = |repeated: &str| {
+        format!(
             "{kind} in version {version:?} cannot be handled as a {kind}: strict decoding error: \
              yaml: unmarshal errors:\n  {repeated}",
             kind = call.res.kind,
             version = call.res.version,
-        ))),
+        )
+    };
+    repeated_key_under(call, bytes, &strict)
+}
+
+/// The repeated key of a YAML body as `fieldValidation` wants it: `strict`
+/// words the 400 of Strict, Warn gives it as a warning.
+fn repeated_key_under(
+    call: &Call<'_>,
+    bytes: &[u8],
+    strict: &dyn Fn(&str) -> String,
+) -> ApiResult<Vec<String>> {
+    let Some(repeated) = crate::yaml::duplicate_key(bytes) else {
+        return Ok(Vec::new());
+    };
+    match call.query.field_validation()? {
+        FieldValidation::Strict => Err(ApiError::bad_request(strict(&repeated))),
         FieldValidation::Warn => Ok(vec![repeated]),
         FieldValidation::Ignore => Ok(Vec::new()),
     }
@@ -412,6 +425,14 @@ async fn apply(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
         ));
     };
     let bytes = body::read(raw).await?;
+    // kube's apply decodes YAML strictly first (a repeated key is its 400
+    // under Strict; under Warn the warning is not carried yet).
+    let strict = |repeated: &str| {
+        format!(
+            "error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  {repeated}"
+        )
+    };
+    repeated_key_under(call, &bytes, &strict)?;
     let mut applied =
         cpu::heavy(|| body::decode(&bytes, Some("application/yaml"), call.cat.schemas()))?;
     body::check_object(call.res, &mut applied, call.namespace())?;
