@@ -188,20 +188,14 @@ fn slice_ports(ports: &[Value], causes: &mut Vec<Cause>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::messages;
     use serde_json::json;
-
-    fn shown(causes: Vec<Cause>) -> Vec<String> {
-        causes
-            .into_iter()
-            .map(|c| format!("{}: {}", c.field, c.message))
-            .collect()
-    }
 
     #[test]
     fn endpoint_addresses_and_ports_are_checked() {
         let ep = json!({"subsets": [{"addresses": [{"ip": "999.1.1.1"}], "ports": [{"port": 70000, "protocol": "TCP"}]}]});
         assert_eq!(
-            shown(endpoints(&ep)),
+            messages(&endpoints(&ep)),
             ["subsets[0].addresses[0].ip: Invalid value: \"999.1.1.1\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)",
              "subsets[0].addresses[0].ip: Invalid value: \"999.1.1.1\": must be a valid IP address",
              "subsets[0].ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive"]
@@ -212,7 +206,7 @@ mod tests {
     fn slices_need_a_known_address_type_and_addresses() {
         let slice = json!({"addressType": "Bogus", "endpoints": [{"addresses": []}]});
         assert_eq!(
-            shown(endpoint_slice(&slice)),
+            messages(&endpoint_slice(&slice)),
             ["addressType: Unsupported value: \"Bogus\": supported values: \"FQDN\", \"IPv4\", \"IPv6\"",
              "endpoints[0].addresses: Required value: must contain at least 1 address"]
         );

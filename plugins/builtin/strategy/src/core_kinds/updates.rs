@@ -167,14 +167,8 @@ fn node(new: &Value, old: &Value, causes: &mut Vec<Cause>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::messages;
     use serde_json::json;
-
-    fn shown(causes: Vec<Cause>) -> Vec<String> {
-        causes
-            .into_iter()
-            .map(|c| format!("{}: {}", c.field, c.message))
-            .collect()
-    }
 
     #[test]
     fn a_claims_spec_is_fixed_but_a_bound_claim_may_grow() {
@@ -182,7 +176,7 @@ mod tests {
             json!({"spec": {"storageClassName": class,
             "resources": {"requests": {"storage": size}}}, "status": {"phase": phase}})
         };
-        let changed = shown(validate(
+        let changed = messages(&validate(
             "",
             "persistentvolumeclaims",
             &claim("b", "1Gi", "Pending"),
@@ -196,7 +190,7 @@ mod tests {
             &claim("a", "1Gi", "Bound")
         )
         .is_empty());
-        let shrunk = shown(validate(
+        let shrunk = messages(&validate(
             "",
             "persistentvolumeclaims",
             &claim("a", "1Gi", "Bound"),
@@ -209,17 +203,17 @@ mod tests {
     fn sources_scopes_and_cidrs_stay() {
         let pv = |path: &str| json!({"spec": {"hostPath": {"path": path}, "capacity": {"storage": "1Gi"}}});
         assert_eq!(
-            shown(validate("", "persistentvolumes", &pv("/b"), &pv("/a"))).len(),
+            messages(&validate("", "persistentvolumes", &pv("/b"), &pv("/a"))).len(),
             1
         );
         let q = |scope: &str| json!({"spec": {"scopes": [scope]}});
         assert_eq!(
-            shown(validate("", "resourcequotas", &q("NotBestEffort"), &q("BestEffort"))),
+            messages(&validate("", "resourcequotas", &q("NotBestEffort"), &q("BestEffort"))),
             ["spec.scopes: Invalid value: []core.ResourceQuotaScope{\"NotBestEffort\"}: field is immutable"]
         );
         let n = |cidr: &str| json!({"spec": {"podCIDR": cidr}});
         assert_eq!(
-            shown(validate("", "nodes", &n("10.0.1.0/24"), &n("10.0.0.0/24"))).len(),
+            messages(&validate("", "nodes", &n("10.0.1.0/24"), &n("10.0.0.0/24"))).len(),
             1
         );
         assert!(validate("", "nodes", &n("10.0.1.0/24"), &json!({"spec": {}})).is_empty());

@@ -208,27 +208,21 @@ fn data_source(source: &Value, causes: &mut Vec<Cause>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::messages;
     use serde_json::json;
-
-    fn shown(causes: Vec<Cause>) -> Vec<String> {
-        causes
-            .into_iter()
-            .map(|c| format!("{}: {}", c.field, c.message))
-            .collect()
-    }
 
     #[test]
     fn a_volume_needs_exactly_one_source() {
         let pv =
             json!({"spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"]}});
         assert_eq!(
-            shown(persistent_volume(&pv)),
+            messages(&persistent_volume(&pv)),
             ["spec: Required value: must specify a volume type"]
         );
         let two = json!({"spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
             "hostPath": {"path": "/d"}, "nfs": {"server": "s", "path": "/"}}});
         assert_eq!(
-            shown(persistent_volume(&two)),
+            messages(&persistent_volume(&two)),
             ["spec.nfs: Forbidden: may not specify more than 1 volume type"]
         );
     }
@@ -237,7 +231,7 @@ mod tests {
     fn a_claim_needs_supported_modes_and_a_storage_request() {
         let pvc = json!({"spec": {"accessModes": ["Bogus"], "resources": {"requests": {}}}});
         assert_eq!(
-            shown(persistent_volume_claim(&pvc)),
+            messages(&persistent_volume_claim(&pvc)),
             ["spec.accessModes: Unsupported value: \"Bogus\": supported values: \"ReadOnlyMany\", \"ReadWriteMany\", \"ReadWriteOnce\", \"ReadWriteOncePod\"",
              "spec.resources[storage]: Required value"]
         );

@@ -311,14 +311,8 @@ fn port_num_or_name(port: &Value, field: &str, causes: &mut Vec<Cause>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::messages;
     use serde_json::json;
-
-    fn shown(causes: &[Cause]) -> Vec<String> {
-        causes
-            .iter()
-            .map(|c| format!("{}: {}", c.field, c.message))
-            .collect()
-    }
 
     #[test]
     fn requests_above_limits_and_mounts_of_missing_volumes() {
@@ -339,7 +333,7 @@ mod tests {
             Stage::AfterPullPolicy,
             &mut causes,
         );
-        assert_eq!(shown(&causes), [
+        assert_eq!(messages(&causes), [
             "spec.containers[0].volumeMounts[0].name: Not found: \"missing\"",
             "spec.containers[0].resources.requests: Invalid value: \"2\": must be less than or equal to cpu limit of 1",
         ]);
@@ -356,7 +350,7 @@ mod tests {
             Stage::AfterPullPolicy,
             &mut causes,
         );
-        assert!(causes.is_empty(), "{:?}", shown(&causes));
+        assert!(causes.is_empty(), "{:?}", messages(&causes));
     }
 
     #[test]
@@ -364,7 +358,7 @@ mod tests {
         let c = json!({"livenessProbe": {"httpGet": {"path": "/", "port": 0}, "successThreshold": 1}, "readinessProbe": {}});
         let mut causes = Vec::new();
         probes(&c, "spec.containers[0]", &mut causes);
-        assert_eq!(shown(&causes), [
+        assert_eq!(messages(&causes), [
             "spec.containers[0].livenessProbe.httpGet.port: Invalid value: 0: must be between 1 and 65535, inclusive",
             "spec.containers[0].readinessProbe: Required value: must specify a handler type",
         ]);
