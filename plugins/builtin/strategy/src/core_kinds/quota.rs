@@ -139,114 +139,81 @@ fn pvc_needs_storage(at: &str, limit: &Value, causes: &mut Vec<Cause>) {
     }
 }
 
-/// The order checks between min, max, default and defaultRequest of one resource.
-fn relations(at: &str, key: &str, limit: &Value, causes: &mut Vec<Cause>) {
-    let texts: Vec<Option<String>> = [
+/// kube's order checks of one resource, in its order: (the larger, its
+/// words, the smaller, its words, the field reported, the value shown).
+const ORDER: [(&str, &str, &str, &str, &str, &str); 6] = [
+    ("min", "min value", "max", "max value", "min", "min"),
+    (
         "min",
-        "max",
-        "default",
+        "min value",
         "defaultRequest",
-        "maxLimitRequestRatio",
-    ]
-    .iter()
-    .map(|f| limit[*f].get(key).map(quantities::text))
-    .collect();
-    let get = |field: &str| {
-        let i = [
-            "min",
-            "max",
-            "default",
-            "defaultRequest",
-            "maxLimitRequestRatio",
-        ]
-        .iter()
-        .position(|f| *f == field)?;
-        texts[i].as_deref()
-    };
-    let (min, max) = (get("min"), get("max"));
-    let (default, request) = (get("default"), get("defaultRequest"));
-    let ratio = get("maxLimitRequestRatio");
+        "default request value",
+        "defaultRequest",
+        "defaultRequest",
+    ),
+    (
+        "defaultRequest",
+        "default request value",
+        "max",
+        "max value",
+        "defaultRequest",
+        "defaultRequest",
+    ),
+    (
+        "defaultRequest",
+        "default request value",
+        "default",
+        "default limit value",
+        "defaultRequest",
+        "defaultRequest",
+    ),
+    (
+        "min",
+        "min value",
+        "default",
+        "default value",
+        "default",
+        "min",
+    ),
+    (
+        "default",
+        "default value",
+        "max",
+        "max value",
+        "default",
+        "max",
+    ),
+];
+
+/// The order checks between min, max, default and defaultRequest of one
+/// resource, and its limit/request ratio.
+fn relations(at: &str, key: &str, limit: &Value, causes: &mut Vec<Cause>) {
+    let get = |field: &str| limit[field].get(key).map(quantities::text);
     let show = |t: &str| parse(t).to_string();
     let mut refuse = |field: &str, shown: &str, detail: String| {
         let path = format!("{at}.{field}[{key}]");
         causes.push(common::invalid(&path, &go_dump(shown), &detail));
     };
-    let greater = |a: &str, b: &str| parse(a) > parse(b);
-    if let (Some(lo), Some(hi)) = (min, max) {
-        if greater(lo, hi) {
-            refuse(
-                "min",
-                lo,
-                format!(
-                    "min value {} is greater than max value {}",
-                    show(lo),
-                    show(hi)
-                ),
-            );
-        }
-    }
-    if let (Some(req), Some(lo)) = (request, min) {
-        if greater(lo, req) {
+    for (big, big_words, small, small_words, field, shown) in ORDER {
+        let (Some(b), Some(s)) = (get(big), get(small)) else {
+            continue;
+        };
+        if parse(&b) > parse(&s) {
             let detail = format!(
-                "min value {} is greater than default request value {}",
-                show(lo),
-                show(req)
+                "{big_words} {} is greater than {small_words} {}",
+                show(&b),
+                show(&s)
             );
-            refuse("defaultRequest", req, detail);
+            let value = if shown == big { &b } else { &s };
+            refuse(field, value, detail);
         }
     }
-    if let (Some(req), Some(hi)) = (request, max) {
-        if greater(req, hi) {
-            let detail = format!(
-                "default request value {} is greater than max value {}",
-                show(req),
-                show(hi)
-            );
-            refuse("defaultRequest", req, detail);
-        }
-    }
-    if let (Some(req), Some(def)) = (request, default) {
-        if greater(req, def) {
-            let detail = format!(
-                "default request value {} is greater than default limit value {}",
-                show(req),
-                show(def)
-            );
-            refuse("defaultRequest", req, detail);
-        }
-    }
-    if let (Some(def), Some(lo)) = (default, min) {
-        if greater(lo, def) {
-            refuse(
-                "default",
-                lo,
-                format!(
-                    "min value {} is greater than default value {}",
-                    show(lo),
-                    show(def)
-                ),
-            );
-        }
-    }
-    if let (Some(def), Some(hi)) = (default, max) {
-        if greater(def, hi) {
-            refuse(
-                "default",
-                hi,
-                format!(
-                    "default value {} is greater than max value {}",
-                    show(def),
-                    show(hi)
-                ),
-            );
-        }
-    }
-    if let Some(r) = ratio {
-        if parse(r) < capstan_quota::Quantity::from_units(1) {
+    if let Some(r) = get("maxLimitRequestRatio") {
+        if parse(&r) < capstan_quota::Quantity::from_units(1) {
             refuse(
                 "maxLimitRequestRatio",
-                r,
-                format!("ratio {} is less than 1", show(r)),
+                &r,
+                format!("ratio {} is less than 1", show(&r)),
             );
         }
     }
