@@ -61,13 +61,17 @@ fn repeated_key_under(
     bytes: &[u8],
     strict: &dyn Fn(&str) -> String,
 ) -> ApiResult<Vec<String>> {
+    // Parsing the body again is only worth it when the answer can use it.
+    let validation = call.query.field_validation()?;
+    if validation == FieldValidation::Ignore {
+        return Ok(Vec::new());
+    }
     let Some(repeated) = crate::yaml::duplicate_key(bytes) else {
         return Ok(Vec::new());
     };
-    match call.query.field_validation()? {
+    match validation {
         FieldValidation::Strict => Err(ApiError::bad_request(strict(&repeated))),
-        FieldValidation::Warn => Ok(vec![repeated]),
-        FieldValidation::Ignore => Ok(Vec::new()),
+        _ => Ok(vec![repeated]),
     }
 }
 
@@ -432,7 +436,7 @@ async fn apply(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
             "error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  {repeated}"
         )
     };
-    repeated_key_under(call, &bytes, &strict)?;
+    cpu::heavy(|| repeated_key_under(call, &bytes, &strict))?;
     let mut applied =
         cpu::heavy(|| body::decode(&bytes, Some("application/yaml"), call.cat.schemas()))?;
     body::check_object(call.res, &mut applied, call.namespace())?;

@@ -19,8 +19,9 @@ pub struct WasmStrategy {
 
 /// The cause types of metav1.StatusCause the plugin may name.
 fn cause_type(t: &str) -> &'static str {
-    const KNOWN: [&str; 9] = [
+    const KNOWN: [&str; 10] = [
         "FieldValueRequired",
+        "FieldValueNotFound",
         "FieldValueInvalid",
         "FieldValueNotSupported",
         "FieldValueDuplicate",

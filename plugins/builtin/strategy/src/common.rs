@@ -35,6 +35,12 @@ pub fn required(field: &str, detail: &str) -> Cause {
     cause("FieldValueRequired", field, message)
 }
 
+/// `field.NotFound` for a string value.
+pub fn not_found(field: &str, value: &str) -> Cause {
+    let message = format!("Not found: {}", gofmt::quote(value));
+    cause("FieldValueNotFound", field, message)
+}
+
 /// `field.Forbidden`: "Forbidden: detail".
 pub fn forbidden(field: &str, detail: &str) -> Cause {
     let message = with_detail("Forbidden".to_string(), detail);

@@ -7,7 +7,6 @@ use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
 use crate::common::{self, text};
-use crate::gofmt;
 
 /// Where a container's extra checks go in kube's order.
 pub enum Stage {
@@ -111,12 +110,7 @@ fn mounts(mounts: &[Value], at: &str, volumes: &HashSet<String>, causes: &mut Ve
             causes.push(common::required(&format!("{path}.name"), ""));
         }
         if !volumes.contains(name) {
-            let message = format!("Not found: {}", gofmt::quote(name));
-            causes.push(Cause {
-                cause_type: "FieldValueNotFound".into(),
-                field: format!("{path}.name"),
-                message,
-            });
+            causes.push(common::not_found(&format!("{path}.name"), name));
         }
         let mount_path = text(mount, "mountPath");
         if mount_path.is_empty() {
