@@ -94,6 +94,12 @@ impl ResourceInfo {
         self.verbs.iter().any(|v| v == verb)
     }
 
+    /// Are its objects ever stored? Not a review's nor a TokenRequest's:
+    /// kube answers those from the decoded request.
+    pub fn is_stored(&self) -> bool {
+        self.has_verb("get")
+    }
+
     /// Are its objects served as stored? Not a custom resource's (stored in
     /// its CRD's storage version) nor a built-in's served at several versions.
     pub fn served_as_stored(&self) -> bool {

@@ -5,8 +5,9 @@
 use super::negotiate::respond;
 use super::{body, Call};
 use crate::auth::service_account::token_request::{
-    bound_target, new_jti, pod_node_name, BoundTarget, TokenRequestCall,
+    bound_target, new_jti, pod_node_name, BoundTarget, TokenRequestCall, DEFAULT_EXPIRATION_SECONDS,
 };
+use crate::catalogue::ResourceInfo;
 use crate::registry::Registry;
 use crate::status::{ApiError, ApiResult};
 use axum::body::Body;
@@ -58,13 +59,45 @@ pub async fn create(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
         now: chrono::Utc::now(),
         jti: new_jti(),
     };
-    let (response, warnings) = issuer.key.issue(&token_call, &issuer.settings)?;
+    let (mut response, warnings) = issuer.key.issue(&token_call, &issuer.settings)?;
+    track(call, &request, &mut response);
     Ok(respond(
         StatusCode::CREATED,
         &response,
         call.output()?,
         &warnings,
     ))
+}
+
+/// The Update entry kube's create handler records (subresource `token`)
+/// for the fields of the request as decoded and defaulted, kept in the answer.
+fn track(call: &Call<'_>, request: &Value, response: &mut Value) {
+    let res = token_request_kind(call.res);
+    let mut defaulted = request.clone();
+    if let Some(spec) = defaulted.get_mut("spec").and_then(Value::as_object_mut) {
+        spec.entry("expirationSeconds")
+            .or_insert(DEFAULT_EXPIRATION_SECONDS.into());
+    }
+    let manager = call.field_manager();
+    let who = call.tracking(&manager);
+    let entries = crate::managed_fields::record(&res, None, &defaulted, &defaulted, &who);
+    let metadata = response.get_mut("metadata").and_then(Value::as_object_mut);
+    if let (Some(entries), Some(metadata)) = (entries, metadata) {
+        metadata.insert("managedFields".into(), entries);
+    }
+}
+
+/// The kind `serviceaccounts/token` accepts and returns, as a resource.
+fn token_request_kind(service_accounts: &ResourceInfo) -> ResourceInfo {
+    ResourceInfo {
+        group: "authentication.k8s.io".into(),
+        version: "v1".into(),
+        kind: "TokenRequest".into(),
+        schema_name: "io.k8s.api.authentication.v1.TokenRequest".into(),
+        verbs: vec!["create".into()],
+        custom: None,
+        ..service_accounts.clone()
+    }
 }
 
 fn is_pod(t: &BoundTarget) -> bool {

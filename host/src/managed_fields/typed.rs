@@ -15,9 +15,13 @@ use crate::catalogue::{conversion, go_encoding, ResourceInfo};
 /// `obj` (a written object, decoded and defaulted) as kube compares it.
 pub fn written(res: &ResourceInfo, obj: &Value) -> Value {
     let mut typed = obj.clone();
-    if res.custom.is_none() {
-        go_encoding::encode_as(&res.schema_name, &mut typed);
-        conversion::add_versioned_annotations(res, &mut typed);
+    match (&res.custom, res.is_stored()) {
+        (Some(_), _) => {}
+        (None, false) => go_encoding::encode_decoded_as(&res.schema_name, &mut typed),
+        (None, true) => {
+            go_encoding::encode_as(&res.schema_name, &mut typed);
+            conversion::add_versioned_annotations(res, &mut typed);
+        }
     }
     typed
 }

@@ -115,7 +115,12 @@ fn push(out: &mut Vec<String>, line: String) {
 /// A value clipped to a readable length.
 fn short(v: &Value) -> String {
     let text = v.to_string();
-    match text.char_indices().nth(160) {
+    match text.char_indices().nth(
+        std::env::var("GOLDEN_WIDTH")
+            .ok()
+            .and_then(|w| w.parse().ok())
+            .unwrap_or(160),
+    ) {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text,
     }

@@ -54,9 +54,7 @@ impl Setup {
             let mut delete = Request::get(path);
             delete.method = "DELETE".into();
             server.send(&delete);
-            if !path.starts_with("/api/v1/namespaces/") {
-                wait_gone(server, path);
-            }
+            wait_gone(server, path);
         }
     }
 

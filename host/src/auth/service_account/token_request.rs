@@ -21,7 +21,7 @@ const MIN_EXPIRATION_SECONDS: i64 = 10 * 60;
 /// The largest expiration validation accepts (2^32 seconds).
 const MAX_EXPIRATION_SECONDS: i64 = 1 << 32;
 /// The v1 default of `spec.expirationSeconds` (SetDefaults_TokenRequestSpec).
-const DEFAULT_EXPIRATION_SECONDS: i64 = 60 * 60;
+pub const DEFAULT_EXPIRATION_SECONDS: i64 = 60 * 60;
 /// `serviceaccount.WarnOnlyBoundTokenExpirationSeconds`: kubelet's request
 /// that gets a long-lived token which only warns after an hour.
 const WARN_ONLY_EXPIRATION_SECONDS: i64 = 60 * 60 + 7;
@@ -513,6 +513,9 @@ fn response(call: &TokenRequestCall, sa: &Value, body: &Body, expiration: i64) -
             .map(|(k, v)| (k.to_string(), json!(v)))
             .collect();
         spec["boundObjectRef"] = Value::Object(reference);
+    } else {
+        // A nil pointer without omitempty, as Go encodes it.
+        spec["boundObjectRef"] = Value::Null;
     }
     json!({
         "kind": "TokenRequest",

@@ -45,6 +45,16 @@ pub fn encode(res: &ResourceInfo, obj: &mut Value) {
 /// Rewrites `obj` as the Go struct named by the OpenAPI component
 /// `component` (`io.k8s.api.core.v1.Pod`) encodes; unknown names change nothing.
 pub fn encode_as(component: &str, obj: &mut Value) {
+    encode_with(component, obj, false);
+}
+
+/// [`encode_as`] for an object kube never stores (a review, a
+/// TokenRequest): as decoded from JSON, its empty slices and maps not nil.
+pub fn encode_decoded_as(component: &str, obj: &mut Value) {
+    encode_with(component, obj, true);
+}
+
+fn encode_with(component: &str, obj: &mut Value, decoded: bool) {
     let types = table::types();
     let Some(index) = types.lookup(component) else {
         return;
@@ -54,6 +64,7 @@ pub fn encode_as(component: &str, obj: &mut Value) {
         round_milli: ROUNDED_RESOURCE_LISTS
             .iter()
             .any(|p| component.starts_with(p)),
+        decoded,
     };
     let taken = obj.take();
     *obj = encoder.value(&table::Ty::Struct(index), taken);

@@ -5,7 +5,8 @@
 //!   nil pointers, slices and maps (never a struct, nor a pointer to a zero
 //!   value);
 //! - an empty slice or map is nil once stored as protobuf, so it is
-//!   dropped with `omitempty` and written `null` without;
+//!   dropped with `omitempty` and written `null` without (an object never
+//!   stored, decoded from JSON, keeps it: `[]`, `{}`);
 //! - map keys sorted (Go sorts them); a `null` element of a slice or map of
 //!   non-pointers is the element's zero value;
 //! - quantities, times and `[]byte` in their Go form (`scalars.rs`).
@@ -21,6 +22,9 @@ pub(super) struct Encoder<'a> {
     pub types: &'a GoTypes,
     /// core/v1's `SetDefaults_ResourceList` applies to this object.
     pub round_milli: bool,
+    /// The object is as decoded from JSON, never stored: empty slices and
+    /// maps stay empty rather than nil.
+    pub decoded: bool,
 }
 
 impl Encoder<'_> {
@@ -46,7 +50,7 @@ impl Encoder<'_> {
 
     fn slice(&self, inner: &Ty, v: Value) -> Value {
         match v {
-            Value::Array(items) if items.is_empty() => Value::Null,
+            Value::Array(items) if items.is_empty() && !self.decoded => Value::Null,
             Value::Array(items) => items
                 .into_iter()
                 .map(|item| self.value(inner, item))
@@ -58,7 +62,7 @@ impl Encoder<'_> {
     /// A map with its values encoded and its keys sorted.
     fn map(&self, v: Value, encode: impl Fn(Value) -> Value) -> Value {
         match v {
-            Value::Object(entries) if entries.is_empty() => Value::Null,
+            Value::Object(entries) if entries.is_empty() && !self.decoded => Value::Null,
             Value::Object(entries) => {
                 let mut sorted: Vec<(String, Value)> = entries.into_iter().collect();
                 sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));

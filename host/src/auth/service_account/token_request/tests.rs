@@ -90,7 +90,7 @@ fn an_empty_request_gets_kubes_defaults() {
         json!({"kind": "TokenRequest", "apiVersion": "authentication.k8s.io/v1",
             "metadata": {"name": "builder", "namespace": "ci", "uid": SA_UID,
                          "creationTimestamp": "2024-05-01T10:00:00Z"},
-            "spec": {"audiences": ["https://issuer", "api"], "expirationSeconds": 3600},
+            "spec": {"audiences": ["https://issuer", "api"], "expirationSeconds": 3600, "boundObjectRef": null},
             "status": {"token": "", "expirationTimestamp": "2024-05-01T11:00:00Z"}})
     );
     assert!(t.warnings.is_empty());
