@@ -28,6 +28,36 @@ pub enum Command {
     /// Build, inspect and test policy bundles (OCI artifacts of admission policies).
     #[command(subcommand)]
     Policy(crate::policy_cli::PolicyCommand),
+    /// Nodes without kubelets, for clusters and tests with no machines behind them.
+    #[command(subcommand)]
+    Nodes(NodesCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum NodesCommand {
+    /// Register Nodes that report Ready, renew their Leases and run the Pods
+    /// bound to them (as kwok does), against any API server, until stopped.
+    Simulate(SimulateArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct SimulateArgs {
+    /// The kubeconfig of the API server (its current context is used).
+    #[arg(long)]
+    pub kubeconfig: PathBuf,
+    /// A context of the kubeconfig to use instead of its current one.
+    #[arg(long)]
+    pub context: Option<String>,
+    /// How many Nodes to register.
+    #[arg(long, default_value_t = 1)]
+    pub count: u32,
+    /// The Nodes' names: this prefix and their index from 0.
+    #[arg(long = "name-prefix", default_value = "capstan-node-")]
+    pub name_prefix: String,
+    /// How long a Pod whose restartPolicy is not Always runs before it
+    /// Succeeds (e.g. 2s, 500ms).
+    #[arg(long = "pod-run-for", default_value = "1s", value_parser = parse_duration)]
+    pub pod_run_for: Duration,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -160,6 +190,14 @@ pub struct ServeArgs {
     /// address); repeat or separate with commas.
     #[arg(long = "tls-san", value_delimiter = ',')]
     pub tls_san: Vec<String>,
+    /// Which of Capstan's controllers that do kube-controller-manager's work
+    /// run, in its syntax: `*` all, `name` one, `-name` not that one (its
+    /// names or aliases: namespace, serviceaccount, root-ca-cert-publisher,
+    /// csrsigning, clusterrole-aggregation, resourcequota, pvc-protection,
+    /// pv-protection, garbagecollector). Whatever is selected stands down
+    /// while a kube-controller-manager holds its leader Lease.
+    #[arg(long = "controllers", value_delimiter = ',', default_value = "*")]
+    pub controllers: Vec<String>,
     /// On etcd, how long a replica waits for the controllers' leader to
     /// renew its Lease before taking over (e.g. 15s, 500ms).
     #[arg(long = "leader-elect-lease-duration", default_value = "15s", value_parser = parse_duration)]

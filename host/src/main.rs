@@ -1,6 +1,6 @@
 //! The `capstan` binary.
 
-use capstan::cli::{Cli, Command, PluginCommand};
+use capstan::cli::{Cli, Command, NodesCommand, PluginCommand};
 use clap::Parser;
 
 fn main() -> anyhow::Result<()> {
@@ -34,6 +34,9 @@ fn main() -> anyhow::Result<()> {
         Command::Plugin(PluginCommand::Componentize(args)) => {
             eprintln!("{}", capstan::plugin_componentize::run(&args)?);
             Ok(())
+        }
+        Command::Nodes(NodesCommand::Simulate(args)) => {
+            runtime.block_on(capstan::simulated_nodes::run(args))
         }
         Command::Policy(command) => {
             runtime.block_on(capstan::policy_cli::run(command, &mut std::io::stdout()))

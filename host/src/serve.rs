@@ -197,6 +197,8 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     state.on_etcd = !args.etcd_servers.is_empty();
     state.policies = policies.clone();
     state.policy_audit_interval = args.policy_audit_interval;
+    state.controllers = controllers::selection::Selection::parse(&args.controllers)
+        .map_err(|e| anyhow::anyhow!("--controllers: {e}"))?;
     let state = Arc::new(state);
     crate::crd::served::spawn(
         state.storage.clone(),

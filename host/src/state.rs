@@ -50,6 +50,8 @@ pub struct AppState {
     pub policies: Arc<crate::policy_bundles::PolicySet>,
     /// How often the background audit scans (`--policy-audit-interval`).
     pub policy_audit_interval: std::time::Duration,
+    /// Which controllers doing kube-controller-manager's work run (`--controllers`).
+    pub controllers: crate::controllers::selection::Selection,
 }
 
 impl AppState {
@@ -87,6 +89,7 @@ impl AppState {
             conversion: Arc::default(),
             policies: Arc::default(),
             policy_audit_interval: std::time::Duration::from_secs(300),
+            controllers: Default::default(),
         }
     }
 

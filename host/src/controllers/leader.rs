@@ -56,11 +56,33 @@ pub struct Election {
     leading: watch::Sender<bool>,
 }
 
-/// The Lease as last seen, and when this replica saw it change.
+/// A Lease as last seen, and when this replica saw it change: whether its
+/// holder still holds it is timed by this replica's own clock.
 #[derive(Default)]
-struct Observed {
+pub(super) struct Observed {
     resource_version: String,
     at: Option<Instant>,
+}
+
+impl Observed {
+    /// Notes the Lease read now.
+    pub(super) fn see(&mut self, lease: &Value) {
+        let rv = meta::resource_version(lease).unwrap_or_default();
+        if rv != self.resource_version || self.at.is_none() {
+            self.resource_version = rv.to_string();
+            self.at = Some(Instant::now());
+        }
+    }
+
+    /// Whether the holder has not renewed for a lease duration (its own
+    /// `leaseDurationSeconds`, else `default`), as seen here.
+    pub(super) fn expired(&self, spec: &Value, default: Duration) -> bool {
+        let duration = spec["leaseDurationSeconds"]
+            .as_u64()
+            .map(Duration::from_secs)
+            .unwrap_or(default);
+        self.at.is_some_and(|at| at.elapsed() > duration)
+    }
 }
 
 impl Election {
@@ -139,29 +161,18 @@ impl Election {
             Err(e) if e.code == 404 => return self.create(res).await,
             Err(e) => return Err(e),
         };
+        observed.see(&current);
         let rv = meta::resource_version(&current)
             .unwrap_or_default()
             .to_string();
-        if rv != observed.resource_version || observed.at.is_none() {
-            observed.resource_version = rv.clone();
-            observed.at = Some(Instant::now());
-        }
         let spec = current.get("spec").cloned().unwrap_or(json!({}));
         let holder = spec["holderIdentity"].as_str().unwrap_or_default();
-        if holder != self.identity && !holder.is_empty() && !self.expired(&spec, observed) {
+        let expired = observed.expired(&spec, self.timing.lease_duration);
+        if holder != self.identity && !holder.is_empty() && !expired {
             return Ok(false);
         }
         let renewed = self.renewed_spec(&spec, holder == self.identity);
         self.write(res, rv, renewed).await
-    }
-
-    /// Whether the holder has not renewed for a lease duration, as seen here.
-    fn expired(&self, spec: &Value, observed: &Observed) -> bool {
-        let duration = spec["leaseDurationSeconds"]
-            .as_u64()
-            .map(Duration::from_secs)
-            .unwrap_or(self.timing.lease_duration);
-        observed.at.is_some_and(|at| at.elapsed() > duration)
     }
 
     fn renewed_spec(&self, spec: &Value, holding: bool) -> Value {
@@ -260,27 +271,37 @@ impl Election {
     }
 }
 
-/// Runs the controllers while `leading` is true.
-async fn supervise(
-    mut leading: watch::Receiver<bool>,
+/// Runs what `start` spawns while `run` is true; its tasks are aborted
+/// when `run` turns false, and when this supervisor itself is aborted.
+pub(super) async fn supervise(
+    mut run: watch::Receiver<bool>,
     state: Arc<AppState>,
-    start: fn(Arc<AppState>) -> Vec<JoinHandle<()>>,
+    start: impl Fn(Arc<AppState>) -> Vec<JoinHandle<()>>,
 ) {
-    let mut running: Vec<JoinHandle<()>> = Vec::new();
+    let mut running = AbortOnDrop(Vec::new());
     loop {
-        let lead = *leading.borrow_and_update();
-        if lead && running.is_empty() {
-            running = start(state.clone());
-        } else if !lead {
-            running.drain(..).for_each(|task| task.abort());
+        let on = *run.borrow_and_update();
+        if on && running.0.is_empty() {
+            running.0 = start(state.clone());
+        } else if !on {
+            running.0.drain(..).for_each(|task| task.abort());
         }
-        if leading.changed().await.is_err() {
+        if run.changed().await.is_err() {
             return;
         }
     }
 }
 
-fn leases(state: &AppState) -> ApiResult<&ResourceInfo> {
+/// Tasks that end with their owner (a JoinHandle dropped only detaches).
+struct AbortOnDrop(Vec<JoinHandle<()>>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.iter().for_each(JoinHandle::abort);
+    }
+}
+
+pub(super) fn leases(state: &AppState) -> ApiResult<&ResourceInfo> {
     state
         .catalogue
         .builtin()

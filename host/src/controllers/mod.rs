@@ -5,6 +5,7 @@ pub mod apply;
 pub mod bootstrap;
 pub mod crd_names;
 pub mod csr_signer;
+pub mod defer_to_kcm;
 pub mod flowcontrol;
 pub mod garbage_collector;
 pub mod leader;
@@ -13,6 +14,7 @@ pub mod namespace;
 pub mod rbac;
 pub mod resource_quota;
 pub mod root_ca;
+pub mod selection;
 pub mod service_account;
 pub mod storage_protection;
 
@@ -53,23 +55,54 @@ pub fn as_controller_manager(state: &AppState) -> WriteOptions<'_> {
 }
 
 /// Starts the controllers that keep running (in the leader only, when
-/// replicas elect one); returns their tasks.
+/// replicas elect one); returns their tasks. Those kube-apiserver runs
+/// itself always run; those doing kube-controller-manager's work run as
+/// `--controllers` selects them, and only while no kube-controller-manager
+/// leads (`defer_to_kcm`).
 pub fn spawn_all(state: Arc<AppState>) -> Vec<JoinHandle<()>> {
-    vec![
-        namespace::spawn_sweeper(state.clone(), Duration::from_secs(2)),
-        service_account::spawn(state.clone()),
-        root_ca::spawn(state.clone()),
-        csr_signer::spawn(state.clone()),
+    let mut tasks = vec![
         crd_names::spawn(state.clone()),
         crate::crd::cleanup::spawn(state.clone()),
         crate::crd::api_services::spawn(state.clone()),
-        rbac::spawn_aggregation(state.clone()),
         flowcontrol::dangling::spawn(state.clone()),
-        resource_quota::spawn(state.clone()),
-        storage_protection::spawn(state.clone()),
         crate::policy_reports::audit::spawn(state.clone()),
-        garbage_collector::spawn(state),
-    ]
+    ];
+    tasks.extend(defer_to_kcm::spawn(state, spawn_selected));
+    tasks
+}
+
+/// kube-controller-manager's work, as `--controllers` selects it.
+fn spawn_selected(state: Arc<AppState>) -> Vec<JoinHandle<()>> {
+    let on = |name: &str| state.controllers.is_enabled(name);
+    let protect = storage_protection::Protect {
+        claims: on("persistentvolumeclaim-protection-controller"),
+        volumes: on("persistentvolume-protection-controller"),
+    };
+    let mut tasks = Vec::new();
+    let mut start = |name: &str, spawn: fn(Arc<AppState>) -> JoinHandle<()>| {
+        if on(name) {
+            tasks.push(spawn(state.clone()));
+        }
+    };
+    start("namespace-controller", |s| {
+        namespace::spawn_sweeper(s, Duration::from_secs(2))
+    });
+    start("serviceaccount-controller", service_account::spawn);
+    start("root-ca-certificate-publisher-controller", root_ca::spawn);
+    start(
+        "certificatesigningrequest-signing-controller",
+        csr_signer::spawn,
+    );
+    start(
+        "clusterrole-aggregation-controller",
+        rbac::spawn_aggregation,
+    );
+    start("resourcequota-controller", resource_quota::spawn);
+    start("garbage-collector-controller", garbage_collector::spawn);
+    if protect.claims || protect.volumes {
+        tasks.push(storage_protection::spawn(state.clone(), protect));
+    }
+    tasks
 }
 
 /// How a controller starts: every object under `prefix` now, and a watch of

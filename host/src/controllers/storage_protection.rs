@@ -43,10 +43,27 @@ impl Kind {
 type Pending = BTreeMap<String, (Kind, Value)>;
 
 /// Runs until the server stops; restarts after errors.
-pub fn spawn(state: Arc<AppState>) -> JoinHandle<()> {
+/// The protection of claims (pvc-protection) and of volumes (pv-protection),
+/// each selected on its own as in kube-controller-manager.
+#[derive(Clone, Copy, Debug)]
+pub struct Protect {
+    pub claims: bool,
+    pub volumes: bool,
+}
+
+impl Protect {
+    fn covers(self, kind: Kind) -> bool {
+        match kind {
+            Kind::Claim => self.claims,
+            Kind::Volume => self.volumes,
+        }
+    }
+}
+
+pub fn spawn(state: Arc<AppState>, protect: Protect) -> JoinHandle<()> {
     tokio::spawn(async move {
         loop {
-            if let Err(e) = run(&state).await {
+            if let Err(e) = run(&state, protect).await {
                 tracing::warn!(error = %e, "storage protection controller restarting");
             }
             tokio::time::sleep(Duration::from_secs(1)).await;
@@ -63,23 +80,22 @@ fn resource(state: &AppState, plural: &str) -> ApiResult<ResourceInfo> {
         .ok_or_else(|| ApiError::internal(format!("{plural} are not served")))
 }
 
-async fn run(state: &AppState) -> ApiResult<()> {
+async fn run(state: &AppState, protect: Protect) -> ApiResult<()> {
     let claims = keys::prefix(&resource(state, "persistentvolumeclaims")?, None);
     let volumes = keys::prefix(&resource(state, "persistentvolumes")?, None);
     let (claim_kvs, mut claim_events) = super::list_and_watch(state, &claims).await?;
     let (volume_kvs, mut volume_events) = super::list_and_watch(state, &volumes).await?;
     let mut pending = Pending::new();
-    for kv in &claim_kvs {
-        note(&mut pending, Kind::Claim, kv)?;
-    }
-    for kv in &volume_kvs {
-        note(&mut pending, Kind::Volume, kv)?;
+    let kvs = (claim_kvs.iter().map(|kv| (Kind::Claim, kv)))
+        .chain(volume_kvs.iter().map(|kv| (Kind::Volume, kv)));
+    for (kind, kv) in kvs.filter(|(kind, _)| protect.covers(*kind)) {
+        note(&mut pending, kind, kv)?;
     }
     let mut recheck = tokio::time::interval(RECHECK);
     loop {
         tokio::select! {
-            ev = claim_events.next() => changed(&mut pending, Kind::Claim, ev)?,
-            ev = volume_events.next() => changed(&mut pending, Kind::Volume, ev)?,
+            ev = claim_events.next(), if protect.claims => changed(&mut pending, Kind::Claim, ev)?,
+            ev = volume_events.next(), if protect.volumes => changed(&mut pending, Kind::Volume, ev)?,
             _ = recheck.tick() => attend(state, &mut pending).await?,
         }
     }

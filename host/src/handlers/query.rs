@@ -94,6 +94,99 @@ impl Query {
         ApiError::invalid("meta.k8s.io", self.options_kind, "", vec![cause])
     }
 
+    /// ListOptions as kube's `ValidateListOptions` checks them, for a list
+    /// or (`watch`) a watch: kube's 422 naming `ListOptions.meta.k8s.io`.
+    pub fn check_list_options(&self, watch: bool) -> ApiResult<()> {
+        let causes = if watch {
+            self.watch_option_causes()
+        } else {
+            self.list_option_causes()
+        };
+        if causes.is_empty() {
+            return Ok(());
+        }
+        Err(ApiError::invalid("meta.k8s.io", "ListOptions", "", causes))
+    }
+
+    fn list_option_causes(&self) -> Vec<Cause> {
+        let mut causes = Vec::new();
+        let field = "resourceVersionMatch";
+        if let Some(m) = self.get(field) {
+            let rv = self.get("resourceVersion");
+            if rv.is_none() {
+                causes.push(Cause::forbidden(
+                    field,
+                    "resourceVersionMatch is forbidden unless resourceVersion is provided",
+                ));
+            }
+            if self.get("continue").is_some() {
+                causes.push(Cause::forbidden(
+                    field,
+                    "resourceVersionMatch is forbidden when continue is provided",
+                ));
+            }
+            if !matches!(m, "Exact" | "NotOlderThan") {
+                causes.push(Cause::not_supported(
+                    field,
+                    m,
+                    &["Exact", "NotOlderThan", ""],
+                ));
+            }
+            if m == "Exact" && rv == Some("0") {
+                causes.push(Cause::forbidden(
+                    field,
+                    "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
+                ));
+            }
+        }
+        if self.get("sendInitialEvents").is_some() {
+            causes.push(Cause::forbidden(
+                "sendInitialEvents",
+                "sendInitialEvents is forbidden for list",
+            ));
+        }
+        causes
+    }
+
+    fn watch_option_causes(&self) -> Vec<Cause> {
+        let mut causes = Vec::new();
+        let field = "resourceVersionMatch";
+        let m = self.get(field);
+        if self.get("sendInitialEvents").is_some() && m != Some("NotOlderThan") {
+            causes.push(Cause::forbidden(
+                field,
+                "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+            ));
+        }
+        if let Some(m) = m {
+            if self.get("sendInitialEvents").is_none() {
+                causes.push(Cause::forbidden(field, "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"));
+            }
+            if m != "NotOlderThan" {
+                causes.push(Cause::not_supported(field, m, &["NotOlderThan"]));
+            }
+            if self.get("continue").is_some() {
+                causes.push(Cause::forbidden(
+                    field,
+                    "resourceVersionMatch is forbidden when continue is provided",
+                ));
+            }
+        }
+        causes
+    }
+
+    /// `sendInitialEvents` as Go's strconv.ParseBool reads it; None when absent.
+    pub fn send_initial_events(&self) -> ApiResult<Option<bool>> {
+        match self.get("sendInitialEvents") {
+            None => Ok(None),
+            Some("1" | "t" | "T" | "true" | "TRUE" | "True") => Ok(Some(true)),
+            Some("0" | "f" | "F" | "false" | "FALSE" | "False") => Ok(Some(false)),
+            Some(v) => Err(ApiError::bad_request(format!(
+                "strconv.ParseBool: parsing {v:?}: invalid syntax"
+            ))),
+        }
+    }
+
     /// `fieldManager`: at most 128 printable characters.
     pub fn check_field_manager(&self) -> ApiResult<()> {
         match self.get("fieldManager") {
@@ -113,4 +206,58 @@ pub enum FieldValidation {
     Ignore,
     Warn,
     Strict,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn causes(query: &str, watch: bool) -> Vec<String> {
+        let q = Query::parse(Some(query), &http::Method::GET);
+        match q.check_list_options(watch) {
+            Ok(()) => Vec::new(),
+            Err(e) => {
+                let status = e.to_status();
+                assert_eq!(status["code"], 422);
+                let causes = status["details"]["causes"].as_array().cloned();
+                let text = |c: &serde_json::Value| format!("{}: {}", c["field"], c["message"]);
+                causes.unwrap_or_default().iter().map(text).collect()
+            }
+        }
+    }
+
+    #[test]
+    fn a_streaming_list_needs_not_older_than_and_a_watch() {
+        let streaming = "sendInitialEvents=true&resourceVersionMatch=NotOlderThan";
+        assert!(causes(streaming, true).is_empty());
+        assert_eq!(
+            causes("sendInitialEvents=true", true),
+            ["\"resourceVersionMatch\": \"Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan\""]
+        );
+        assert_eq!(
+            causes("sendInitialEvents=true", false),
+            ["\"sendInitialEvents\": \"Forbidden: sendInitialEvents is forbidden for list\""]
+        );
+        let without = causes("resourceVersionMatch=NotOlderThan", true);
+        assert!(
+            without[0].contains("forbidden for watch unless sendInitialEvents"),
+            "{without:?}"
+        );
+    }
+
+    #[test]
+    fn a_list_match_needs_a_resource_version_and_a_known_value() {
+        assert!(causes("resourceVersion=5&resourceVersionMatch=Exact", false).is_empty());
+        let bad = causes("resourceVersionMatch=Sometimes", false);
+        assert_eq!(bad.len(), 2, "{bad:?}");
+        assert!(
+            bad[1].contains("Unsupported value: \\\"Sometimes\\\""),
+            "{bad:?}"
+        );
+        let zero = causes("resourceVersion=0&resourceVersionMatch=Exact", false);
+        assert!(
+            zero[0].contains("forbidden for resourceVersion"),
+            "{zero:?}"
+        );
+    }
 }

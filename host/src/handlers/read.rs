@@ -114,6 +114,7 @@ impl Filter {
 
 pub async fn list(call: &Call<'_>) -> ApiResult<Response> {
     let output = call.output()?;
+    call.query.check_list_options(false)?;
     if output == Output::Json && call.res.served_as_stored() {
         return list_served(call).await;
     }
@@ -196,14 +197,10 @@ impl<'c> PageRequest<'c> {
         let filter = Filter::from_call(call)?;
         wait_until_fresh(call).await?;
         let limit = call.query.int("limit")?.filter(|l| *l > 0);
+        // check_list_options has refused any other value.
         let exact = match call.query.get("resourceVersionMatch") {
             Some("Exact") => Some(parse_rv(call.query.get("resourceVersion"))?),
-            Some("NotOlderThan") | None => None,
-            Some(other) => {
-                return Err(ApiError::bad_request(format!(
-                    "resourceVersionMatch: Unsupported value: {other:?}: supported values: \"Exact\", \"NotOlderThan\""
-                )))
-            }
+            _ => None,
         };
         Ok(PageRequest {
             filter,

@@ -91,6 +91,11 @@ impl Encoder {
             md["annotations"] = json!({"k8s.io/initial-events-end": "true"});
         }
         let obj = json!({"kind": self.kind, "apiVersion": self.api_version, "metadata": md});
+        let obj = match self.output {
+            // A metadata watcher decodes every event as PartialObjectMetadata.
+            Output::PartialMetadata => super::negotiate::partial_metadata(&obj),
+            _ => obj,
+        };
         encode_line("BOOKMARK", &obj).unwrap_or_default()
     }
 }
@@ -101,6 +106,7 @@ fn error_line(e: &ApiError) -> Bytes {
 
 pub async fn watch(call: &Call<'_>) -> ApiResult<Response> {
     let output = call.output()?;
+    call.query.check_list_options(true)?;
     let filter = Filter::from_call(call)?;
     let timeout = call
         .query
@@ -109,7 +115,7 @@ pub async fn watch(call: &Call<'_>) -> ApiResult<Response> {
         .map(|t| Duration::from_secs(t as u64));
     let bookmarks = call.query.flag("allowWatchBookmarks");
     let rv = call.query.get("resourceVersion").filter(|rv| *rv != "0");
-    let send_initial = call.query.get("sendInitialEvents").map(|v| v == "true");
+    let send_initial = call.query.send_initial_events()?;
     let enc = Encoder {
         output,
         res: call.res.clone(),
@@ -119,8 +125,10 @@ pub async fn watch(call: &Call<'_>) -> ApiResult<Response> {
         sent_columns: false,
     };
     let (tx, rx) = mpsc::channel::<Bytes>(64);
-    let (initial, start) = match rv {
-        Some(rv) if send_initial != Some(true) => (Vec::new(), super::read::parse_rv(Some(rv))?),
+    let (initial, start) = match (rv, send_initial) {
+        (Some(rv), None | Some(false)) => (Vec::new(), super::read::parse_rv(Some(rv))?),
+        // sendInitialEvents=false without a revision: from now, no initial events.
+        (None, Some(false)) => (Vec::new(), current_revision(call).await?),
         _ => {
             let page = list_page(call).await?;
             (page.items, page.revision)
@@ -165,6 +173,11 @@ pub async fn watch(call: &Call<'_>) -> ApiResult<Response> {
         http::HeaderValue::from_static("application/json"),
     );
     Ok(resp)
+}
+
+async fn current_revision(call: &Call<'_>) -> ApiResult<i64> {
+    let rev = call.state.storage.current_revision().await;
+    rev.map_err(|e| crate::registry::storage_error(call.res, "", e))
 }
 
 /// Moves storage events to one watcher until it leaves, times out or falls behind.

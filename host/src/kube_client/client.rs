@@ -20,7 +20,7 @@ use tokio_rustls::TlsConnector;
 
 /// Longest wait for a complete response (or, for a stream, its headers).
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
-const USER_AGENT: &str = "capstan-bench/0.1";
+const USER_AGENT: &str = concat!("capstan/", env!("CARGO_PKG_VERSION"));
 
 type Body = Full<Bytes>;
 
@@ -325,7 +325,9 @@ async fn read_reply(resp: Response<Incoming>) -> Result<Reply> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::testing::{full, kubeconfig_for, serve_tls, test_pki, Handler, TestPki};
+    use crate::kube_client::testing::{
+        full, kubeconfig_for, serve_tls, test_pki, Handler, TestPki,
+    };
 
     /// Answers every request with "<version> <path> <has-client-cert>".
     async fn serve(pki: &TestPki, alpn: Vec<Vec<u8>>) -> u16 {

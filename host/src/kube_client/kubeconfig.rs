@@ -1,4 +1,4 @@
-//! Kubeconfig reading for the benchmark: picks the current (or a named) context, then
+//! Kubeconfig reading for Capstan's own clients: picks the current (or a named) context, then
 //! resolves its cluster and user into the bytes the TLS client needs. Inline `*-data`
 //! fields win over file references; relative file paths are resolved against the
 //! kubeconfig's own directory, as kubectl does.
@@ -8,7 +8,7 @@ use base64::Engine;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
-/// Everything the benchmark needs to reach and authenticate to one API server.
+/// Everything a client needs to reach and authenticate to one API server.
 #[derive(Debug, Clone)]
 pub struct Kubeconfig {
     pub server: url::Url,
@@ -98,7 +98,7 @@ pub fn load(path: &Path, context: Option<&str>) -> Result<Kubeconfig> {
 
 /// Resolves kubeconfig `text`; relative file references are taken from `base_dir`.
 pub fn parse(text: &str, base_dir: &Path, context: Option<&str>) -> Result<Kubeconfig> {
-    let raw: RawConfig = capstan::yaml::config_from_str(text)
+    let raw: RawConfig = crate::yaml::config_from_str(text)
         .map_err(anyhow::Error::msg)
         .context("parsing YAML")?;
     let ctx = pick_context(&raw, context)?;

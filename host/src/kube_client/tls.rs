@@ -116,7 +116,7 @@ impl ServerCertVerifier for AcceptAnyServerCert {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::testing::{kubeconfig_for, test_pki};
+    use crate::kube_client::testing::{kubeconfig_for, test_pki};
 
     #[test]
     fn builds_config_with_client_certificate_and_h2_alpn() {

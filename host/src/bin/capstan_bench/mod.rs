@@ -3,14 +3,14 @@
 //! ConfigMaps and/or a custom resource of the same size (side by side, with ratios),
 //! and optionally measures a server binary's startup time.
 
-pub mod client;
+pub use capstan::kube_client::client;
 pub mod custom;
 #[cfg(test)]
 mod fake_api;
 pub mod heavy;
 pub mod hostile_cel;
 pub mod kinds;
-pub mod kubeconfig;
+pub use capstan::kube_client::kubeconfig;
 pub mod memory;
 pub mod phases;
 pub mod report;
@@ -19,8 +19,9 @@ pub mod startup;
 pub mod stats;
 pub mod swap;
 #[cfg(test)]
+#[path = "../../kube_client/testing.rs"]
+#[allow(dead_code)] // the library's client tests use the rest
 mod testing;
-pub mod tls;
 pub mod watch;
 
 use anyhow::{Context, Result};
