@@ -106,6 +106,30 @@ pub fn parse(method: &Method, path: &str, query: Option<&str>) -> Option<Resourc
     })
 }
 
+impl ResourceRequest {
+    /// The request as kube's RequestInfo gives it to the authorizers: a list
+    /// or watch whose field selector pins `metadata.name` names that object,
+    /// so a role limited to `resourceNames` may list and watch it.
+    pub fn for_authorization(&self, query: Option<&str>) -> std::borrow::Cow<'_, ResourceRequest> {
+        use std::borrow::Cow;
+        if self.name.is_some() || !matches!(self.verb, Verb::List | Verb::Watch) {
+            return Cow::Borrowed(self);
+        }
+        let selector = url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+            .find(|(k, _)| k == "fieldSelector")
+            .map(|(_, v)| v.into_owned());
+        let parsed = selector.and_then(|s| crate::selectors::field::parse_field_selector(&s).ok());
+        let name = parsed.as_ref().and_then(|f| f.exact_name());
+        match name.filter(|n| crate::registry::names::is_valid_path_segment(n)) {
+            Some(name) => Cow::Owned(ResourceRequest {
+                name: Some(name.to_string()),
+                ..self.clone()
+            }),
+            None => Cow::Borrowed(self),
+        }
+    }
+}
+
 fn verb_for(method: &Method, has_name: bool, watch: bool) -> Option<Verb> {
     Some(match *method {
         Method::GET | Method::HEAD if watch => Verb::Watch,
@@ -126,6 +150,27 @@ mod tests {
 
     fn get(path: &str, q: Option<&str>) -> ResourceRequest {
         parse(&Method::GET, path, q).unwrap()
+    }
+
+    #[test]
+    fn a_list_or_watch_pinning_a_name_is_authorized_as_that_name() {
+        let q = Some("fieldSelector=metadata.name%3Dextension-apiserver-authentication&watch=true");
+        let r = get("/api/v1/namespaces/kube-system/configmaps", q);
+        assert_eq!(r.verb, Verb::Watch);
+        let named = r.for_authorization(q);
+        assert_eq!(
+            named.name.as_deref(),
+            Some("extension-apiserver-authentication")
+        );
+        let other = Some("fieldSelector=metadata.name!%3Dx");
+        assert_eq!(r.for_authorization(other).name, None);
+        let bad = Some("fieldSelector=metadata.name%3D..");
+        assert_eq!(r.for_authorization(bad).name, None);
+        let get_one = get(
+            "/api/v1/namespaces/a/configmaps/b",
+            Some("fieldSelector=metadata.name%3Dc"),
+        );
+        assert_eq!(get_one.for_authorization(q).name.as_deref(), Some("b"));
     }
 
     #[test]

@@ -271,7 +271,9 @@ fn timeouts(args: &ServeArgs) -> Timeouts {
 
 /// Runs the built-in controllers: directly on the embedded store (one
 /// process), in the elected leader only on etcd, where replicas share it.
+/// Every replica watches for a kube-controller-manager that leads.
 fn start_controllers(args: &ServeArgs, state: &Arc<AppState>) -> Option<Arc<Election>> {
+    controllers::defer_to_kcm::spawn_observer(state.clone());
     if args.etcd_servers.is_empty() {
         controllers::spawn_all(state.clone());
         return None;

@@ -127,7 +127,8 @@ async fn admit_request(
     };
     let slot = state.inflight.admit(&kind, &user)?;
     if !is_public(path) {
-        let attrs = Attributes::of_request(user.clone(), req.method(), path, resource);
+        let named = resource.map(|r| r.for_authorization(req.uri().query()));
+        let attrs = Attributes::of_request(user.clone(), req.method(), path, named.as_deref());
         auth.authorizer.check(&attrs).await?;
     }
     req.extensions_mut().insert(user);

@@ -52,6 +52,9 @@ pub struct AppState {
     pub policy_audit_interval: std::time::Duration,
     /// Which controllers doing kube-controller-manager's work run (`--controllers`).
     pub controllers: crate::controllers::selection::Selection,
+    /// False while a kube-controller-manager leads, so that the selected
+    /// controllers stand down (`controllers::defer_to_kcm`, in every replica).
+    pub no_kcm_leads: tokio::sync::watch::Sender<bool>,
 }
 
 impl AppState {
@@ -90,7 +93,15 @@ impl AppState {
             policies: Arc::default(),
             policy_audit_interval: std::time::Duration::from_secs(300),
             controllers: Default::default(),
+            no_kcm_leads: tokio::sync::watch::channel(true).0,
         }
+    }
+
+    /// Whether Capstan's own controller `name` (kube-controller-manager's
+    /// name for it) does its work now: selected by `--controllers`, and no
+    /// kube-controller-manager leads.
+    pub fn runs_own_controller(&self, name: &str) -> bool {
+        self.controllers.is_enabled(name) && *self.no_kcm_leads.borrow()
     }
 
     /// The read-only view of the store that plugins get through their imports.

@@ -9,6 +9,7 @@ mod api_discovery;
 mod c_plugins;
 mod cluster_apis;
 mod connections;
+mod control_plane;
 mod core_validation;
 mod custom_resource_definitions;
 mod custom_resources;

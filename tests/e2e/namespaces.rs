@@ -84,3 +84,46 @@ fn namespace_finalize_changes_spec_finalizers_but_not_status() {
         stderr(&out)
     );
 }
+
+/// What kube-controller-manager's namespace controller does once a
+/// namespace's content is gone: `finalize` empties its spec.finalizers, and
+/// that update deletes the namespace (Capstan's own namespace controller
+/// switched off, as it is while a kube-controller-manager leads).
+#[test]
+fn emptying_a_terminating_namespaces_spec_finalizers_deletes_it() {
+    let s = Server::start_with(&["--controllers=*,-namespace"]);
+    s.ok(&["create", "namespace", "team"]);
+    s.ok(&["create", "configmap", "kept", "-n", "team"]);
+    s.ok(&["delete", "namespace", "team", "--wait=false"]);
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let mut ns = s.json(&["get", "namespace", "team"]);
+    assert_eq!(ns["status"]["phase"], "Terminating");
+    assert_eq!(
+        ns["spec"]["finalizers"],
+        json!(["kubernetes"]),
+        "nothing finalized it"
+    );
+    s.ok(&["get", "configmap", "kept", "-n", "team"]);
+    ns["spec"]["finalizers"] = json!([]);
+    let (code, out) = finalize(&s, &ns);
+    assert_eq!(code, 200, "{out}");
+    let gone = s.kubectl(&["get", "namespace", "team"]);
+    assert!(!gone.status.success(), "the namespace is still there");
+}
+
+/// kube's NamespaceLifecycle admits before ServiceAccount: a pod created in
+/// a terminating namespace (whose `default` ServiceAccount is already gone)
+/// is refused for the namespace, as controllers then log it.
+#[test]
+fn a_pod_in_a_terminating_namespace_is_refused_for_the_namespace() {
+    let s = Server::start();
+    s.ok(&["create", "namespace", "team"]);
+    let held = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"held","namespace":"team","finalizers":["example.com/hold"]}}"#;
+    s.ok_stdin(&["create", "-f", "-"], held);
+    s.ok(&["delete", "namespace", "team", "--wait=false"]);
+    let err = s.fails(&["run", "p", "-n", "team", "--image=nginx"]);
+    assert!(
+        err.contains("pods \"p\" is forbidden: unable to create new content in namespace team because it is being terminated"),
+        "{err}"
+    );
+}

@@ -33,7 +33,7 @@ pub struct Server {
     ready_within: Duration,
 }
 
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a free port");
     l.local_addr().expect("local addr").port()
 }

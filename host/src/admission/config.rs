@@ -506,7 +506,7 @@ admission:
         let expected: Vec<(&str, Vec<Phase>, Vec<Rule>)> = vec![
             (
                 "namespace-lifecycle",
-                vec![Validating],
+                vec![Mutating, Validating],
                 vec![
                     any_group(&["CREATE"], &["*", "*/*"]),
                     any_group(&["DELETE"], &["namespaces"]),
@@ -642,7 +642,7 @@ admission:
   module: builtin:namespace-lifecycle
 - name: own-rules
   module: builtin:namespace-lifecycle
-  phases: [mutating]
+  phases: [validating]
   rules: [{operations: [DELETE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}]
 - name: user
   module: ./mine.wasm
@@ -651,14 +651,14 @@ admission:
         let declared = manifest::builtin("namespace-lifecycle").unwrap().unwrap();
         let plain = plugin(&chain[0]);
         assert_eq!(plain.rules, declared.rules);
-        assert_eq!(plain.phases, [Phase::Validating]);
+        assert_eq!(plain.phases, [Phase::Mutating, Phase::Validating]);
         let own = plugin(&chain[1]);
         let rules = own.rules.as_ref().unwrap();
         assert_eq!(
             (rules.len(), rules[0].resources.as_slice()),
             (1, &["configmaps".to_string()][..])
         );
-        assert_eq!(own.phases, [Phase::Mutating]);
+        assert_eq!(own.phases, [Phase::Validating]);
         let user = plugin(&chain[2]);
         assert_eq!(
             (user.rules.as_ref(), user.phases.as_slice()),

@@ -1,6 +1,7 @@
 //! What a fresh cluster has from its first start: the system namespaces,
-//! the `kubernetes` Service and the system PriorityClasses. Safe to run on
-//! every start and concurrently.
+//! the `kubernetes` Service, the system PriorityClasses and the ConfigMaps
+//! kube-apiserver publishes in `kube-system`. Safe to run on every start
+//! and concurrently.
 
 use crate::managed_fields::APISERVER;
 use crate::registry::WriteOptions;
@@ -32,7 +33,41 @@ pub async fn bootstrap(state: &AppState) -> ApiResult<()> {
         }
     }
     bootstrap_kubernetes_service(state).await?;
-    bootstrap_priority_classes(state).await
+    bootstrap_priority_classes(state).await?;
+    bootstrap_system_config_maps(state).await
+}
+
+/// The ConfigMaps kube-apiserver writes in `kube-system` at start, which
+/// kube-controller-manager, kube-scheduler and aggregated API servers read:
+/// `extension-apiserver-authentication` (the CA that client certificates
+/// are checked against, for delegated authentication) and the date from
+/// which legacy service-account tokens' use is tracked.
+pub async fn bootstrap_system_config_maps(state: &AppState) -> ApiResult<()> {
+    let config_map = |name: &str, data: serde_json::Value| {
+        json!({
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name, "namespace": "kube-system"},
+            "data": data,
+        })
+    };
+    let since = chrono::Utc::now().format("%Y-%m-%d").to_string();
+    let mut objects = vec![config_map(
+        "kube-apiserver-legacy-service-account-token-tracking",
+        json!({"since": since}),
+    )];
+    let ca = state
+        .pki
+        .as_ref()
+        .map(|p| std::fs::read_to_string(&p.ca_cert));
+    match ca {
+        Some(Ok(pem)) => objects.push(config_map(
+            "extension-apiserver-authentication",
+            json!({"client-ca-file": pem}),
+        )),
+        Some(Err(e)) => tracing::warn!(error = %e, "cannot read the CA certificate to publish"),
+        None => {}
+    }
+    create_missing_objects(state, objects, "kube-system ConfigMaps", APISERVER).await
 }
 
 /// kube's system PriorityClasses (`SystemPriorityClasses`): name, value, description.

@@ -5,14 +5,16 @@
 //! holds the Lease `kube-system/kube-controller-manager` and renews it every
 //! two seconds; while that Lease has a holder that renewed it within its
 //! lease duration (timed by this replica's clock from when it last saw the
-//! Lease change), Capstan's controllers are stopped, and they start again
-//! once it expires or is released.
+//! Lease change), `AppState::no_kcm_leads` is false: the controllers are
+//! stopped, and the namespace DELETE handler only marks the namespace, as
+//! kube-apiserver's does. They start again once the Lease expires or is
+//! released. Every replica observes the Lease; the controllers themselves
+//! run in the replica that leads Capstan's own election.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use super::leader::{leases, supervise, Observed, LEASE_NAMESPACE};
@@ -25,27 +27,29 @@ const CHECK_EVERY: Duration = Duration::from_secs(1);
 /// kube-controller-manager's default `--leader-elect-lease-duration`.
 const DEFAULT_LEASE_DURATION: Duration = Duration::from_secs(15);
 
-/// Runs what `start` spawns while no kube-controller-manager leads; the
-/// tasks returned end both the watching and the controllers when aborted.
-pub fn spawn(
-    state: Arc<AppState>,
-    start: impl Fn(Arc<AppState>) -> Vec<JoinHandle<()>> + Send + 'static,
-) -> Vec<JoinHandle<()>> {
-    let (may_run, run) = watch::channel(false);
-    vec![
-        tokio::spawn(observe(state.clone(), may_run)),
-        tokio::spawn(supervise(run, state, start)),
-    ]
+/// Keeps `state.no_kcm_leads` current; runs until the server stops.
+pub fn spawn_observer(state: Arc<AppState>) -> JoinHandle<()> {
+    tokio::spawn(observe(state))
 }
 
-/// Keeps `may_run` true exactly while no kube-controller-manager leads.
-async fn observe(state: Arc<AppState>, may_run: watch::Sender<bool>) {
+/// Runs what `start` spawns while no kube-controller-manager leads.
+pub fn spawn_supervisor(
+    state: Arc<AppState>,
+    start: impl Fn(Arc<AppState>) -> Vec<JoinHandle<()>> + Send + 'static,
+) -> JoinHandle<()> {
+    let run = state.no_kcm_leads.subscribe();
+    tokio::spawn(supervise(run, state, start))
+}
+
+async fn observe(state: Arc<AppState>) {
     let mut observed = Observed::default();
     let mut leading = false;
     loop {
         // When the Lease cannot be read, the last answer holds rather than flapping.
         leading = kcm_leads(&state, &mut observed).await.unwrap_or(leading);
-        let changed = may_run.send_if_modified(|on| std::mem::replace(on, !leading) == leading);
+        let changed = state
+            .no_kcm_leads
+            .send_if_modified(|free| std::mem::replace(free, !leading) == leading);
         if changed && leading {
             tracing::info!(
                 lease = KCM_LEASE,

@@ -67,7 +67,7 @@ pub fn spawn_all(state: Arc<AppState>) -> Vec<JoinHandle<()>> {
         flowcontrol::dangling::spawn(state.clone()),
         crate::policy_reports::audit::spawn(state.clone()),
     ];
-    tasks.extend(defer_to_kcm::spawn(state, spawn_selected));
+    tasks.push(defer_to_kcm::spawn_supervisor(state, spawn_selected));
     tasks
 }
 

@@ -43,7 +43,9 @@ pub async fn delete(
         DeleteOutcome::Deleted(v) => return Ok(DeleteOutcome::Deleted(v)),
         DeleteOutcome::Pending(v) => v,
     };
-    if opts.dry_run {
+    // Capstan's namespace controller purges at once; kube-controller-manager's
+    // (or none, if switched off) does it later.
+    if opts.dry_run || !state.runs_own_controller("namespace-controller") {
         return Ok(DeleteOutcome::Pending(marked));
     }
     finalize(state, name).await.map(|gone| match gone {

@@ -45,6 +45,11 @@ fn is_dns1035(s: &str) -> bool {
     is_label(s) && s.as_bytes()[0].is_ascii_lowercase()
 }
 
+/// kube's `IsValidPathSegmentName`: a name that can be a path segment.
+pub fn is_valid_path_segment(name: &str) -> bool {
+    path_segment_problems(name).is_empty()
+}
+
 /// Problems with a path-segment name (every name must pass these).
 fn path_segment_problems(name: &str) -> Vec<String> {
     let mut out = Vec::new();

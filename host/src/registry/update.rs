@@ -143,9 +143,7 @@ impl Registry {
             if !deleting {
                 opts.admit.validate(Some(&desired), Some(&current)).await?;
             }
-            let last_finalizer_removed =
-                !meta::finalizers(&current).is_empty() && meta::finalizers(&desired).is_empty();
-            if meta::is_terminating(&desired) && last_finalizer_removed {
+            if meta::is_terminating(&desired) && finalized(res, &current, &desired) {
                 if opts.dry_run {
                     return Ok(UpdateOutcome::Deleted(desired));
                 }
@@ -219,6 +217,20 @@ impl Registry {
         })
         .await
     }
+}
+
+/// Whether an update of a terminating object removes the last finalizer
+/// holding it, so that the update deletes it (kube's
+/// ShouldDeleteDuringUpdate; for a namespace, its `spec.finalizers` hold it
+/// too, as kube-controller-manager's namespace controller empties them
+/// through `finalize` once the content is gone).
+fn finalized(res: &ResourceInfo, current: &Value, desired: &Value) -> bool {
+    let namespace = res.group.is_empty() && res.plural == "namespaces";
+    let holds = |obj: &Value| {
+        let spec = obj.pointer("/spec/finalizers").and_then(Value::as_array);
+        !meta::finalizers(obj).is_empty() || (namespace && spec.is_some_and(|f| !f.is_empty()))
+    };
+    holds(current) && !holds(desired)
 }
 
 fn with_rv(mut obj: Value, rv: i64) -> Value {
