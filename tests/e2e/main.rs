@@ -43,6 +43,7 @@ mod policy_hostile_sources;
 mod policy_registry;
 mod policy_reports;
 mod protobuf_bodies;
+mod protobuf_responses;
 mod python_client;
 mod python_plugins;
 mod real_crds;

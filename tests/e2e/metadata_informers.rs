@@ -6,10 +6,15 @@
 //! every informer), each decodable the way client-go decodes it.
 
 use crate::support::Server;
+use k8s_pb::apimachinery::pkg::apis::meta::v1 as meta;
+use k8s_pb::apimachinery::pkg::runtime::Unknown;
+use prost::Message;
 use serde_json::Value;
 
-/// What client-go's metadata client sends (protobuf first, then JSON).
+/// What client-go's metadata client sends (protobuf first, then JSON); the
+/// list's JSON alternative on its own.
 const METADATA_LIST: &str = "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
+const METADATA_LIST_JSON: &str = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
 const METADATA_WATCH: &str = "application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
 
 const CRD: &str = r#"
@@ -53,13 +58,48 @@ fn listable(s: &Server) -> Vec<String> {
     paths
 }
 
-fn watch_events(s: &Server, path: &str, accept: &str) -> Vec<Value> {
+/// The items of the protobuf PartialObjectMetadataList client-go gets.
+fn protobuf_list_len(s: &Server, path: &str) -> Result<usize, String> {
+    let body = get_bytes(s, path, METADATA_LIST);
+    let envelope = body.strip_prefix(b"k8s\x00").ok_or("no protobuf magic")?;
+    let unknown = Unknown::decode(envelope).map_err(|e| e.to_string())?;
+    let kind = unknown.type_meta.and_then(|t| t.kind).unwrap_or_default();
+    if kind != "PartialObjectMetadataList" {
+        return Err(format!("a {kind}"));
+    }
+    let raw = unknown.raw.unwrap_or_default();
+    let list =
+        meta::PartialObjectMetadataList::decode(raw.as_slice()).map_err(|e| e.to_string())?;
+    Ok(list.items.len())
+}
+
+fn get_bytes(s: &Server, path: &str, accept: &str) -> Vec<u8> {
     let out = s.curl(&["-N", "-H", &format!("Accept: {accept}"), &s.url(path)]);
-    crate::support::stdout(&out)
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(|l| serde_json::from_str(l).unwrap_or(Value::String(l.to_string())))
-        .collect()
+    out.stdout
+}
+
+/// The events of a protobuf watch stream (length-prefixed WatchEvents),
+/// each as the JSON event client-go would decode it into.
+fn watch_events(s: &Server, path: &str, accept: &str) -> Vec<Value> {
+    let body = get_bytes(s, path, accept);
+    let schemas = capstan::catalogue::Catalogue::builtin_schemas();
+    let mut events = Vec::new();
+    let mut rest = body.as_slice();
+    while rest.len() >= 4 {
+        let len = u32::from_be_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
+        let Some(frame) = rest.get(4..4 + len) else {
+            break;
+        };
+        rest = &rest[4 + len..];
+        let Ok(event) = meta::WatchEvent::decode(frame) else {
+            events.push(Value::String("undecodable frame".into()));
+            continue;
+        };
+        let raw = event.object.and_then(|o| o.raw).unwrap_or_default();
+        let object = capstan::protobuf::decode_object(&raw, schemas).unwrap_or_else(Value::String);
+        events.push(serde_json::json!({"type": event.r#type, "object": object}));
+    }
+    events
 }
 
 /// A GET with `accept`: the status code and the JSON answer.
@@ -97,13 +137,18 @@ fn every_resource_serves_metadata_lists_watches_and_streaming_lists_as_client_go
     );
     let mut wrong = Vec::new();
     for path in &paths {
-        let (code, list) = get_accepting(&s, path, METADATA_LIST);
+        let (code, list) = get_accepting(&s, path, METADATA_LIST_JSON);
         let items_ok = list["items"]
             .as_array()
             .is_some_and(|items| items.iter().all(is_partial));
         if code != 200 || list["kind"] != "PartialObjectMetadataList" || !items_ok {
             wrong.push(format!("list {path}: {code} {}", clip(&list)));
             continue;
+        }
+        let listed = list["items"].as_array().map_or(0, Vec::len);
+        match protobuf_list_len(&s, path) {
+            Ok(n) if n == listed => {}
+            other => wrong.push(format!("protobuf list {path}: {other:?}, {listed} in JSON")),
         }
         let streamed = format!(
             "{path}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1"

@@ -188,17 +188,24 @@ impl Catalogue {
     /// The built-in resources and schemas. The first call generates them
     /// (a few hundred milliseconds); later calls clone the cached value.
     pub fn builtin() -> Catalogue {
-        BUILTIN
-            .get_or_init(|| {
-                let resources = builtin::resources();
-                let schemas = schemas::builtin_schemas().into();
-                let mut cat = Catalogue { resources, schemas };
-                cat.insert_custom(crate::policy_bundles::resource::entries());
-                cat.insert_custom(crate::policy_reports::resource::entries());
-                cat.schemas.freeze();
-                cat
-            })
-            .clone()
+        Self::builtin_ref().clone()
+    }
+
+    /// The built-in component schemas, parsed once.
+    pub fn builtin_schemas() -> &'static Schemas {
+        &Self::builtin_ref().schemas
+    }
+
+    fn builtin_ref() -> &'static Catalogue {
+        BUILTIN.get_or_init(|| {
+            let resources = builtin::resources();
+            let schemas = schemas::builtin_schemas().into();
+            let mut cat = Catalogue { resources, schemas };
+            cat.insert_custom(crate::policy_bundles::resource::entries());
+            cat.insert_custom(crate::policy_reports::resource::entries());
+            cat.schemas.freeze();
+            cat
+        })
     }
 
     /// Serves `entries` (resources declared as a CRD would declare them),

@@ -128,6 +128,7 @@ impl Call<'_> {
             self.query.get("includeObject"),
             matches!(self.req.verb, Verb::List | Verb::Watch),
             self.prints_tables(),
+            crate::protobuf::encodable(&self.res.api_version(), &self.res.kind),
         )
     }
 

@@ -13,6 +13,21 @@ pub enum Output {
     Yaml,
     Table(IncludeObject),
     PartialMetadata,
+    /// The object (or list) in kube's protobuf form.
+    Protobuf,
+    /// PartialObjectMetadata(List) in kube's protobuf form.
+    ProtobufMetadata,
+}
+
+impl Output {
+    pub fn is_protobuf(self) -> bool {
+        matches!(self, Output::Protobuf | Output::ProtobufMetadata)
+    }
+
+    /// Objects reduced to their metadata (PartialObjectMetadata).
+    pub fn is_metadata(self) -> bool {
+        matches!(self, Output::PartialMetadata | Output::ProtobufMetadata)
+    }
 }
 
 fn param<'a>(media: &'a str, key: &str) -> Option<&'a str> {
@@ -34,7 +49,9 @@ const STREAMS: &[&str] = &[
 ];
 
 /// Picks the first acceptable media range of the Accept header (a Table
-/// only when the resource prints tables). None acceptable: kube's handler
+/// only when the resource prints tables; protobuf only when its kind has a
+/// protobuf form, as kube's built-ins have and custom resources have not,
+/// and metadata in protobuf for every resource). None acceptable: kube's handler
 /// refuses a view it cannot give (406, its media types), and its router a
 /// media type no route produces (406 with the route's "Available
 /// representations"; a list's route also produces the watch streams).
@@ -43,6 +60,7 @@ pub fn negotiate(
     include_object: Option<&str>,
     list: bool,
     tables: bool,
+    protobuf: bool,
 ) -> ApiResult<Output> {
     let Some(accept) = accept.filter(|a| !a.trim().is_empty()) else {
         return Ok(Output::Json);
@@ -61,6 +79,12 @@ pub fn negotiate(
                 Some("PartialObjectMetadata" | "PartialObjectMetadataList"),
                 Some("meta.k8s.io"),
             ) => return Ok(Output::PartialMetadata),
+            (
+                crate::protobuf::MEDIA_TYPE,
+                Some("PartialObjectMetadata" | "PartialObjectMetadataList"),
+                Some("meta.k8s.io"),
+            ) => return Ok(Output::ProtobufMetadata),
+            (crate::protobuf::MEDIA_TYPE, None, _) if protobuf => return Ok(Output::Protobuf),
             ("application/json" | "*/*" | "application/*", None, _) => return Ok(Output::Json),
             ("application/yaml", None, _) => return Ok(Output::Yaml),
             _ => continue,
@@ -96,16 +120,35 @@ pub fn respond(code: StatusCode, value: &Value, output: Output, warnings: &[Stri
                 .into_bytes(),
             "application/yaml",
         ),
-        _ => (
-            crate::cpu::for_request(|| crate::kube_json::to_vec(value)),
-            "application/json",
-        ),
+        o if o.is_protobuf() => match protobuf_bytes(value) {
+            Some(bytes) => (bytes, crate::protobuf::MEDIA_TYPE),
+            None => json_bytes(value),
+        },
+        _ => json_bytes(value),
     };
     let mut resp = (code, body).into_response();
     resp.headers_mut()
         .insert(http::header::CONTENT_TYPE, HeaderValue::from_static(ct));
     add_warnings(&mut resp, warnings);
     resp
+}
+
+fn json_bytes(value: &Value) -> (Vec<u8>, &'static str) {
+    let bytes = crate::cpu::for_request(|| crate::kube_json::to_vec(value));
+    (bytes, "application/json")
+}
+
+/// `value` in protobuf; None (answered in JSON) for a kind without a
+/// protobuf form (a subresource's own kind, say).
+pub fn protobuf_bytes(value: &Value) -> Option<Vec<u8>> {
+    let schemas = crate::catalogue::Catalogue::builtin_schemas();
+    match crate::cpu::for_request(|| crate::protobuf::encode_object(value, schemas)) {
+        Ok(bytes) => Some(bytes),
+        Err(e) => {
+            tracing::debug!(error = %e, "answered in JSON: no protobuf form");
+            None
+        }
+    }
 }
 
 /// A JSON response whose body is already encoded.

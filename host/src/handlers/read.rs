@@ -283,15 +283,15 @@ fn render_now(
 ) -> Value {
     match output {
         Output::Table(_) => Value::Null,
-        Output::PartialMetadata if single => {
-            items.first().map(partial_metadata).unwrap_or(json!({}))
-        }
-        Output::PartialMetadata => json!({
+        o if o.is_metadata() && single => items.first().map(partial_metadata).unwrap_or(json!({})),
+        Output::PartialMetadata | Output::ProtobufMetadata => json!({
             "kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1", "metadata": meta,
             "items": items.iter().map(partial_metadata).collect::<Vec<_>>(),
         }),
-        Output::Json | Output::Yaml if single => items.into_iter().next().unwrap_or(json!({})),
-        Output::Json | Output::Yaml => json!({
+        Output::Json | Output::Yaml | Output::Protobuf if single => {
+            items.into_iter().next().unwrap_or(json!({}))
+        }
+        Output::Json | Output::Yaml | Output::Protobuf => json!({
             "kind": call.res.list_kind, "apiVersion": call.res.api_version(), "metadata": meta,
             "items": typed_items(call, items),
         }),

@@ -1,6 +1,7 @@
 //! WATCH: a chunked stream of `{"type": ..., "object": ...}` lines (ADDED,
-//! MODIFIED, DELETED, BOOKMARK, ERROR), from a resourceVersion or from the
-//! current state, filtered by selectors, ended by timeoutSeconds.
+//! MODIFIED, DELETED, BOOKMARK, ERROR), or of length-prefixed protobuf
+//! WatchEvents when the client asks for protobuf, from a resourceVersion or
+//! from the current state, filtered by selectors, ended by timeoutSeconds.
 
 use super::event_lines::{encode_line, EventLines, LineFormat, LineType, SharedEvent};
 use super::negotiate::Output;
@@ -41,12 +42,44 @@ impl Encoder {
         let object = match self.output {
             Output::Table(include) => match self.table(include, obj).await {
                 Ok(t) => t,
-                Err(e) => return error_line(&e),
+                Err(e) => return self.error(&e),
             },
-            Output::PartialMetadata => super::negotiate::partial_metadata(&obj),
+            o if o.is_metadata() => super::negotiate::partial_metadata(&obj),
             _ => obj,
         };
-        encode_line(kind, &object).unwrap_or_default()
+        self.encode(kind, &object)
+    }
+
+    /// One event in this watcher's encoding: a JSON line or a protobuf frame.
+    fn encode(&self, kind: &str, object: &Value) -> Bytes {
+        if !self.output.is_protobuf() {
+            return encode_line(kind, object).unwrap_or_default();
+        }
+        let schemas = crate::catalogue::Catalogue::builtin_schemas();
+        let typed;
+        let object = match object.get("kind") {
+            Some(_) => object,
+            None => {
+                // A list's items carry no kind; the envelope needs one.
+                let mut o = object.clone();
+                o["kind"] = json!(self.kind);
+                o["apiVersion"] = json!(self.api_version);
+                typed = o;
+                &typed
+            }
+        };
+        match crate::protobuf::encode_watch_event(kind, object, schemas) {
+            Ok(frame) => Bytes::from(frame),
+            Err(e) => {
+                tracing::warn!(error = %e, "a watch event has no protobuf form");
+                Bytes::new()
+            }
+        }
+    }
+
+    /// An ERROR event carrying `e`'s Status.
+    fn error(&self, e: &ApiError) -> Bytes {
+        self.encode("ERROR", &e.to_status())
     }
 
     /// One object as a Table; the column definitions only in the first.
@@ -72,11 +105,12 @@ impl Encoder {
             let stored = event.subject(kind)?.clone();
             return Some(match crate::crd::versions::view(&self.res, stored).await {
                 Ok(obj) => self.line(kind.as_str(), obj).await,
-                Err(e) => error_line(&e),
+                Err(e) => self.error(&e),
             });
         }
         match self.output {
-            Output::Table(_) => {
+            // Each watcher's own encoding (tables: columns once; protobuf).
+            Output::Table(_) | Output::Protobuf | Output::ProtobufMetadata => {
                 let obj = event.subject(kind)?.clone();
                 Some(self.line(kind.as_str(), obj).await)
             }
@@ -93,15 +127,11 @@ impl Encoder {
         let obj = json!({"kind": self.kind, "apiVersion": self.api_version, "metadata": md});
         let obj = match self.output {
             // A metadata watcher decodes every event as PartialObjectMetadata.
-            Output::PartialMetadata => super::negotiate::partial_metadata(&obj),
+            o if o.is_metadata() => super::negotiate::partial_metadata(&obj),
             _ => obj,
         };
-        encode_line("BOOKMARK", &obj).unwrap_or_default()
+        self.encode("BOOKMARK", &obj)
     }
-}
-
-fn error_line(e: &ApiError) -> Bytes {
-    encode_line("ERROR", &e.to_status()).unwrap_or_default()
 }
 
 pub async fn watch(call: &Call<'_>) -> ApiResult<Response> {
@@ -143,7 +173,7 @@ pub async fn watch(call: &Call<'_>) -> ApiResult<Response> {
             let e = ApiError::gone(format!(
                 "too old resource version: {requested} ({compacted})"
             ));
-            let _ = tx.try_send(error_line(&e));
+            let _ = tx.try_send(enc.error(&e));
         }
         Err(e) => return Err(crate::registry::storage_error(call.res, "", e)),
         Ok(stream) => {
@@ -168,9 +198,13 @@ pub async fn watch(call: &Call<'_>) -> ApiResult<Response> {
         tokio_stream::wrappers::ReceiverStream::new(rx).map(Ok::<_, std::convert::Infallible>),
     );
     let mut resp = Response::new(body);
+    let media_type = match output.is_protobuf() {
+        true => "application/vnd.kubernetes.protobuf;stream=watch",
+        false => "application/json",
+    };
     resp.headers_mut().insert(
         http::header::CONTENT_TYPE,
-        http::HeaderValue::from_static("application/json"),
+        http::HeaderValue::from_static(media_type),
     );
     Ok(resp)
 }
@@ -225,7 +259,7 @@ impl Pump {
                     Some(Ok(ev)) => self.event_line(ev).await,
                     Some(Err(e)) => {
                         let err = ApiError::gone(format!("watch ended: {e}"));
-                        let _ = tx.send(error_line(&err)).await;
+                        let _ = tx.send(self.enc.error(&err)).await;
                         return;
                     }
                 },

@@ -33,7 +33,7 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn names(&self, type_name: &str, message: &Message) -> Rc<Names> {
+    pub(super) fn names(&self, type_name: &str, message: &Message) -> Rc<Names> {
         if let Some(found) = self.names.borrow().get(type_name) {
             return found.clone();
         }

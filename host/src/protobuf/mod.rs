@@ -7,11 +7,14 @@
 //! OpenAPI component schemas passed in.
 
 mod convert;
+mod encode;
 mod names;
 mod special;
 mod table;
 mod wire;
 
+#[cfg(test)]
+mod encode_tests;
 #[cfg(test)]
 mod tests;
 
@@ -54,6 +57,75 @@ pub fn envelope_kind(body: &[u8]) -> Option<(String, String)> {
 /// True when objects of (apiVersion, kind) can be decoded from protobuf.
 pub fn decodable(api_version: &str, kind: &str) -> bool {
     table::table().message_for(api_version, kind).is_some()
+}
+
+/// The message kube's protobuf serializer writes (apiVersion, kind) with:
+/// a built-in kind's, its List's, or meta.k8s.io's own.
+fn message_of(api_version: &str, kind: &str) -> Option<String> {
+    let t = table::table();
+    if let Some(m) = t.message_for(api_version, kind) {
+        return Some(m.to_string());
+    }
+    if api_version == "meta.k8s.io/v1" || kind == "Status" {
+        let name = format!("io.k8s.apimachinery.pkg.apis.meta.v1.{kind}");
+        return t.messages.contains_key(&name).then_some(name);
+    }
+    let item = t.message_for(api_version, kind.strip_suffix("List")?)?;
+    let name = format!("{item}List");
+    t.messages.contains_key(&name).then_some(name)
+}
+
+/// True when kube answers objects of (apiVersion, kind) in protobuf.
+pub fn encodable(api_version: &str, kind: &str) -> bool {
+    message_of(api_version, kind).is_some()
+}
+
+/// `value` (a built-in object or list, with kind and apiVersion) as kube's
+/// protobuf serializer writes it: the magic bytes and a runtime.Unknown
+/// envelope around the object's message. `schemas` name its JSON fields.
+pub fn encode_object(value: &Value, schemas: &Schemas) -> Result<Vec<u8>, String> {
+    let ctx = Ctx::new(schemas);
+    let mut out = MAGIC.to_vec();
+    out.extend(encode_unknown(&ctx, value, 0)?);
+    Ok(out)
+}
+
+/// The runtime.Unknown envelope of `value` (without the magic bytes).
+fn encode_unknown(ctx: &Ctx, value: &Value, depth: usize) -> Result<Vec<u8>, String> {
+    let text = |k: &str| value.get(k).and_then(Value::as_str).unwrap_or_default();
+    let (api_version, kind) = (text("apiVersion"), text("kind"));
+    let name = message_of(api_version, kind)
+        .ok_or_else(|| format!("{kind} of {api_version} has no protobuf form"))?;
+    let raw = encode::message(ctx, &name, value, depth)?;
+    let mut type_meta = encode::Writer::default();
+    type_meta.bytes(1, api_version.as_bytes());
+    type_meta.bytes(2, kind.as_bytes());
+    let mut env = encode::Writer::default();
+    env.bytes(1, &type_meta.0);
+    env.bytes(2, &raw);
+    env.bytes(3, b"");
+    env.bytes(4, b"");
+    Ok(env.0)
+}
+
+/// A watch event as kube's protobuf watch stream frames it: the length
+/// (4 bytes, big-endian) of a metav1.WatchEvent {1 type, 2 RawExtension
+/// {1 the object, magic and envelope}}.
+pub fn encode_watch_event(
+    event_type: &str,
+    object: &Value,
+    schemas: &Schemas,
+) -> Result<Vec<u8>, String> {
+    let inner = encode_object(object, schemas)?;
+    let mut raw = encode::Writer::default();
+    raw.bytes(1, &inner);
+    let mut event = encode::Writer::default();
+    event.bytes(1, event_type.as_bytes());
+    event.bytes(2, &raw.0);
+    let len = u32::try_from(event.0.len()).map_err(|_| "a watch event over 4 GiB")?;
+    let mut frame = len.to_be_bytes().to_vec();
+    frame.extend(event.0);
+    Ok(frame)
 }
 
 /// apiVersion and kind of a runtime.TypeMeta message.
@@ -127,16 +199,14 @@ fn unknown(ctx: &Ctx, buf: &[u8], depth: usize) -> Result<Value, String> {
 }
 
 fn decode_kind(ctx: &Ctx, env: &Envelope, depth: usize) -> Result<Value, String> {
-    let message = table::table()
-        .message_for(&env.api_version, &env.kind)
-        .ok_or_else(|| {
-            format!(
-                "kind {} of {} cannot be decoded from protobuf; send it as application/json",
-                env.kind, env.api_version
-            )
-        })?;
+    let message = message_of(&env.api_version, &env.kind).ok_or_else(|| {
+        format!(
+            "kind {} of {} cannot be decoded from protobuf; send it as application/json",
+            env.kind, env.api_version
+        )
+    })?;
     tracing::debug!(kind = %env.kind, api_version = %env.api_version, "decoding protobuf body");
-    let decoded = convert::message(ctx, message, env.raw, depth + 1)
+    let decoded = convert::message(ctx, &message, env.raw, depth + 1)
         .map_err(|e| format!("invalid protobuf {} object: {e}", env.kind))?;
     Ok(decoded.unwrap_or_else(|| Value::Object(Map::new())))
 }

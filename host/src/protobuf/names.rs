@@ -83,6 +83,25 @@ fn squash(name: &str) -> String {
         .collect()
 }
 
+/// A property name some built-in schema spells `squashed` with: the casing
+/// of a field of a message without a schema of its own (VolumeSource's
+/// `downwardAPI`, `scaleIO`, inlined into Volume's schema).
+fn known_property(squashed: &str) -> Option<String> {
+    static KNOWN: std::sync::OnceLock<HashMap<String, String>> = std::sync::OnceLock::new();
+    let known = KNOWN.get_or_init(|| {
+        let cat = crate::catalogue::Catalogue::builtin();
+        let mut names = HashMap::new();
+        for (_, schema) in cat.schemas().iter() {
+            let props = schema.get("properties").and_then(Value::as_object);
+            for name in props.into_iter().flat_map(|p| p.keys()) {
+                names.entry(squash(name)).or_insert_with(|| name.clone());
+            }
+        }
+        names
+    });
+    known.get(squashed).cloned()
+}
+
 fn keeps_zero(message_name: &str, json: &str) -> bool {
     let short = message_name.rsplit('.').next().unwrap_or(message_name);
     KEEP_ZERO.iter().any(|(msg, field)| {
@@ -120,7 +139,11 @@ pub fn resolve(message_name: &str, message: &Message, schemas: &Schemas) -> Name
             let json = match props.get(&squash(&f.rust_name)) {
                 Some(p) => p.to_string(),
                 None if is_inline(schema.is_some(), f) => String::new(),
-                None => f.json.clone().unwrap_or_else(|| lower_camel(&f.rust_name)),
+                None => f
+                    .json
+                    .clone()
+                    .or_else(|| known_property(&squash(&f.rust_name)))
+                    .unwrap_or_else(|| lower_camel(&f.rust_name)),
             };
             let keep =
                 f.required || required.contains(&json.as_str()) || keeps_zero(message_name, &json);

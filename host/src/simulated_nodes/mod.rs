@@ -16,7 +16,7 @@ mod node;
 mod pods;
 
 use crate::cli::SimulateArgs;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use api::Api;
 use node::SimNode;
 use std::time::Duration;
@@ -27,6 +27,8 @@ const LEASE_RENEW_EVERY: Duration = Duration::from_secs(10);
 const STATUS_EVERY: Duration = Duration::from_secs(60);
 /// How often the Pods bound to the Nodes are looked at.
 const PODS_EVERY: Duration = Duration::from_millis(500);
+/// How long a failed registration waits before it is tried again.
+const REGISTER_RETRY: Duration = Duration::from_secs(2);
 /// The most Nodes one simulator registers (each has a /24 of pod IPs).
 pub const MAX_NODES: u32 = 2816;
 
@@ -40,9 +42,12 @@ pub async fn run(args: SimulateArgs) -> Result<()> {
     let api = Api::new(kc);
     let nodes: Vec<SimNode> = (0..args.count).map(|i| SimNode::new(&args, i)).collect();
     for node in &nodes {
-        node.register(&api)
-            .await
-            .with_context(|| format!("registering node {}", node.name))?;
+        // A server not up yet (or refusing for a while) is waited for.
+        while let Err(e) = node.register(&api).await {
+            let e = e.context(format!("registering node {}", node.name));
+            tracing::warn!(error = %format!("{e:#}"), "retrying in 2s");
+            tokio::time::sleep(REGISTER_RETRY).await;
+        }
     }
     tracing::info!(count = nodes.len(), "simulated nodes registered and Ready");
     let mut lease = tokio::time::interval(LEASE_RENEW_EVERY);
