@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs Kubernetes' own `[sig-api-machinery] [Conformance]` specs that need no
 # running container (e2e.test from ../shared/kube-oracle) against the server of
-# KUBECONFIG, with one Node registered Ready (no kubelet: its status is written
-# by hand and kube's not-ready taint removed), and prints the summary.
+# KUBECONFIG, with one simulated Node (`capstan nodes simulate`), and prints
+# the summary.
 #   tools/conformance.sh KUBECONFIG [REPORT_DIR]
-# Env: E2E_TEST (default ~/.cache/kube-oracle/bin/e2e.test), KUBECTL, FOCUS, SKIP.
+# Env: E2E_TEST (default ~/.cache/kube-oracle/bin/e2e.test), CAPSTAN (the
+# binary, default target/debug/capstan), KUBECTL, FOCUS, SKIP.
 set -euo pipefail
 KUBECONFIG=${1:?kubeconfig of the server to test}
 REPORT=${2:-$(mktemp -d)}
@@ -15,39 +16,24 @@ FOCUS=${FOCUS:-'\[sig-api-machinery\].*\[Conformance\]'}
 # Specs that need a webhook or aggregated API server pod, i.e. a running container.
 SKIP=${SKIP:-'AdmissionWebhook|Aggregator|ConversionWebhook|CustomResourceConversionWebhook'}
 
-$K apply -f - <<'NODE' >/dev/null
-apiVersion: v1
-kind: Node
-metadata: {name: conformance-node, labels: {kubernetes.io/hostname: conformance-node, kubernetes.io/os: linux}}
-NODE
-$K patch node conformance-node --subresource=status --type=merge -p '{"status":{
-  "conditions":[{"type":"Ready","status":"True","reason":"KubeletReady","message":"ready",
-                 "lastHeartbeatTime":"'"$(date -u +%FT%TZ)"'","lastTransitionTime":"'"$(date -u +%FT%TZ)"'"}],
-  "capacity":{"cpu":"4","memory":"8Gi","pods":"110"},"allocatable":{"cpu":"4","memory":"8Gi","pods":"110"},
-  "addresses":[{"type":"InternalIP","address":"127.0.0.1"}],
-  "nodeInfo":{"kubeletVersion":"v1.32.0","architecture":"amd64","operatingSystem":"linux",
-    "containerRuntimeVersion":"none","kernelVersion":"","osImage":"","machineID":"","systemUUID":"","bootID":"","kubeProxyVersion":""}}}' >/dev/null
-$K taint node conformance-node node.kubernetes.io/not-ready:NoSchedule- >/dev/null 2>&1 || true
-
-# The heartbeats a kubelet would send (node lease and Ready condition), so a
-# node lifecycle controller (kube-controller-manager's) keeps the node Ready.
-heartbeat() {
+# One Node without a kubelet: `capstan nodes simulate` registers it, renews
+# its Lease and heartbeats, and runs the pods bound to it; kube's not-ready
+# taint is removed here for servers where no node lifecycle controller runs.
+CAPSTAN=${CAPSTAN:-$(dirname "$0")/../target/debug/capstan}
+"$CAPSTAN" nodes simulate --kubeconfig "$KUBECONFIG" --count 1 --name-prefix conformance-node- \
+  > "$REPORT/nodes.log" 2>&1 &
+NODES=$!
+untaint() {
   while true; do
-    now=$(date -u +%FT%T.000000Z)
-    $K apply -f - >/dev/null 2>&1 <<LEASE || true
-apiVersion: coordination.k8s.io/v1
-kind: Lease
-metadata: {name: conformance-node, namespace: kube-node-lease}
-spec: {holderIdentity: conformance-node, leaseDurationSeconds: 40, renewTime: "$now"}
-LEASE
-    $K patch node conformance-node --subresource=status --type=strategic -p '{"status":{"conditions":[{"type":"Ready","status":"True","reason":"KubeletReady","message":"ready","lastHeartbeatTime":"'"$(date -u +%FT%TZ)"'"}]}}' >/dev/null 2>&1 || true
-    $K taint node conformance-node node.kubernetes.io/not-ready- node.kubernetes.io/unreachable- >/dev/null 2>&1 || true
+    $K taint nodes -l node.capstan.dev/simulated=true node.kubernetes.io/not-ready- \
+      node.kubernetes.io/unreachable- >/dev/null 2>&1 || true
     sleep 10
   done
 }
-heartbeat &
-HEARTBEAT=$!
-trap 'kill $HEARTBEAT 2>/dev/null' EXIT
+untaint &
+UNTAINT=$!
+trap 'kill $NODES $UNTAINT 2>/dev/null' EXIT
+sleep 3
 
 "$E2E" --kubeconfig "$KUBECONFIG" --provider skeleton --report-dir "$REPORT" \
   --ginkgo.focus="$FOCUS" --ginkgo.skip="$SKIP" --ginkgo.no-color --ginkgo.timeout=2h \

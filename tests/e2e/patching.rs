@@ -169,3 +169,22 @@ fn an_apply_repeating_a_yaml_key_is_refused_under_strict_validation() {
         "{stored}"
     );
 }
+
+/// kube's field manager types an apply configuration against the schema
+/// before anything else: an undeclared field is its reason-less 500, under
+/// any fieldValidation, and nothing is written.
+#[test]
+fn an_apply_of_an_undeclared_field_fails_as_kubes_typed_patch_does() {
+    let s = Server::start();
+    let path = "/api/v1/namespaces/default/configmaps/typed?fieldManager=me&fieldValidation=Ignore";
+    let body = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: typed\ndata:\n  a: b\nunknownField: x\n";
+    let (code, status, _) = s.request("PATCH", path, "application/apply-patch+yaml", Some(body));
+    assert_eq!(code, 500, "{status}");
+    assert_eq!(
+        status["message"],
+        "failed to create typed patch object (/typed; /v1, Kind=ConfigMap): .unknownField: field not declared in schema"
+    );
+    assert!(status.get("reason").is_none(), "{status}");
+    let gone = s.kubectl(&["get", "configmap", "typed"]);
+    assert!(!gone.status.success(), "nothing was written");
+}

@@ -429,17 +429,25 @@ async fn apply(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
         ));
     };
     let bytes = body::read(raw).await?;
-    // kube's apply decodes YAML strictly first (a repeated key is its 400
-    // under Strict; under Warn the warning is not carried yet).
+    let mut applied =
+        cpu::heavy(|| body::decode(&bytes, Some("application/yaml"), call.cat.schemas()))?;
+    // kube names the configuration as written in the errors below.
+    let written_as = format!(
+        "{}/{}",
+        meta::meta_str(&applied, "namespace").unwrap_or_default(),
+        meta::name(&applied).unwrap_or_default()
+    );
+    body::check_object(call.res, &mut applied, call.namespace())?;
+    // kube's field manager types the configuration first (whatever
+    // fieldValidation says), then decodes the YAML strictly (a repeated key
+    // is its 400 under Strict; under Warn the warning is not carried yet).
+    cpu::heavy(|| check_declared(call, &applied, &written_as))?;
     let strict = |repeated: &str| {
         format!(
             "error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  {repeated}"
         )
     };
     cpu::heavy(|| repeated_key_under(call, &bytes, &strict))?;
-    let mut applied =
-        cpu::heavy(|| body::decode(&bytes, Some("application/yaml"), call.cat.schemas()))?;
-    body::check_object(call.res, &mut applied, call.namespace())?;
     // A configuration without a name applies to the object the URL names
     // (kube merges it onto the live object before checking the name).
     if meta::name(&applied).is_none_or(str::is_empty) {
@@ -489,6 +497,34 @@ async fn apply(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
             update_with(call, opts, &admission, &|current| ssa(Some(current))).await
         }
     }
+}
+
+/// kube's structured-merge typing of an apply configuration: a field its
+/// schema does not declare (nor preserves as unknown) fails the apply with
+/// kube's 500 `failed to create typed patch object (ns/name; gvk): .path:
+/// field not declared in schema` (several: `errors:` and one per line).
+fn check_declared(call: &Call<'_>, applied: &Value, written_as: &str) -> ApiResult<()> {
+    let undeclared = match call.res.custom.as_ref().and_then(|c| c.compiled.as_ref()) {
+        Some(schema) => schema.prune(&mut applied.clone()),
+        None => field_validation::check(call.cat, call.res, applied.to_string().as_bytes()).unknown,
+    };
+    let lines: Vec<String> = undeclared
+        .iter()
+        .map(|path| format!(".{path}: field not declared in schema"))
+        .collect();
+    let errors = match lines.as_slice() {
+        [] => return Ok(()),
+        [one] => one.clone(),
+        many => format!("errors:\n  {}", many.join("\n  ")),
+    };
+    let res = call.res;
+    let gvk = match res.group.as_str() {
+        "" => format!("/{}, Kind={}", res.version, res.kind),
+        group => format!("{group}/{}, Kind={}", res.version, res.kind),
+    };
+    let message = format!("failed to create typed patch object ({written_as}; {gvk}): {errors}");
+    // kube's error is no Status: answered as its reason-less 500.
+    Err(ApiError::new(500, "", message))
 }
 
 fn apply_error(e: ApplyError) -> ApiError {
