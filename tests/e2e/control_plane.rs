@@ -101,17 +101,25 @@ impl Drop for Component {
     }
 }
 
-/// kube-controller-manager as README runs it against `server`'s data
-/// directory, through `kubeconfig`.
-fn controller_manager(bins: &Path, s: &Server, kubeconfig: &Path, name: &str) -> Component {
+/// Both binaries' flags: their client, and their own secure port's
+/// delegated authentication and authorization, through `kubeconfig`.
+fn client_and_serving(kubeconfig: &Path) -> Vec<String> {
     let kc = kubeconfig.display().to_string();
-    let pki = |f: &str| s.pki(f).display().to_string();
-    let args = vec![
+    vec![
         format!("--kubeconfig={kc}"),
         format!("--authentication-kubeconfig={kc}"),
         format!("--authorization-kubeconfig={kc}"),
         "--bind-address=127.0.0.1".into(),
         format!("--secure-port={}", free_port()),
+    ]
+}
+
+/// kube-controller-manager as README runs it against `server`'s data
+/// directory, through `kubeconfig`.
+fn controller_manager(bins: &Path, s: &Server, kubeconfig: &Path, name: &str) -> Component {
+    let pki = |f: &str| s.pki(f).display().to_string();
+    let mut args = client_and_serving(kubeconfig);
+    args.extend([
         "--use-service-account-credentials=true".into(),
         format!("--root-ca-file={}", pki("ca.crt")),
         format!("--cluster-signing-cert-file={}", pki("ca.crt")),
@@ -121,20 +129,13 @@ fn controller_manager(bins: &Path, s: &Server, kubeconfig: &Path, name: &str) ->
             pki("service-account.key")
         ),
         "--leader-elect-retry-period=1s".into(),
-    ];
+    ]);
     let log = s.dir.path().join(format!("{name}.log"));
     Component::start(&bins.join("kube-controller-manager"), &args, log)
 }
 
 fn scheduler(bins: &Path, s: &Server, kubeconfig: &Path) -> Component {
-    let kc = kubeconfig.display().to_string();
-    let args = vec![
-        format!("--kubeconfig={kc}"),
-        format!("--authentication-kubeconfig={kc}"),
-        format!("--authorization-kubeconfig={kc}"),
-        "--bind-address=127.0.0.1".into(),
-        format!("--secure-port={}", free_port()),
-    ];
+    let args = client_and_serving(kubeconfig);
     let log = s.dir.path().join("kube-scheduler.log");
     Component::start(&bins.join("kube-scheduler"), &args, log)
 }
