@@ -57,7 +57,11 @@ pub async fn run(args: SimulateArgs) -> Result<()> {
         tokio::select! {
             _ = lease.tick() => for_each(&nodes, |n| n.renew_lease(&api)).await,
             _ = status.tick() => for_each(&nodes, |n| n.heartbeat(&api)).await,
-            _ = pods.tick() => for_each(&nodes, |n| pods::attend(&api, n, args.pod_run_for)).await,
+            _ = pods.tick() => {
+                if let Err(e) = pods::attend(&api, &nodes, args.pod_run_for).await {
+                    tracing::warn!(error = %format!("{e:#}"), "simulated pods");
+                }
+            }
             _ = tokio::signal::ctrl_c() => return Ok(()),
         }
     }

@@ -29,20 +29,35 @@ pub enum Step {
     Remove,
 }
 
-/// Looks at every Pod bound to `node` and takes each one its next step.
-pub async fn attend(api: &Api, node: &SimNode, run_for: Duration) -> Result<()> {
-    let path = format!("/api/v1/pods?fieldSelector=spec.nodeName%3D{}", node.name);
-    let list = api.get(&path).await?.unwrap_or_default();
-    let pods = list["items"].as_array().cloned().unwrap_or_default();
-    let mut used: BTreeSet<String> = pods
-        .iter()
-        .filter_map(|p| p["status"]["podIP"].as_str().map(str::to_string))
-        .collect();
+/// Looks at every Pod bound to one of `nodes` (one list for them all) and
+/// takes each one its next step; a failure is logged and tried again at the
+/// next pass.
+pub async fn attend(api: &Api, nodes: &[SimNode], run_for: Duration) -> Result<()> {
+    let list = api
+        .get("/api/v1/pods?fieldSelector=spec.nodeName%21%3D")
+        .await?;
+    let pods = list.unwrap_or_default()["items"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     let now = chrono::Utc::now();
-    for pod in &pods {
-        let step = next_step(pod, now, run_for);
-        if step != Step::Nothing {
-            take(api, node, pod, step, &mut used).await?;
+    for node in nodes {
+        let on_node: Vec<&Value> = pods
+            .iter()
+            .filter(|p| p["spec"]["nodeName"] == node.name.as_str())
+            .collect();
+        let mut used: BTreeSet<String> = on_node
+            .iter()
+            .filter_map(|p| p["status"]["podIP"].as_str().map(str::to_string))
+            .collect();
+        for pod in on_node {
+            let step = next_step(pod, now, run_for);
+            if step == Step::Nothing {
+                continue;
+            }
+            if let Err(e) = take(api, node, pod, step, &mut used).await {
+                tracing::warn!(node = %node.name, error = %format!("{e:#}"), "simulated pod");
+            }
         }
     }
     Ok(())
