@@ -90,9 +90,20 @@ impl Component {
                     .iter()
                     .any(|known| l.replace('\\', "").contains(known))
             })
-            .map(|l| l.chars().take(400).collect())
+            .map(clip)
             .collect()
     }
+}
+
+/// A long line's start and end (klog's Go dumps put the cause last).
+fn clip(line: &str) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    if chars.len() <= 600 {
+        return line.to_string();
+    }
+    let start: String = chars[..300].iter().collect();
+    let end: String = chars[chars.len() - 300..].iter().collect();
+    format!("{start} … {end}")
 }
 
 impl Drop for Component {
@@ -245,6 +256,7 @@ fn run_workloads(s: &Server) {
     endpoint_slice_lists_ready_pods(s);
     cron_job_creates_jobs(s);
     garbage_collection(s);
+    quota_counts_creates(s);
     let hpa = s.json(&["get", "hpa", "web", "-n", "cp"]);
     assert_eq!(hpa["spec"]["maxReplicas"], 5);
     namespace_deleted_with_everything_in_it(s);
@@ -263,6 +275,28 @@ fn namespace_deleted_with_everything_in_it(s: &Server) {
         crate::support::stdout(&left),
         crate::support::stdout(&pods)
     );
+}
+
+/// A ResourceQuota counts what is created while kube-controller-manager
+/// leads (kube-apiserver charges it at admission).
+fn quota_counts_creates(s: &Server) {
+    s.ok(&["create", "quota", "q", "-n", "cp", "--hard=configmaps=20"]);
+    let used = || {
+        let q = s.json(&["get", "quota", "q", "-n", "cp"]);
+        q["status"]["used"]["configmaps"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let counted = |n: usize| eventually(Duration::from_secs(20), || used() == n.to_string());
+    let before = items(s, &["get", "configmaps", "-n", "cp"]).len();
+    assert!(
+        counted(before),
+        "quota used {} for {before} ConfigMaps",
+        used()
+    );
+    s.ok(&["create", "configmap", "counted", "-n", "cp"]);
+    assert!(counted(before + 1), "quota used {} after a create", used());
 }
 
 fn endpoint_slice_lists_ready_pods(s: &Server) {

@@ -8,7 +8,8 @@
 //! Lease change), `AppState::no_kcm_leads` is false: the controllers are
 //! stopped, and the namespace DELETE handler only marks the namespace, as
 //! kube-apiserver's does. They start again once the Lease expires or is
-//! released. Every replica observes the Lease; the controllers themselves
+//! released. (The ResourceQuota recount is not deferred: it also does
+//! kube-apiserver's share, the usage its quota admission charges.) Every replica observes the Lease; the controllers themselves
 //! run in the replica that leads Capstan's own election.
 
 use std::sync::Arc;

@@ -67,6 +67,13 @@ pub fn spawn_all(state: Arc<AppState>) -> Vec<JoinHandle<()>> {
         flowcontrol::dangling::spawn(state.clone()),
         crate::policy_reports::audit::spawn(state.clone()),
     ];
+    // Quota usage is also kube-apiserver's: its ResourceQuota admission
+    // charges every create, which kube-controller-manager's quota controller
+    // does not count. Capstan's recount does both, so it keeps running
+    // beside a kube-controller-manager (both write the same usage).
+    if state.controllers.is_enabled("resourcequota-controller") {
+        tasks.push(resource_quota::spawn(state.clone()));
+    }
     tasks.push(defer_to_kcm::spawn_supervisor(state, spawn_selected));
     tasks
 }
@@ -97,7 +104,6 @@ fn spawn_selected(state: Arc<AppState>) -> Vec<JoinHandle<()>> {
         "clusterrole-aggregation-controller",
         rbac::spawn_aggregation,
     );
-    start("resourcequota-controller", resource_quota::spawn);
     start("garbage-collector-controller", garbage_collector::spawn);
     if protect.claims || protect.volumes {
         tasks.push(storage_protection::spawn(state.clone(), protect));
