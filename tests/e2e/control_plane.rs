@@ -21,9 +21,13 @@ use std::time::Duration;
 /// directory, informers' jittered resync periods, no metrics server for the
 /// HorizontalPodAutoscaler; while a namespace is deleted, its controllers'
 /// creates refused and the namespace controller's streaming lists refused,
-/// as its role grants no `watch`), each seen in both logs side by side
-/// (`\"` in a logged value compared as `"`).
-const KUBE_ALSO: [&str; 7] = [
+/// as its role grants no `watch`), each seen in both logs side by side; and
+/// a quota's status written by the server's charging and the quota
+/// controller at once, the conflict kube-apiserver's quota admission and
+/// kube-controller-manager have too (the side-by-side scenario had no
+/// quota). `\"` in a logged value is compared as `"`.
+const KUBE_ALSO: [&str; 8] = [
+    "Operation cannot be fulfilled on resourcequotas",
     "because it is being terminated",
     "User \"system:serviceaccount:kube-system:namespace-controller\" cannot watch resource",
     "extension-apiserver-authentication::requestheader-client-ca-file",
