@@ -3,6 +3,9 @@
 use capstan::cli::{Cli, Command, NodesCommand, PluginCommand};
 use clap::Parser;
 
+/// Each runtime thread's stack (reserved, committed only as it is used).
+const WORKER_STACK: usize = 8 << 20;
+
 fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -14,6 +17,10 @@ fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        // CPU-heavy request steps run on the worker's own stack (block_in_place)
+        // below the HTTP stack's frames: a body nested as deep as the parsers
+        // allow (YAML 64, JSON 128 levels) needs more than tokio's 2 MiB.
+        .thread_stack_size(WORKER_STACK)
         .build()?;
     match cli.command {
         Command::Serve(args) => runtime.block_on(capstan::serve::run(*args)),

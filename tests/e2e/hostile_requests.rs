@@ -230,3 +230,43 @@ fn a_body_that_is_not_json_is_reported_as_kube_does() {
         r#"the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: unexpected end of JSON input ({"apiVersion":"v1","kind":"Con ...)"#
     );
 }
+
+/// A YAML body nested as deep as the parser allows is served (the steps
+/// after parsing recurse on the worker's stack), one level deeper is kube's
+/// 400, and the server keeps serving either way, apply included.
+#[test]
+fn yaml_bodies_nested_to_the_parsers_limit_do_not_crash_the_server() {
+    let s = Server::start();
+    let body = |name: &str, depth: usize| {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}}}\nx: {}1{}",
+            "{a: ".repeat(depth),
+            "}".repeat(depth)
+        )
+    };
+    let collection = "/api/v1/namespaces/default/configmaps";
+    let (code, out, _) = s.request(
+        "POST",
+        collection,
+        "application/yaml",
+        Some(&body("deep", 63)),
+    );
+    assert_eq!(code, 201, "{out}");
+    let (code, out, _) = s.request(
+        "POST",
+        collection,
+        "application/yaml",
+        Some(&body("deeper", 64)),
+    );
+    assert_eq!(code, 400, "{out}");
+    let apply = "/api/v1/namespaces/default/configmaps/deep?fieldManager=m";
+    let (code, out, _) = s.request(
+        "PATCH",
+        apply,
+        "application/apply-patch+yaml",
+        Some(&body("deep", 63)),
+    );
+    assert_eq!(code, 500, "kube's typed-patch refusal: {out}");
+    let (code, _) = s.get_json("/readyz");
+    assert_eq!(code, 200, "the server survived");
+}
