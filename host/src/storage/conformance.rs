@@ -407,9 +407,11 @@ pub async fn watch_filters_by_prefix<B: Backend>(backend: &B) {
 
 /// Collects revisions from `watch` until `last` is reached, then checks that
 /// nothing (such as a doubled event) follows.
-async fn revisions_until(mut watch: WatchStream, last: Revision) -> Vec<Revision> {
+/// The revisions a watch from `from` delivers up to `last` (none when the
+/// watch started after the last write).
+async fn revisions_until(mut watch: WatchStream, from: Revision, last: Revision) -> Vec<Revision> {
     let mut seen = Vec::new();
-    while seen.last().is_none_or(|r| *r < last) {
+    while seen.last().copied().unwrap_or(from) < last {
         seen.push(next_event(&mut watch).await.revision());
     }
     assert_quiet(&mut watch).await;
@@ -449,7 +451,7 @@ pub async fn watch_during_concurrent_writes_misses_nothing<B: Backend>(backend: 
             s.current_revision().await.unwrap()
         };
         let watch = s.watch(prefix, from).await.unwrap();
-        watchers.push((from, tokio::spawn(revisions_until(watch, last))));
+        watchers.push((from, tokio::spawn(revisions_until(watch, from, last))));
     }
     for task in tasks {
         task.await.unwrap();
