@@ -1,5 +1,6 @@
 //! `capstan serve`: certificates, store, catalogue, bootstrap, then HTTPS.
 
+use crate::admission::cel_policy::AdmissionPolicies;
 use crate::admission::{assemble, config, Chain};
 use crate::auth::config::AuthConfig;
 use crate::auth::service_account::TokenIssuer;
@@ -88,7 +89,9 @@ fn precompile(runtime: &PluginRuntime, entries: &[config::EntryConfig], auth: &A
         .iter()
         .filter_map(|e| match e {
             config::EntryConfig::Plugin(p) => assemble::module_bytes(&p.module).ok(),
-            config::EntryConfig::Webhooks(_) | config::EntryConfig::Policies(_) => None,
+            config::EntryConfig::Webhooks(_)
+            | config::EntryConfig::Policies(_)
+            | config::EntryConfig::AdmissionPolicies => None,
         })
         .collect();
     modules.extend(
@@ -180,6 +183,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     state.metrics.push(policies.metrics.clone());
     let mut chain = admission_chain(&state, &entries, &config, &runtime)?;
     chain.policies = Some(policies.clone());
+    chain.admission_policies = AdmissionPolicies::new(state.reader()).map(Arc::new);
     state.admission = Arc::new(chain);
     tracing::info!(chain = ?state.admission.names(), "admission chain");
     let conversion = ConversionSetup::load(&config, &runtime, state.reader());

@@ -121,6 +121,30 @@ impl ApiError {
         }
     }
 
+    /// kube's `admission.NewForbidden` with a policy's `reason`: `resource
+    /// "name" is forbidden: message`, the message again as the one cause.
+    pub fn admission_forbidden(
+        group: &str,
+        resource: &str,
+        name: &str,
+        message: &str,
+        reason: &'static str,
+    ) -> Self {
+        let code = match reason {
+            "Forbidden" => 403,
+            "Unauthorized" => 401,
+            "RequestEntityTooLarge" => 413,
+            _ => 422,
+        };
+        let mut details = name_details(group, resource, name);
+        details["causes"] = json!([{ "message": message }]);
+        let qualified = qualified_resource(group, resource);
+        ApiError {
+            details: Some(Box::new(details)),
+            ..Self::new(code, reason, format!("{qualified} \"{name}\" is forbidden: {message}"))
+        }
+    }
+
     pub fn no_such_route() -> Self {
         ApiError {
             details: Some(Box::new(json!({}))),

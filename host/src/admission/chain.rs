@@ -2,7 +2,8 @@
 //! applying patches (mutating) and denials, and the failurePolicy when an
 //! entry cannot give an answer.
 
-use super::config::{FailurePolicy, Phase, PluginEntry};
+use super::cel_policy::AdmissionPolicies;
+use super::config::{FailurePolicy, Phase, PluginEntry, VALIDATING_ADMISSION_POLICY};
 use super::match_conditions::Outcome;
 use super::matcher::{labels_of, RequestAttributes};
 use super::review::{apply_patch, read_response, EncodedReview, ReviewRequest, Verdict};
@@ -31,6 +32,8 @@ pub enum ChainEntry {
     Webhooks(Phase),
     /// Where the policies of the API's PolicyBundles of this phase run.
     Policies(Phase),
+    /// Where the API's ValidatingAdmissionPolicies run (validating phase).
+    AdmissionPolicies,
 }
 
 /// Source of the API's webhooks (admissionregistration.k8s.io), asked per
@@ -53,6 +56,7 @@ pub struct Chain {
     pub namespaces: ResourceInfo,
     pub webhooks: Option<Arc<dyn WebhookSource>>,
     pub policies: Option<Arc<dyn PolicySource>>,
+    pub admission_policies: Option<Arc<AdmissionPolicies>>,
 }
 
 impl Chain {
@@ -68,6 +72,7 @@ impl Chain {
             namespaces,
             webhooks: None,
             policies: None,
+            admission_policies: None,
         }
     }
 
@@ -94,6 +99,7 @@ impl Chain {
                 ChainEntry::Webhooks(Phase::Validating) => "webhooks: validating".into(),
                 ChainEntry::Policies(Phase::Mutating) => "policies: mutating".into(),
                 ChainEntry::Policies(Phase::Validating) => "policies: validating".into(),
+                ChainEntry::AdmissionPolicies => VALIDATING_ADMISSION_POLICY.into(),
             })
             .collect()
     }
@@ -112,6 +118,11 @@ impl Chain {
                 ChainEntry::Webhooks(ph) if *ph == phase && !exempt => {
                     if let Some(src) = &self.webhooks {
                         out.extend(src.webhooks(phase).await.into_iter().map(EntryRef::Shared));
+                    }
+                }
+                ChainEntry::AdmissionPolicies if phase == Phase::Validating && !exempt => {
+                    if let Some(p) = &self.admission_policies {
+                        out.push(EntryRef::AdmissionPolicies(p.clone()));
                     }
                 }
                 ChainEntry::Policies(ph) if *ph == phase && !exempt => {
@@ -325,6 +336,10 @@ impl Chain {
     ) -> ApiResult<()> {
         let (attrs, mut review) = (attributes(req), SharedReview::default());
         for e in self.entries_for(Phase::Validating, req).await {
+            if let EntryRef::AdmissionPolicies(p) = &e {
+                p.validate(req, obj, old, warnings).await?;
+                continue;
+            }
             let e = e.get();
             if !self.is_called(e, (req, &attrs), obj, old, warnings).await? {
                 continue;
@@ -388,7 +403,7 @@ fn configures_admission(req: &ReviewRequest) -> bool {
 }
 
 /// What the rules of the entries match against.
-fn attributes(req: &ReviewRequest) -> RequestAttributes {
+pub(super) fn attributes(req: &ReviewRequest) -> RequestAttributes {
     RequestAttributes {
         operation: req.operation,
         group: req.group.clone(),
@@ -402,6 +417,8 @@ fn attributes(req: &ReviewRequest) -> RequestAttributes {
 enum EntryRef<'a> {
     Borrowed(&'a CallableEntry),
     Shared(Arc<CallableEntry>),
+    /// Not a callable entry: the policies evaluate in the host.
+    AdmissionPolicies(Arc<AdmissionPolicies>),
 }
 
 impl EntryRef<'_> {
@@ -409,6 +426,9 @@ impl EntryRef<'_> {
         match self {
             EntryRef::Borrowed(e) => e,
             EntryRef::Shared(e) => e,
+            EntryRef::AdmissionPolicies(_) => {
+                unreachable!("admission policies are run by the validating phase, not called")
+            }
         }
     }
 }

@@ -84,6 +84,9 @@ pub enum EntryConfig {
     Webhooks(Phase),
     /// Where the API's PolicyBundles' policies of this phase run.
     Policies(Phase),
+    /// Where the API's ValidatingAdmissionPolicies run (the entry
+    /// `module: builtin:validating-admission-policy`).
+    AdmissionPolicies,
 }
 
 #[derive(Clone, Debug)]
@@ -105,6 +108,10 @@ pub struct PluginEntry {
     pub match_conditions: MatchConditions,
 }
 
+/// The module name of the entry where the API's ValidatingAdmissionPolicies run.
+pub const VALIDATING_ADMISSION_POLICY: &str = "builtin:validating-admission-policy";
+/// ... and of MutatingAdmissionPolicies (not served yet).
+pub const MUTATING_ADMISSION_POLICY: &str = "builtin:mutating-admission-policy";
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(300);
 pub const DEFAULT_MEMORY_MIB: u64 = 64;
 
@@ -209,6 +216,15 @@ fn entry(i: usize, v: &Value) -> Result<EntryConfig, String> {
     }
     if let Some(marker) = v.get("policies") {
         return marker_phase(i, "policies", marker).map(EntryConfig::Policies);
+    }
+    match v.get("module").and_then(Value::as_str) {
+        Some(VALIDATING_ADMISSION_POLICY) => return Ok(EntryConfig::AdmissionPolicies),
+        Some(MUTATING_ADMISSION_POLICY) => {
+            return Err(format!(
+                "admission[{i}]: {MUTATING_ADMISSION_POLICY} is not available yet (MutatingAdmissionPolicy is not served)"
+            ))
+        }
+        _ => {}
     }
     let label = v
         .get("name")
@@ -359,6 +375,7 @@ pub fn default_chain(available: &[&str]) -> Result<Vec<EntryConfig>, String> {
     out.push(EntryConfig::Policies(Phase::Mutating));
     out.push(EntryConfig::Webhooks(Phase::Mutating));
     out.push(EntryConfig::Policies(Phase::Validating));
+    out.push(EntryConfig::AdmissionPolicies);
     out.push(EntryConfig::Webhooks(Phase::Validating));
     for entry in AFTER_WEBHOOKS.iter().filter_map(builtin) {
         out.push(entry?);

@@ -87,6 +87,12 @@ impl MatchConditions {
         if let Err(e) = bound {
             return Outcome::Error(format!("could not bind the variables: {e}"));
         }
+        self.evaluate_in(&context)
+    }
+
+    /// Evaluates every condition in `context` (its variables bound): a
+    /// false one skips, else the first error is the outcome.
+    pub fn evaluate_in(&self, context: &kube_cel::cel::Context) -> Outcome {
         let mut error = None;
         // Each condition within kube's per-call limit, enforced inside the
         // evaluator, and the request's deadline.
@@ -95,7 +101,7 @@ impl MatchConditions {
             ..kube_cel::Budget::per_call()
         };
         for condition in &self.0 {
-            let (result, _) = kube_cel::metered(budget, || condition.program.execute(&context));
+            let (result, _) = kube_cel::metered(budget, || condition.program.execute(context));
             match result {
                 Ok(kube_cel::cel::Value::Bool(true)) => {}
                 Ok(kube_cel::cel::Value::Bool(false)) => return Outcome::Skip,
@@ -142,7 +148,8 @@ fn compile_one(index: usize, condition: &Value) -> Result<Condition, String> {
 static COMPILED: LazyLock<Mutex<HashMap<String, Arc<Program>>>> = LazyLock::new(Default::default);
 const MAX_COMPILED: usize = 4096;
 
-fn compiled(expression: &str) -> Result<Arc<Program>, String> {
+/// `expression` compiled, from the cache of compiled programs when seen before.
+pub fn compiled(expression: &str) -> Result<Arc<Program>, String> {
     let mut cache = COMPILED.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(program) = cache.get(expression) {
         return Ok(program.clone());

@@ -4,11 +4,13 @@
 //! one contract (AdmissionReview), over two transports (Wasm, HTTPS).
 
 pub mod assemble;
+pub mod cel_policy;
 pub mod chain;
 pub mod config;
 pub mod match_conditions;
 pub mod matcher;
 pub mod review;
+pub mod watched;
 pub mod webhook;
 
 use crate::status::ApiResult;

@@ -6,14 +6,15 @@ use super::chain::{CallableEntry, WebhookSource};
 use super::config::{FailurePolicy, Phase, PluginEntry};
 use super::match_conditions::MatchConditions;
 use super::matcher::{Rule, Selector};
+use super::watched::{list, Watched};
 use super::Transport;
 use crate::catalogue::{Catalogue, ResourceInfo};
 use crate::https_webhook::HttpsWebhook;
-use crate::registry::{ListQuery, Registry};
+use crate::registry::Registry;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -28,88 +29,8 @@ pub struct ApiWebhooks {
     validating: ResourceInfo,
     /// `namespace/name` of a Service → base URL, for webhooks that name a service.
     services: HashMap<String, String>,
-    mutating_cache: ConfigCache,
-    validating_cache: ConfigCache,
-}
-
-async fn list(
-    registry: &Registry,
-    res: &ResourceInfo,
-) -> Result<Vec<Value>, crate::status::ApiError> {
-    registry
-        .list(res, None, &ListQuery::default())
-        .await
-        .map(|page| page.items)
-}
-
-/// The configurations of one kind, kept current by a watch (as an informer
-/// would), so a write does not read them from storage every time.
-#[derive(Clone, Default)]
-struct ConfigCache(Arc<std::sync::RwLock<Option<Arc<Snapshot>>>>);
-
-/// The configurations as last listed, and the chain entries built from
-/// them on the first write that needs them (not again per write).
-struct Snapshot {
-    items: Vec<Value>,
-    entries: OnceLock<Vec<Arc<CallableEntry>>>,
-}
-
-impl ConfigCache {
-    fn current(&self) -> Option<Arc<Snapshot>> {
-        self.0.read().ok().and_then(|c| c.clone())
-    }
-
-    fn set(&self, items: Option<Vec<Value>>) {
-        let snapshot = items.map(|items| {
-            Arc::new(Snapshot {
-                items,
-                entries: OnceLock::new(),
-            })
-        });
-        if let Ok(mut c) = self.0.write() {
-            *c = snapshot;
-        }
-    }
-
-    /// Starts the watch when a tokio runtime is running; otherwise every read lists.
-    fn watching(registry: &Registry, res: &ResourceInfo) -> ConfigCache {
-        let cache = ConfigCache::default();
-        if tokio::runtime::Handle::try_current().is_ok() {
-            let (registry, res, c) = (registry.clone(), res.clone(), cache.clone());
-            tokio::spawn(async move {
-                loop {
-                    if let Err(e) = c.follow(&registry, &res).await {
-                        tracing::warn!(error = %e, "webhook configuration watch restarting");
-                    }
-                    c.set(None);
-                    tokio::time::sleep(Duration::from_secs(1)).await;
-                }
-            });
-        }
-        cache
-    }
-
-    /// Lists, then re-lists on every change until the watch ends.
-    async fn follow(&self, registry: &Registry, res: &ResourceInfo) -> Result<(), String> {
-        use futures_util::StreamExt;
-        let prefix = crate::registry::keys::prefix(res, None);
-        let revision = registry
-            .storage
-            .current_revision()
-            .await
-            .map_err(|e| e.to_string())?;
-        let mut events = registry
-            .storage
-            .watch(&prefix, revision)
-            .await
-            .map_err(|e| e.to_string())?;
-        self.set(Some(list(registry, res).await.map_err(|e| e.message)?));
-        while let Some(ev) = events.next().await {
-            ev.map_err(|e| e.to_string())?;
-            self.set(Some(list(registry, res).await.map_err(|e| e.message)?));
-        }
-        Ok(())
-    }
+    mutating_cache: Watched<Vec<Arc<CallableEntry>>>,
+    validating_cache: Watched<Vec<Arc<CallableEntry>>>,
 }
 
 impl ApiWebhooks {
@@ -125,8 +46,8 @@ impl ApiWebhooks {
         let validating = catalogue
             .lookup(g, "v1", "validatingwebhookconfigurations")?
             .clone();
-        let mutating_cache = ConfigCache::watching(&registry, &mutating);
-        let validating_cache = ConfigCache::watching(&registry, &validating);
+        let mutating_cache = Watched::follow(&registry, &mutating);
+        let validating_cache = Watched::follow(&registry, &validating);
         Some(ApiWebhooks {
             registry,
             mutating,
@@ -146,10 +67,7 @@ impl ApiWebhooks {
             (&self.validating, &self.validating_cache)
         };
         if let Some(snapshot) = cache.current() {
-            return snapshot
-                .entries
-                .get_or_init(|| self.build(phase, &snapshot.items))
-                .clone();
+            return snapshot.built(|items| self.build(phase, items)).clone();
         }
         let items = list(&self.registry, res).await.unwrap_or_else(|e| {
             tracing::warn!(error = %e, "could not read webhook configurations");

@@ -129,7 +129,7 @@ pub(crate) fn quote(text: &str) -> String {
 }
 
 /// cel-go's text for an evaluation error (`no such key: x`, …).
-pub(crate) fn evaluation_error(error: &ExecutionError) -> String {
+pub fn evaluation_error(error: &ExecutionError) -> String {
     match error {
         ExecutionError::NoSuchKey(key) => format!("no such key: {key}"),
         ExecutionError::IndexOutOfBounds(index) => {

@@ -40,7 +40,7 @@ use cel::Program;
 use serde_json::Value;
 
 pub use evaluate::DeadlineExceeded;
-pub use messages::{ProblemKind, RuleProblem, RuleViolation, ViolationKind};
+pub use messages::{evaluation_error, ProblemKind, RuleProblem, RuleViolation, ViolationKind};
 
 use schema::Node;
 
