@@ -141,7 +141,11 @@ impl ApiError {
         let qualified = qualified_resource(group, resource);
         ApiError {
             details: Some(Box::new(details)),
-            ..Self::new(code, reason, format!("{qualified} \"{name}\" is forbidden: {message}"))
+            ..Self::new(
+                code,
+                reason,
+                format!("{qualified} \"{name}\" is forbidden: {message}"),
+            )
         }
     }
 

@@ -5,6 +5,7 @@ mod support;
 
 mod access_control;
 mod admission_plugins;
+mod admission_policies;
 mod api_discovery;
 mod c_plugins;
 mod cluster_apis;

@@ -71,7 +71,13 @@ pub fn visit(e: &IdedExpr, f: &mut impl FnMut(&IdedExpr)) {
             EntryExpr::StructField(s) => visit(&s.value, f),
         }),
         Expr::Comprehension(c) => {
-            for part in [&c.iter_range, &c.accu_init, &c.loop_cond, &c.loop_step, &c.result] {
+            for part in [
+                &c.iter_range,
+                &c.accu_init,
+                &c.loop_cond,
+                &c.loop_step,
+                &c.result,
+            ] {
                 visit(part, f);
             }
         }

@@ -74,10 +74,7 @@ impl Runner<'_> {
             .as_ref()
             .map_err(|why| format!("compilation error: {why}"))?;
         if let Some(why) = e.uses.iter().find_map(|v| self.failed_variables.get(v)) {
-            return Err(format!(
-                "expression '{}' resulted in error: {why}",
-                e.text
-            ));
+            return Err(format!("expression '{}' resulted in error: {why}", e.text));
         }
         let budget = kube_cel::Budget {
             deadline: crate::cpu::deadline(),
@@ -170,14 +167,17 @@ fn bind_variables(policy: &Policy, runner: &mut Runner<'_>) {
 /// A denial's message: `messageExpression`'s string (trimmed, one line,
 /// within kube's size), else `message`, else the failed expression.
 fn message(runner: &mut Runner<'_>, v: &super::compile::Validation) -> String {
-    let evaluated = v.message_expression.as_ref().and_then(|e| match runner.run(e) {
-        Ok(Value::String(s)) => Some(s.trim().to_string()),
-        Ok(_) => None,
-        Err(why) => {
-            tracing::debug!(error = %why, "error while evaluating messageExpression");
-            None
-        }
-    });
+    let evaluated = v
+        .message_expression
+        .as_ref()
+        .and_then(|e| match runner.run(e) {
+            Ok(Value::String(s)) => Some(s.trim().to_string()),
+            Ok(_) => None,
+            Err(why) => {
+                tracing::debug!(error = %why, "error while evaluating messageExpression");
+                None
+            }
+        });
     let evaluated = evaluated.filter(|m| m.len() <= MAX_MESSAGE_BYTES && !m.contains('\n'));
     match evaluated.filter(|m| !m.is_empty()) {
         Some(m) => m,

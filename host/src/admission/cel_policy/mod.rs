@@ -89,12 +89,10 @@ impl AdmissionPolicies {
     }
 
     async fn listed(&self, res: &ResourceInfo) -> Vec<Value> {
-        list(&self.reader.registry, res)
-            .await
-            .unwrap_or_else(|e| {
-                tracing::warn!(resource = %res.plural, error = %e, "could not read admission policies");
-                Vec::new()
-            })
+        list(&self.reader.registry, res).await.unwrap_or_else(|e| {
+            tracing::warn!(resource = %res.plural, error = %e, "could not read admission policies");
+            Vec::new()
+        })
     }
 
     /// Runs every policy that takes the request; the first denial is the
@@ -156,7 +154,11 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
-    async fn policy<'b>(&mut self, policy: &Policy, bindings: impl Iterator<Item = &'b Arc<Binding>>) {
+    async fn policy<'b>(
+        &mut self,
+        policy: &Policy,
+        bindings: impl Iterator<Item = &'b Arc<Binding>>,
+    ) {
         if !self.matches(&policy.constraints, true).await {
             return;
         }
@@ -191,8 +193,7 @@ impl Run<'_> {
         }
         let input = self.input().await;
         for param in params {
-            let evaluation =
-                crate::cpu::for_request(|| evaluate::evaluate(policy, &input, &param));
+            let evaluation = crate::cpu::for_request(|| evaluate::evaluate(policy, &input, &param));
             self.apply(policy, binding, evaluation);
         }
     }
@@ -249,7 +250,14 @@ impl Run<'_> {
         }
     }
 
-    fn act(&mut self, policy: &Policy, binding: &Binding, index: usize, message: String, reason: &'static str) {
+    fn act(
+        &mut self,
+        policy: &Policy,
+        binding: &Binding,
+        index: usize,
+        message: String,
+        reason: &'static str,
+    ) {
         if binding.audit {
             let value = json!([{
                 "message": message,
@@ -326,7 +334,9 @@ impl Run<'_> {
     async fn namespace(&mut self) -> Option<Value> {
         if self.namespace.is_none() {
             let read = match &self.req.namespace {
-                Some(ns) if !self.is_namespace() => params::namespace(&self.source.reader, ns).await,
+                Some(ns) if !self.is_namespace() => {
+                    params::namespace(&self.source.reader, ns).await
+                }
                 _ => None,
             };
             self.namespace = Some(read);

@@ -32,7 +32,9 @@ pub async fn collect(
             (ns, _) => Some(ns.to_string()),
         }
     } else if !param_ref.namespace.is_empty() {
-        return Err("paramRef.namespace must not be provided for a cluster-scoped `paramKind`".into());
+        return Err(
+            "paramRef.namespace must not be provided for a cluster-scoped `paramKind`".into(),
+        );
     } else {
         None
     };
@@ -51,7 +53,11 @@ pub async fn collect(
             .list(&api_version, &plural, namespace.as_deref(), None, None)
             .await?;
         let list: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-        let items = list.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
+        let items = list
+            .get("items")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         items
             .into_iter()
             .filter(|o| selector.matches(&crate::admission::matcher::labels_of(Some(o))))
@@ -60,7 +66,9 @@ pub async fn collect(
         return Err("one of name or selector must be provided".into());
     };
     if found.is_empty() && param_ref.deny_when_missing {
-        return Err("no params found for policy binding with `Deny` parameterNotFoundAction".into());
+        return Err(
+            "no params found for policy binding with `Deny` parameterNotFoundAction".into(),
+        );
     }
     Ok(found.iter().map(|p| cel_value(Some(p))).collect())
 }

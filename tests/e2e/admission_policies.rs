@@ -1,0 +1,211 @@
+//! ValidatingAdmissionPolicies from the API, enforced as kube-apiserver
+//! 1.32 enforces them: kube's documentation examples (`data/vap/`), with
+//! the answers the real server gave to the same requests
+//! (`data/vap/kube-answers.json`, recorded with
+//! `tools/record-admission-policies.py` against ../shared/kube-oracle).
+
+use crate::support::{eventually, stderr, stdout, Server};
+use serde_json::{json, Value};
+use std::time::Duration;
+
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/e2e/data/vap");
+
+fn data(file: &str) -> String {
+    format!("{DATA}/{file}")
+}
+
+/// The server with kube's examples applied: namespaces, the ReplicaLimit
+/// CRD and its params, the policies and bindings.
+fn server_with_examples() -> Server {
+    let s = Server::start();
+    s.ok(&["apply", "-f", &data("setup.yaml")]);
+    s.ok(&["apply", "-f", &data("policies.yaml")]);
+    s.ok(&[
+        "wait",
+        "--for=condition=Established",
+        "crd/replicalimits.rules.example.com",
+    ]);
+    s.ok(&["apply", "-f", &data("params.yaml")]);
+    s
+}
+
+/// One recorded case sent as the recorder sends it.
+fn send(s: &Server, case: &Value) -> Value {
+    let path = case["path"].as_str().unwrap();
+    let method = case["method"].as_str().unwrap();
+    let (content_type, body) = match (case.get("patch"), case.get("body")) {
+        (Some(p), _) => ("application/merge-patch+json", Some(p.to_string())),
+        (None, Some(b)) => ("application/json", Some(b.to_string())),
+        _ => ("application/json", None),
+    };
+    let (code, doc, headers) = s.request(method, path, content_type, body.as_deref());
+    let warnings: Vec<Value> = headers
+        .lines()
+        .filter_map(|l| l.strip_prefix("warning: ").or(l.strip_prefix("Warning: ")))
+        .map(|w| json!(w.trim()))
+        .collect();
+    let mut answer = json!({"code": code, "warnings": warnings});
+    if doc["kind"] == "Status" && doc["status"] == "Failure" {
+        for key in ["reason", "message", "details"] {
+            answer[key] = doc[key].clone();
+        }
+    }
+    answer
+}
+
+/// A generated name (`gen-` and five characters) as `gen-<generated>`.
+fn normalized(answer: &Value) -> Value {
+    let text = answer.to_string();
+    let mut out = String::new();
+    let mut rest = text.as_str();
+    while let Some(i) = rest.find("gen-") {
+        out.push_str(&rest[..i + 4]);
+        let tail = &rest[i + 4..];
+        let generated = tail.len() >= 5 && tail[..5].chars().all(|c| c.is_ascii_alphanumeric());
+        if generated {
+            out.push_str("<generated>");
+            rest = &tail[5..];
+        } else {
+            rest = tail;
+        }
+    }
+    out.push_str(rest);
+    serde_json::from_str(&out).unwrap()
+}
+
+#[test]
+fn kubes_documentation_examples_answer_as_kube_apiserver_did() {
+    let s = server_with_examples();
+    let cases: Value =
+        serde_json::from_str(&std::fs::read_to_string(data("cases.json")).unwrap()).unwrap();
+    let kube: Value =
+        serde_json::from_str(&std::fs::read_to_string(data("kube-answers.json")).unwrap()).unwrap();
+    let cases = cases["cases"].as_array().unwrap();
+    // The policies are in effect once the first denial is seen (a dry run,
+    // so nothing is left behind).
+    let probe = cases
+        .iter()
+        .find(|c| c["name"] == "deployment-dry-run-denied")
+        .unwrap();
+    assert!(
+        eventually(Duration::from_secs(10), || send(&s, probe)["code"] == 422),
+        "the policies never took effect"
+    );
+    let mut differences = Vec::new();
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let ours = normalized(&send(&s, case));
+        let theirs = normalized(&kube[name]);
+        if ours != theirs {
+            differences.push(format!("{name}:\n  kube:    {theirs}\n  capstan: {ours}"));
+        }
+    }
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+}
+
+fn deployment(name: &str, replicas: u32) -> String {
+    json!({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
+        "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}
+    })
+    .to_string()
+}
+
+#[test]
+fn kubectl_shows_denials_and_warnings_and_changes_take_effect_at_once() {
+    let s = server_with_examples();
+    let create = |ns: &str, replicas: u32| {
+        s.kubectl_stdin(
+            &["create", "-n", ns, "--dry-run=server", "-f", "-"],
+            Some(&deployment("web", replicas)),
+        )
+    };
+    assert!(eventually(Duration::from_secs(10), || !create(
+        "vap-test", 6
+    )
+    .status
+    .success()));
+    let out = create("vap-test", 6);
+    // What kubectl 1.33 prints for kube-apiserver's answer (an Invalid
+    // Status whose one cause has no field).
+    assert_eq!(
+        stderr(&out).trim(),
+        "The deployments \"web\" is invalid: : ValidatingAdmissionPolicy 'demo-policy.example.com' \
+         with binding 'demo-binding-test.example.com' denied request: failed expression: \
+         object.spec.replicas <= 5"
+    );
+    let out = s.kubectl_stdin(
+        &["create", "-n", "vap-warn", "--dry-run=server", "-f", "-"],
+        Some(r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"plain"}}"#),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out).trim(),
+        "Warning: Validation failed for ValidatingAdmissionPolicy 'require-team-label.example.com' \
+         with binding 'require-team-label-warn.example.com': configmap plain has no team label"
+    );
+    // A changed policy is in effect for the next request.
+    s.ok(&[
+        "patch",
+        "validatingadmissionpolicy",
+        "demo-policy.example.com",
+        "--type=json",
+        "-p",
+        r#"[{"op":"replace","path":"/spec/validations/0/expression","value":"object.spec.replicas <= 7"}]"#,
+    ]);
+    assert!(eventually(Duration::from_secs(5), || create("vap-test", 6)
+        .status
+        .success()));
+    assert!(!create("vap-test", 8).status.success());
+    // Without its binding, the policy no longer applies.
+    s.ok(&[
+        "delete",
+        "validatingadmissionpolicybinding",
+        "demo-binding-test.example.com",
+    ]);
+    assert!(eventually(Duration::from_secs(5), || create("vap-test", 8)
+        .status
+        .success()));
+}
+
+#[test]
+fn a_policy_cannot_lock_out_changes_to_admission_policies() {
+    let s = Server::start();
+    let deny_all = r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: deny-everything}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: ["*"], apiVersions: ["*"], operations: ["*"], resources: ["*"]}
+  validations:
+  - {expression: "false", message: "nothing may change"}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: deny-everything}
+spec: {policyName: deny-everything, validationActions: [Deny]}
+"#;
+    s.ok_stdin(&["apply", "-f", "-"], deny_all);
+    assert!(eventually(Duration::from_secs(10), || {
+        let out = s.kubectl(&["create", "configmap", "x", "--dry-run=server"]);
+        stderr(&out).contains("nothing may change")
+    }));
+    // Admission configuration is exempt, as in kube: the policy can go.
+    s.ok(&[
+        "delete",
+        "validatingadmissionpolicybinding",
+        "deny-everything",
+    ]);
+    let out = s.kubectl(&["delete", "validatingadmissionpolicy", "deny-everything"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(eventually(Duration::from_secs(5), || {
+        s.kubectl(&["create", "configmap", "x", "--dry-run=server"])
+            .status
+            .success()
+    }));
+    assert!(stdout(&s.kubectl(&["get", "validatingadmissionpolicies"])).is_empty());
+}
