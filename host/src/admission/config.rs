@@ -434,6 +434,17 @@ admission:
     }
 
     #[test]
+    fn the_admission_policy_entry_is_named_by_its_module() {
+        let chain = parse("admission:\n- module: builtin:validating-admission-policy\n").unwrap();
+        assert!(matches!(
+            chain.as_deref(),
+            Some([EntryConfig::AdmissionPolicies])
+        ));
+        let err = parse("admission:\n- module: builtin:mutating-admission-policy\n").unwrap_err();
+        assert!(err.contains("not available yet"), "{err}");
+    }
+
+    #[test]
     fn errors_name_the_entry() {
         let bad_rule = "admission:\n- name: x\n  module: builtin:x\n  rules: [{operations: [CRATE], apiGroups: ['*'], apiVersions: ['*'], resources: ['*']}]\n";
         let e = parse(bad_rule).unwrap_err();
@@ -470,6 +481,7 @@ admission:
                 EntryConfig::Plugin(p) => p.name.clone(),
                 EntryConfig::Webhooks(p) => format!("webhooks:{p:?}"),
                 EntryConfig::Policies(p) => format!("policies:{p:?}"),
+                EntryConfig::AdmissionPolicies => VALIDATING_ADMISSION_POLICY.to_string(),
             })
             .collect();
         assert_eq!(
@@ -480,6 +492,7 @@ admission:
                 "policies:Mutating",
                 "webhooks:Mutating",
                 "policies:Validating",
+                VALIDATING_ADMISSION_POLICY,
                 "webhooks:Validating"
             ]
         );
@@ -625,15 +638,16 @@ admission:
         ];
         let builtins = crate::admission::assemble::public_builtins();
         let chain = default_chain(&builtins).unwrap();
-        assert_eq!(chain.len(), expected.len() + 4);
+        assert_eq!(chain.len(), expected.len() + 5);
         assert!(matches!(chain[13], EntryConfig::Policies(Phase::Mutating)));
         assert!(matches!(chain[14], EntryConfig::Webhooks(Phase::Mutating)));
         assert!(matches!(
             chain[15],
             EntryConfig::Policies(Phase::Validating)
         ));
+        assert!(matches!(chain[16], EntryConfig::AdmissionPolicies));
         assert!(matches!(
-            chain[16],
+            chain[17],
             EntryConfig::Webhooks(Phase::Validating)
         ));
         let plugins = chain.iter().filter(|e| matches!(e, EntryConfig::Plugin(_)));
