@@ -24,6 +24,7 @@ mod format;
 mod guarded;
 mod ip;
 mod lists;
+pub mod policy_types;
 mod quantity;
 mod regex;
 pub mod rules;

@@ -274,7 +274,7 @@ fn typed(program: Program, text: &str, node: &Node) -> Result<Program, String> {
 
 /// cel-go's `ERROR: <input>:line:column: message` with the line and a
 /// pointer under the column.
-fn located(text: &str, start: usize, message: &str) -> String {
+pub(crate) fn located(text: &str, start: usize, message: &str) -> String {
     let before = text.get(..start).unwrap_or_default();
     let line = before.matches('\n').count() + 1;
     let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;

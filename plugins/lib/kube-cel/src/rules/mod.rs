@@ -39,6 +39,7 @@ use std::time::Instant;
 use cel::Program;
 use serde_json::Value;
 
+pub(crate) use compile::located;
 pub use evaluate::DeadlineExceeded;
 pub use messages::{evaluation_error, ProblemKind, RuleProblem, RuleViolation, ViolationKind};
 
