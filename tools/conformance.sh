@@ -25,8 +25,10 @@ CAPSTAN=${CAPSTAN:-$(dirname "$0")/../target/debug/capstan}
 NODES=$!
 untaint() {
   while true; do
-    $K taint nodes -l node.capstan.dev/simulated=true node.kubernetes.io/not-ready- \
-      node.kubernetes.io/unreachable- >/dev/null 2>&1 || true
+    # One taint per call: kubectl changes nothing when any named taint is absent.
+    for taint in node.kubernetes.io/not-ready- node.kubernetes.io/unreachable-; do
+      $K taint nodes -l node.capstan.dev/simulated=true "$taint" >/dev/null 2>&1 || true
+    done
     sleep 10
   done
 }

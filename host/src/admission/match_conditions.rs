@@ -77,15 +77,12 @@ impl MatchConditions {
     /// Evaluates every condition against `object`, `oldObject` and `request`.
     pub fn evaluate(&self, object: &Value, old_object: &Value, request: &Value) -> Outcome {
         let mut context = kube_cel::context();
-        let bound = [
+        for (name, value) in [
             ("object", object),
             ("oldObject", old_object),
             ("request", request),
-        ]
-        .into_iter()
-        .try_for_each(|(name, value)| context.add_variable(name, value).map(|_| ()));
-        if let Err(e) = bound {
-            return Outcome::Error(format!("could not bind the variables: {e}"));
+        ] {
+            context.add_variable_from_value(name, kube_cel::json_value(value));
         }
         self.evaluate_in(&context)
     }

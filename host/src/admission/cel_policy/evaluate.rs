@@ -233,3 +233,129 @@ pub fn type_name(v: &Value) -> &'static str {
         _ => "dyn",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::admission::cel_policy::cel_value;
+    use crate::admission::cel_policy::compile::Policy;
+    use serde_json::json;
+
+    fn policy(spec: serde_json::Value) -> Policy {
+        Policy::read(&json!({"metadata": {"name": "p"}, "spec": spec}))
+    }
+
+    fn input(object: serde_json::Value) -> Input {
+        Input {
+            object: cel_value(Some(&object)),
+            old_object: Value::Null,
+            request: cel_value(Some(&json!({"operation": "CREATE"}))),
+            namespace_object: Value::Null,
+        }
+    }
+
+    fn decisions(e: Evaluation) -> Vec<Decision> {
+        match e {
+            Evaluation::Done { decisions, .. } => decisions,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn variables_are_integers_and_chain() {
+        let p = policy(json!({
+            "variables": [
+                {"name": "replicas", "expression": "object.spec.replicas"},
+                {"name": "odd", "expression": "variables.replicas % 2 == 1"}],
+            "validations": [{"expression": "variables.replicas > 1"}, {"expression": "variables.odd"}]}));
+        let run = |replicas: i64| {
+            decisions(evaluate(
+                &p,
+                &input(json!({"spec": {"replicas": replicas}})),
+                &Value::Null,
+            ))
+        };
+        assert_eq!(run(3), [Decision::Admit, Decision::Admit]);
+        let denied = run(2);
+        assert_eq!(denied[0], Decision::Admit);
+        assert!(
+            matches!(&denied[1], Decision::Deny { message, reason: "Invalid" } if message == "failed expression: variables.odd"),
+            "{denied:?}"
+        );
+    }
+
+    #[test]
+    fn a_failed_variable_fails_only_the_expressions_that_read_it() {
+        let p = policy(json!({
+            "variables": [{"name": "missing", "expression": "object.spec.nothing"}],
+            "validations": [{"expression": "variables.missing == 1"}, {"expression": "true"}]}));
+        let d = decisions(evaluate(&p, &input(json!({"spec": {}})), &Value::Null));
+        assert_eq!(
+            d[0],
+            Decision::Error(
+                "expression 'variables.missing == 1' resulted in error: expression 'object.spec.nothing' resulted in error: no such key: nothing"
+                    .into()
+            )
+        );
+        assert_eq!(d[1], Decision::Admit);
+    }
+
+    #[test]
+    fn messages_come_from_the_expression_then_the_message() {
+        let p = policy(json!({"validations": [
+            {"expression": "false", "messageExpression": "'too many: ' + string(object.n)", "message": "fallback"},
+            {"expression": "false", "messageExpression": "'two\\nlines'", "message": "fallback", "reason": "Forbidden"},
+            {"expression": "false", "messageExpression": "object.missing"}]}));
+        let d = decisions(evaluate(&p, &input(json!({"n": 7})), &Value::Null));
+        let messages: Vec<(&str, &str)> = d
+            .iter()
+            .map(|d| match d {
+                Decision::Deny { message, reason } => (message.as_str(), *reason),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                ("too many: 7", "Invalid"),
+                ("fallback", "Forbidden"),
+                ("failed expression: false", "Invalid")
+            ]
+        );
+    }
+
+    #[test]
+    fn params_match_conditions_and_audit_annotations() {
+        let p = policy(json!({
+            "matchConditions": [{"name": "labelled", "expression": "has(object.metadata.labels)"}],
+            "validations": [{"expression": "object.n <= params.max"}],
+            "auditAnnotations": [
+                {"key": "n", "valueExpression": "'n is ' + string(object.n)"},
+                {"key": "none", "valueExpression": "null"},
+                {"key": "bad", "valueExpression": "object.n"}]}));
+        let params = cel_value(Some(&json!({"max": 3})));
+        assert_eq!(
+            evaluate(&p, &input(json!({"metadata": {}, "n": 1})), &params),
+            Evaluation::Skipped
+        );
+        let Evaluation::Done {
+            decisions,
+            annotations,
+        } = evaluate(
+            &p,
+            &input(json!({"metadata": {"labels": {}}, "n": 5})),
+            &params,
+        )
+        else {
+            panic!()
+        };
+        assert!(matches!(decisions[0], Decision::Deny { .. }));
+        assert_eq!(
+            annotations,
+            [
+                Annotation::Publish { key: "n".into(), value: "n is 5".into() },
+                Annotation::Error("valueExpression 'object.n' resulted in unsupported return type: int. Return type must be either string or null.".into()),
+            ]
+        );
+    }
+}

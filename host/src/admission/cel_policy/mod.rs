@@ -373,8 +373,7 @@ fn namespace_object(ns: &Value) -> Value {
 }
 
 pub fn cel_value(v: Option<&Value>) -> CelValue {
-    v.and_then(|v| kube_cel::cel::to_value(v).ok())
-        .unwrap_or(CelValue::Null)
+    v.map_or(CelValue::Null, kube_cel::json_value)
 }
 
 /// kube's `admission.NewForbidden` with the denial's reason and code.

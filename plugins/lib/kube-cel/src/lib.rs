@@ -44,6 +44,12 @@ pub use rules::{
 };
 pub use runtime::{metered, Budget, Spent};
 
+/// JSON as CEL, untyped (as kube binds `object`, `request`, …): integers
+/// are `int`, not `uint`.
+pub fn json_value(value: &serde_json::Value) -> cel::Value {
+    rules::convert::dynamic(value)
+}
+
 /// [`env`], built once: what programs are compiled with.
 static ENV: LazyLock<Arc<Env>> = LazyLock::new(|| Arc::new(env()));
 

@@ -46,7 +46,10 @@ pub enum Type<'s> {
     Map(Box<Type<'s>>),
     /// An object described by a schema; `root` for a resource's top level
     /// (apiVersion, kind and metadata exist even where not declared).
-    Object { schema: &'s Value, root: bool },
+    Object {
+        schema: &'s Value,
+        root: bool,
+    },
     /// `variables`: each variable's type.
     Variables(HashMap<String, Type<'s>>),
     Dyn,
@@ -97,20 +100,19 @@ pub type Problem = (u64, String);
 /// Checks `program` (compiled from `text`); Err holds cel-go's
 /// `ERROR: <input>:l:c: message` with the source line and a pointer.
 pub fn check(program: &Program, text: &str, decls: &Declarations<'_>) -> Result<(), String> {
-    infer_program(program, decls).map(|_| ()).map_err(|(id, message)| {
-        let at = program
-            .source_info()
-            .offset_for(id)
-            .map_or(0, |(start, _)| start);
-        crate::rules::located(text, at as usize, &message)
-    })
+    infer_program(program, decls)
+        .map(|_| ())
+        .map_err(|(id, message)| {
+            let at = program
+                .source_info()
+                .offset_for(id)
+                .map_or(0, |(start, _)| start);
+            crate::rules::located(text, at as usize, &message)
+        })
 }
 
 /// The type `program` evaluates to, or the first problem.
-pub fn infer_program<'s>(
-    program: &Program,
-    decls: &Declarations<'s>,
-) -> Result<Type<'s>, Problem> {
+pub fn infer_program<'s>(program: &Program, decls: &Declarations<'s>) -> Result<Type<'s>, Problem> {
     let mut scope: Vec<(String, Type<'s>)> = Vec::new();
     Checker { decls }.infer(program.expression(), &mut scope)
 }
@@ -128,9 +130,9 @@ impl<'s> Checker<'_, 's> {
             Expr::Ident(name) => Ok(self.ident(name, scope)),
             Expr::Select(s) => {
                 let operand = self.infer(&s.operand, scope)?;
-                let field = self.select(&operand, &s.field).ok_or_else(|| {
-                    (e.id, format!("undefined field '{}'", s.field))
-                })?;
+                let field = self
+                    .select(&operand, &s.field)
+                    .ok_or_else(|| (e.id, format!("undefined field '{}'", s.field)))?;
                 Ok(if s.test { Type::Bool } else { field })
             }
             Expr::Call(call) => {
@@ -172,7 +174,9 @@ impl<'s> Checker<'_, 's> {
                 }
                 scope.push((c.accu_var.clone(), Type::Dyn));
                 let parts = [&c.accu_init, &c.loop_cond, &c.loop_step, &c.result];
-                let checked = parts.iter().try_for_each(|p| self.infer(p, scope).map(|_| ()));
+                let checked = parts
+                    .iter()
+                    .try_for_each(|p| self.infer(p, scope).map(|_| ()));
                 scope.truncate(depth);
                 checked.map(|()| Type::Dyn)
             }
@@ -345,7 +349,11 @@ fn call_type<'s>(
 /// `+` (with strings, bytes, lists) and the other arithmetic operators.
 fn arithmetic<'s>(a: &Type<'s>, b: &Type<'s>, add: bool) -> Option<Type<'s>> {
     if !a.is_concrete() || !b.is_concrete() {
-        return Some(if a.is_concrete() { a.clone() } else { b.clone() });
+        return Some(if a.is_concrete() {
+            a.clone()
+        } else {
+            b.clone()
+        });
     }
     match (a, b) {
         (x, y) if x == y && x.is_numeric() => Some(x.clone()),

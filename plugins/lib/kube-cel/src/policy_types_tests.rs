@@ -126,5 +126,8 @@ fn untyped_variables_are_not_refused() {
         variables: HashMap::from([("object".to_string(), Type::Dyn)]),
         schemas: &NoSchemas,
     };
-    assert_eq!(check(&program, "object.spec.replicas > '1'", &decls), Ok(()));
+    assert_eq!(
+        check(&program, "object.spec.replicas > '1'", &decls),
+        Ok(())
+    );
 }

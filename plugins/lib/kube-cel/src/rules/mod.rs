@@ -25,7 +25,7 @@
 //!   problems (kube: the node's subtree).
 
 mod compile;
-mod convert;
+pub(crate) mod convert;
 pub mod cost;
 mod escape;
 mod evaluate;
