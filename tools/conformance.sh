@@ -35,7 +35,13 @@ untaint() {
 untaint &
 UNTAINT=$!
 trap 'kill $NODES $UNTAINT 2>/dev/null' EXIT
-sleep 3
+# e2e.test refuses to start without a ready, schedulable (untainted) node.
+for _ in $(seq 30); do
+  taints=$($K get nodes -l node.capstan.dev/simulated=true -o jsonpath='{.items[*].spec.taints}' 2>/dev/null || echo pending)
+  nodes=$($K get nodes -l node.capstan.dev/simulated=true -o name 2>/dev/null || true)
+  [ -n "$nodes" ] && [ -z "$taints" ] && break
+  sleep 1
+done
 
 "$E2E" --kubeconfig "$KUBECONFIG" --provider skeleton --report-dir "$REPORT" \
   --ginkgo.focus="$FOCUS" --ginkgo.skip="$SKIP" --ginkgo.no-color --ginkgo.timeout=2h \
