@@ -209,3 +209,65 @@ spec: {policyName: deny-everything, validationActions: [Deny]}
     }));
     assert!(stdout(&s.kubectl(&["get", "validatingadmissionpolicies"])).is_empty());
 }
+
+#[test]
+fn type_checking_warnings_in_status_are_kube_controller_managers() {
+    let s = Server::start();
+    s.ok(&["apply", "-f", &data("typecheck-policy.yaml")]);
+    let kube: Value =
+        serde_json::from_str(&std::fs::read_to_string(data("typecheck-status.json")).unwrap())
+            .unwrap();
+    let mut status = Value::Null;
+    let checked = eventually(Duration::from_secs(10), || {
+        status = s.json(&[
+            "get",
+            "validatingadmissionpolicy",
+            "confused.example.com",
+            "-o",
+            "json",
+        ])["status"]
+            .clone();
+        status.get("typeChecking").is_some()
+    });
+    assert!(checked, "never type checked: {status}");
+    assert_eq!(status, kube);
+    // A custom resource's schema types `object` too.
+    s.ok(&["apply", "-f", &data("policies.yaml")]);
+    let crd_policy = r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: crd-typed.example.com}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: ["rules.example.com"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["replicalimits"]}
+  validations:
+  - {expression: "object.maxReplicas > 1"}
+  - {expression: "object.minReplicas < 10"}
+"#;
+    s.ok(&[
+        "wait",
+        "--for=condition=Established",
+        "crd/replicalimits.rules.example.com",
+    ]);
+    s.ok_stdin(&["apply", "-f", "-"], crd_policy);
+    let mut warnings = Value::Null;
+    assert!(eventually(Duration::from_secs(10), || {
+        warnings = s.json(&[
+            "get",
+            "validatingadmissionpolicy",
+            "crd-typed.example.com",
+            "-o",
+            "json",
+        ])["status"]["typeChecking"]["expressionWarnings"]
+            .clone();
+        !warnings.is_null()
+    }));
+    assert_eq!(
+        warnings,
+        json!([{
+            "fieldRef": "spec.validations[1].expression",
+            "warning": "rules.example.com/v1, Kind=ReplicaLimit: ERROR: <input>:1:7: undefined field 'minReplicas'\n | object.minReplicas < 10\n | ......^\n"
+        }])
+    );
+}

@@ -1,6 +1,7 @@
 //! Small built-in controllers that a cluster needs for the API to behave as
 //! users expect without a kube-controller-manager.
 
+pub mod admission_policy_status;
 pub mod apply;
 pub mod bootstrap;
 pub mod crd_names;
@@ -105,6 +106,10 @@ fn spawn_selected(state: Arc<AppState>) -> Vec<JoinHandle<()>> {
         rbac::spawn_aggregation,
     );
     start("garbage-collector-controller", garbage_collector::spawn);
+    start(
+        "validatingadmissionpolicy-status-controller",
+        admission_policy_status::spawn,
+    );
     if protect.claims || protect.volumes {
         tasks.push(storage_protection::spawn(state.clone(), protect));
     }

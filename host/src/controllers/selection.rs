@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 
 /// Capstan's controllers that kube-controller-manager also runs: the name
 /// it gives each and the alias it accepts.
-pub const KNOWN: [(&str, &str); 9] = [
+pub const KNOWN: [(&str, &str); 10] = [
     ("namespace-controller", "namespace"),
     ("serviceaccount-controller", "serviceaccount"),
     (
@@ -28,6 +28,10 @@ pub const KNOWN: [(&str, &str); 9] = [
     ),
     ("persistentvolume-protection-controller", "pv-protection"),
     ("garbage-collector-controller", "garbagecollector"),
+    (
+        "validatingadmissionpolicy-status-controller",
+        "validatingadmissionpolicy-status",
+    ),
 ];
 
 /// The enabled controllers, by kube-controller-manager's name.

@@ -19,6 +19,7 @@
 pub mod compile;
 pub mod evaluate;
 mod params;
+pub mod type_check;
 
 use std::sync::{Arc, Mutex};
 
