@@ -76,7 +76,7 @@ async fn reconcile(
         return Ok(());
     };
     let catalogue = state.catalogue.get();
-    let warnings = crate::cpu::heavy(|| type_check::warnings(&policy, &catalogue));
+    let warnings = crate::cpu::heavy(|| type_check::warnings(policy, &catalogue));
     let mut type_checking = json!({});
     if !warnings.is_empty() {
         type_checking["expressionWarnings"] = Value::Array(warnings);
