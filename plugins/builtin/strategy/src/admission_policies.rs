@@ -3,16 +3,19 @@
 //! Equivalent` and empty selectors; a rule's `scope: "*"`) and the main
 //! rules of `validateValidatingAdmissionPolicySpec` and
 //! `validateValidatingAdmissionPolicyBindingSpec`, with kube's messages.
-//! Only served and stored: nothing here enforces them.
+//! Every expression is compiled and type checked as kube's write-time
+//! validation does (`kube_cel::policy_types::check_admission_expression`);
+//! the host enforces the policies (`admission/cel_policy`).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use capstan_plugin_sdk::Cause;
+use kube_cel::policy_types::{check_admission_expression, Type};
 use serde_json::{json, Value};
 
 use crate::common::{self, list, text};
 use crate::json::set_default;
-use crate::{gofmt, webhooks};
+use crate::{gofmt, metadata, webhooks};
 
 const FAILURE_POLICIES: [&str; 2] = ["Fail", "Ignore"];
 const MATCH_POLICIES: [&str; 2] = ["Equivalent", "Exact"];
@@ -75,12 +78,162 @@ pub fn validate_policy(object: &Value) -> Vec<Cause> {
             }
         }
     }
+    let env = Env::of(spec);
     let conditions = list(spec, "matchConditions");
     causes.extend(webhooks::conditions::validate(
         conditions,
         "spec.matchConditions",
+        &env.declared,
     ));
-    causes.extend(validations(spec));
+    let mut env = env;
+    causes.extend(variables(spec, &mut env));
+    causes.extend(validations(spec, &env));
+    causes.extend(audit_annotations(object, spec, &env));
+    causes
+}
+
+/// What a policy's expressions may read: kube's admission variables,
+/// `params` with a paramKind, and the variables declared so far, typed by
+/// their expressions.
+struct Env {
+    declared: Vec<&'static str>,
+    variables: Option<HashMap<String, Type<'static>>>,
+}
+
+impl Env {
+    fn of(spec: &Value) -> Env {
+        let mut declared = vec![
+            "object",
+            "oldObject",
+            "request",
+            "namespaceObject",
+            "authorizer",
+        ];
+        if spec.get("paramKind").is_some_and(Value::is_object) {
+            declared.push("params");
+        }
+        let variables = (!list(spec, "variables").is_empty()).then(HashMap::new);
+        Env {
+            declared,
+            variables,
+        }
+    }
+
+    /// kube's detail for `text` if it does not compile to `returns`.
+    fn check(&self, text: &str, returns: Option<&Type<'static>>) -> Result<Type<'static>, String> {
+        check_admission_expression(
+            text.trim(),
+            &self.declared,
+            self.variables.as_ref(),
+            returns,
+        )
+    }
+}
+
+/// `validateVariable`: a name that is a CEL identifier, an expression
+/// that compiles with the variables before it.
+fn variables(spec: &Value, env: &mut Env) -> Vec<Cause> {
+    let mut causes = Vec::new();
+    for (i, variable) in list(spec, "variables").iter().enumerate() {
+        let at = format!("spec.variables[{i}]");
+        let name = text(variable, "name");
+        if name.trim().is_empty() {
+            causes.push(common::required(
+                &format!("{at}.name"),
+                "name is not specified",
+            ));
+        } else if !is_cel_identifier(name) {
+            let detail = "name is not a valid CEL identifier";
+            causes.push(common::invalid_str(&format!("{at}.name"), name, detail));
+        }
+        let expression = text(variable, "expression");
+        let field = format!("{at}.expression");
+        let typed = if expression.trim().is_empty() {
+            causes.push(common::required(&field, "expression is not specified"));
+            Type::Dyn
+        } else {
+            env.check(expression, None).unwrap_or_else(|detail| {
+                causes.push(common::invalid_str(&field, expression, &detail));
+                Type::Dyn
+            })
+        };
+        if let Some(v) = env.variables.as_mut() {
+            v.insert(name.to_string(), typed);
+        }
+    }
+    causes
+}
+
+/// cel-go's identifier grammar (`[_a-zA-Z][_a-zA-Z0-9]*`), no reserved word.
+fn is_cel_identifier(name: &str) -> bool {
+    const RESERVED: [&str; 21] = [
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+    ];
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+        && !RESERVED.contains(&name)
+}
+
+/// kube's limit of audit annotations per policy.
+const MAX_AUDIT_ANNOTATIONS: usize = 20;
+
+/// `validateAuditAnnotation` for each, then duplicate keys.
+fn audit_annotations(object: &Value, spec: &Value, env: &Env) -> Vec<Cause> {
+    let all = list(spec, "auditAnnotations");
+    let mut causes = Vec::new();
+    if all.len() > MAX_AUDIT_ANNOTATIONS {
+        let detail = format!("must not have more than {MAX_AUDIT_ANNOTATIONS} auditAnnotations");
+        causes.push(common::invalid("spec.auditAnnotations", "[...]", &detail));
+    }
+    let policy = object
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let mut keys = HashSet::new();
+    for (i, annotation) in all.iter().enumerate() {
+        let at = format!("spec.auditAnnotations[{i}]");
+        let key = text(annotation, "key");
+        let qualified = format!("{policy}/{key}");
+        common::invalid_each(
+            &mut causes,
+            &format!("{at}.key"),
+            &qualified,
+            metadata::qualified_name(&qualified),
+        );
+        let value = text(annotation, "valueExpression");
+        let field = format!("{at}.valueExpression");
+        if value.trim().is_empty() {
+            causes.push(common::required(&field, "valueExpression is not specified"));
+        } else if let Err(detail) = env.check(value, None) {
+            causes.push(common::invalid_str(&field, value, &detail));
+        }
+        if !keys.insert(key) {
+            causes.push(common::duplicate(&format!("{at}.key"), &gofmt::quote(key)));
+        }
+    }
     causes
 }
 
@@ -147,7 +300,7 @@ fn named_rule(rule: &Value, at: &str) -> Vec<Cause> {
 
 /// The validations and audit annotations: at least one of them, each
 /// validation's expression compiled, message and reason checked.
-fn validations(spec: &Value) -> Vec<Cause> {
+fn validations(spec: &Value, env: &Env) -> Vec<Cause> {
     let all = list(spec, "validations");
     if all.is_empty() && list(spec, "auditAnnotations").is_empty() {
         let detail = "validations or auditAnnotations must contain at least one item";
@@ -161,27 +314,30 @@ fn validations(spec: &Value) -> Vec<Cause> {
         causes.extend(one_validation(
             validation,
             &format!("spec.validations[{i}]"),
+            env,
         ));
     }
     causes
 }
 
-fn expression(value: &str, field: &str) -> Option<Cause> {
-    let detail = format!(
-        "compilation failed: {}",
-        kube_cel::compile(value.trim()).err()?
-    );
+fn expression(value: &str, field: &str, env: &Env, returns: Type<'static>) -> Option<Cause> {
+    let detail = env.check(value, Some(&returns)).err()?;
     Some(common::invalid_str(field, value, &detail))
 }
 
-fn one_validation(validation: &Value, at: &str) -> Vec<Cause> {
+fn one_validation(validation: &Value, at: &str, env: &Env) -> Vec<Cause> {
     let mut causes = Vec::new();
     let expr = text(validation, "expression");
     if expr.trim().is_empty() {
         let field = format!("{at}.expression");
         causes.push(common::required(&field, "expression is not specified"));
     } else {
-        causes.extend(expression(expr, &format!("{at}.expression")));
+        causes.extend(expression(
+            expr,
+            &format!("{at}.expression"),
+            env,
+            Type::Bool,
+        ));
     }
     let message_expr = text(validation, "messageExpression");
     let field = format!("{at}.messageExpression");
@@ -192,7 +348,7 @@ fn one_validation(validation: &Value, at: &str) -> Vec<Cause> {
             "must be non-empty if specified",
         ));
     } else if !message_expr.trim().is_empty() {
-        causes.extend(expression(message_expr, &field));
+        causes.extend(expression(message_expr, &field, env, Type::String));
     }
     let message = text(validation, "message");
     let field = format!("{at}.message");

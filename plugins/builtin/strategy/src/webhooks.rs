@@ -190,7 +190,11 @@ fn webhook(hook: &Value, at: &str, opts: &Options, mutating: bool) -> Vec<Cause>
     ));
     if !opts.ignore_match_conditions {
         let conditions = list(hook, "matchConditions");
-        causes.extend(conditions::validate(conditions, &field("matchConditions")));
+        causes.extend(conditions::validate(
+            conditions,
+            &field("matchConditions"),
+            &conditions::WEBHOOK_VARIABLES,
+        ));
     }
     causes
 }

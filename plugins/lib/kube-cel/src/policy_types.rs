@@ -197,7 +197,7 @@ impl<'s> Checker<'_, 's> {
         match operand {
             Type::Object { schema, root } => self.field(schema, field, *root),
             Type::Map(value) => Some((**value).clone()),
-            Type::Variables(vars) => Some(vars.get(field).cloned().unwrap_or(Type::Dyn)),
+            Type::Variables(vars) => vars.get(field).cloned(),
             _ => Some(Type::Dyn),
         }
     }
@@ -366,6 +366,60 @@ fn arithmetic<'s>(a: &Type<'s>, b: &Type<'s>, add: bool) -> Option<Type<'s>> {
         (Type::Timestamp, Type::Duration) => Some(Type::Timestamp),
         (Type::Timestamp, Type::Timestamp) if !add => Some(Type::Duration),
         _ => None,
+    }
+}
+
+/// kube's compile check of an admission expression (matchConditions,
+/// policies' validations, variables, messages, audit annotations) at
+/// write time: the names in `declared` are the variables it may use,
+/// untyped, and `variables` the policy's variables so far, typed by their
+/// expressions; `returns` is the type it must have. The error is kube's
+/// field detail (`compilation failed: ERROR: ...`, `must evaluate to bool
+/// but got string`); Ok holds the expression's type.
+pub fn check_admission_expression(
+    text: &str,
+    declared: &[&str],
+    variables: Option<&HashMap<String, Type<'static>>>,
+    returns: Option<&Type<'static>>,
+) -> Result<Type<'static>, String> {
+    let program = crate::compile(text).map_err(|e| format!("compilation failed: {e}"))?;
+    let mut bound: std::collections::HashSet<String> =
+        declared.iter().map(|d| d.to_string()).collect();
+    if variables.is_some() {
+        bound.insert("variables".to_string());
+    }
+    if let Some(error) = crate::rules::undeclared_in(&program, text, bound) {
+        return Err(format!("compilation failed: {error}"));
+    }
+    let mut decls = Declarations {
+        variables: declared
+            .iter()
+            .map(|d| (d.to_string(), Type::Dyn))
+            .collect(),
+        schemas: &NoSchemas,
+    };
+    if let Some(v) = variables {
+        decls
+            .variables
+            .insert("variables".to_string(), Type::Variables(v.clone()));
+    }
+    let found = infer_program(&program, &decls).map_err(|(id, message)| {
+        let at = program
+            .source_info()
+            .offset_for(id)
+            .map_or(0, |(start, _)| start);
+        format!(
+            "compilation failed: {}",
+            crate::rules::located(text, at as usize, &message)
+        )
+    })?;
+    match returns {
+        Some(want) if found.is_concrete() && found != *want => Err(format!(
+            "must evaluate to {} but got {}",
+            want.name(),
+            found.name()
+        )),
+        _ => Ok(found),
     }
 }
 

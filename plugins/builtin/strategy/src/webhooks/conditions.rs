@@ -13,8 +13,12 @@ use crate::{gofmt, metadata};
 /// kube's limit of conditions per webhook.
 const MAX_CONDITIONS: usize = 64;
 
-/// The causes for the conditions at `field` (`webhooks[i].matchConditions`).
-pub fn validate(conditions: &[Value], field: &str) -> Vec<Cause> {
+/// What a webhook's conditions may read.
+pub const WEBHOOK_VARIABLES: [&str; 4] = ["object", "oldObject", "request", "authorizer"];
+
+/// The causes for the conditions at `field` (`webhooks[i].matchConditions`),
+/// which may read `declared`.
+pub fn validate(conditions: &[Value], field: &str, declared: &[&str]) -> Vec<Cause> {
     let mut causes = Vec::new();
     if conditions.len() > MAX_CONDITIONS {
         causes.push(common::too_many(field, conditions.len(), MAX_CONDITIONS));
@@ -24,7 +28,7 @@ pub fn validate(conditions: &[Value], field: &str) -> Vec<Cause> {
     let mut names = HashSet::new();
     for (i, condition) in conditions.iter().enumerate() {
         let at = format!("{field}[{i}]");
-        causes.extend(one(condition, &at));
+        causes.extend(one(condition, &at, declared));
         let name = text(condition, "name");
         if !name.is_empty() && !names.insert(name) {
             causes.push(common::duplicate(
@@ -37,15 +41,23 @@ pub fn validate(conditions: &[Value], field: &str) -> Vec<Cause> {
 }
 
 /// `validateMatchCondition`: the expression, then the name.
-fn one(condition: &Value, at: &str) -> Vec<Cause> {
+fn one(condition: &Value, at: &str, declared: &[&str]) -> Vec<Cause> {
     let mut causes = Vec::new();
     let expression = text(condition, "expression");
     let field = format!("{at}.expression");
     if expression.trim().is_empty() {
         causes.push(common::required(&field, ""));
-    } else if let Err(e) = kube_cel::compile(expression.trim()) {
-        let detail = format!("compilation failed: {e}");
-        causes.push(common::invalid_str(&field, expression.trim(), &detail));
+    } else {
+        let bool = kube_cel::policy_types::Type::Bool;
+        let checked = kube_cel::policy_types::check_admission_expression(
+            expression.trim(),
+            declared,
+            None,
+            Some(&bool),
+        );
+        if let Err(detail) = checked {
+            causes.push(common::invalid_str(&field, expression.trim(), &detail));
+        }
     }
     let name = text(condition, "name");
     let field = format!("{at}.name");

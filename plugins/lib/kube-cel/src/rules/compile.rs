@@ -332,7 +332,16 @@ fn can_be(expr: &Expr, kind: Kind) -> bool {
 /// cel-go's error for the first variable other than `self`, `oldSelf`
 /// and comprehension variables.
 fn undeclared(program: &Program, text: &str) -> Option<String> {
-    let mut bound: HashSet<String> = ["self", "oldSelf"].map(String::from).into();
+    undeclared_in(program, text, ["self", "oldSelf"].map(String::from).into())
+}
+
+/// cel-go's error for the first variable not in `bound` (nor a
+/// comprehension's).
+pub(crate) fn undeclared_in(
+    program: &Program,
+    text: &str,
+    mut bound: HashSet<String>,
+) -> Option<String> {
     let (id, name) = first_unbound(program.expression(), &mut bound)?;
     let start = program
         .source_info()

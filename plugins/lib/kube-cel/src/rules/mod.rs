@@ -39,7 +39,7 @@ use std::time::Instant;
 use cel::Program;
 use serde_json::Value;
 
-pub(crate) use compile::located;
+pub(crate) use compile::{located, undeclared_in};
 pub use evaluate::DeadlineExceeded;
 pub use messages::{evaluation_error, ProblemKind, RuleProblem, RuleViolation, ViolationKind};
 
