@@ -29,7 +29,8 @@ def connection(kubeconfig):
         f.write(base64.b64decode(user.get(key) or cluster.get(key)))
         f.close()
         return f.name
-    ctx = ssl.create_default_context(cafile=data_file("certificate-authority-data"))
+    ca = cluster.get("certificate-authority") or data_file("certificate-authority-data")
+    ctx = ssl.create_default_context(cafile=ca)
     if "client-certificate-data" in user:
         ctx.load_cert_chain(data_file("client-certificate-data"), data_file("client-key-data"))
     return cluster["server"], ctx, user.get("token")

@@ -183,15 +183,16 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     state.metrics.push(policies.metrics.clone());
     let mut chain = admission_chain(&state, &entries, &config, &runtime)?;
     chain.policies = Some(policies.clone());
-    chain.admission_policies = AdmissionPolicies::new(state.reader()).map(Arc::new);
-    state.admission = Arc::new(chain);
-    tracing::info!(chain = ?state.admission.names(), "admission chain");
     let conversion = ConversionSetup::load(&config, &runtime, state.reader());
     state.conversion = Arc::new(conversion.map_err(anyhow::Error::msg)?);
     let key_file = args.data_dir.join("pki").join("service-account.key");
     let tokens = TokenIssuer::load_or_create(&key_file).context("service account signing key")?;
     state.tokens = Some(Arc::new(tokens));
     state.auth = Arc::new(auth_chains(&state, &config.auth, &runtime)?);
+    chain.admission_policies =
+        AdmissionPolicies::new(state.reader(), state.auth.clone()).map(Arc::new);
+    state.admission = Arc::new(chain);
+    tracing::info!(chain = ?state.admission.names(), "admission chain");
     state.inflight = InFlight::new(
         args.max_requests_inflight,
         args.max_mutating_requests_inflight,

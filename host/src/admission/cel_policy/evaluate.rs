@@ -9,6 +9,9 @@
 
 use std::collections::HashMap;
 
+use std::sync::Arc;
+
+use kube_cel::authz::{Authorize, ResourceCheck};
 use kube_cel::cel::{Context, Value};
 
 use super::compile::{Expression, Policy};
@@ -27,6 +30,8 @@ pub struct Input {
     pub old_object: Value,
     pub request: Value,
     pub namespace_object: Value,
+    /// What `authorizer` asks, and `authorizer.requestResource`.
+    pub authorizer: Option<(Arc<dyn Authorize>, ResourceCheck)>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -104,6 +109,10 @@ pub fn evaluate(policy: &Policy, input: &Input, params: &Value) -> Evaluation {
     context.add_variable_from_value("request", input.request.clone());
     context.add_variable_from_value("namespaceObject", input.namespace_object.clone());
     context.add_variable_from_value("params", params.clone());
+    if let Some((by, request)) = &input.authorizer {
+        kube_cel::authz::register(&mut context, by.clone());
+        context.add_variable_from_value("authorizer", kube_cel::authz::variable(request.clone()));
+    }
     let mut runner = Runner {
         context,
         failed_variables: HashMap::new(),
@@ -251,6 +260,7 @@ mod tests {
             old_object: Value::Null,
             request: cel_value(Some(&json!({"operation": "CREATE"}))),
             namespace_object: Value::Null,
+            authorizer: None,
         }
     }
 

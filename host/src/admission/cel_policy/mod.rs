@@ -16,6 +16,7 @@
 //! cache (`params.rs`); the evaluation (`evaluate.rs`) runs through
 //! `cpu::for_request`.
 
+mod authorizer;
 pub mod compile;
 pub mod evaluate;
 mod params;
@@ -41,6 +42,8 @@ const GROUP: &str = "admissionregistration.k8s.io";
 /// The API's ValidatingAdmissionPolicies and bindings, as last changed.
 pub struct AdmissionPolicies {
     reader: Arc<StoreReader>,
+    /// What `authorizer` checks ask.
+    auth: Arc<crate::auth::Auth>,
     policies_res: ResourceInfo,
     bindings_res: ResourceInfo,
     policies: Watched<Vec<Arc<Policy>>>,
@@ -56,7 +59,10 @@ struct Denied {
 }
 
 impl AdmissionPolicies {
-    pub fn new(reader: Arc<StoreReader>) -> Option<AdmissionPolicies> {
+    pub fn new(
+        reader: Arc<StoreReader>,
+        auth: Arc<crate::auth::Auth>,
+    ) -> Option<AdmissionPolicies> {
         let catalogue = reader.catalogue.get();
         let policies_res = catalogue
             .lookup(GROUP, "v1", "validatingadmissionpolicies")?
@@ -68,6 +74,7 @@ impl AdmissionPolicies {
             policies: Watched::follow(&reader.registry, &policies_res),
             bindings: Watched::follow(&reader.registry, &bindings_res),
             reader,
+            auth,
             policies_res,
             bindings_res,
         })
@@ -351,16 +358,32 @@ impl Run<'_> {
         }
         let namespace = self.namespace().await;
         let (req, obj, old) = (self.req, self.obj, self.old);
+        let authorizer = authorizer::ChainAuthorizer {
+            auth: self.source.auth.clone(),
+            user: serde_json::from_value(req.user.clone()).unwrap_or_default(),
+        };
         let input = crate::cpu::for_request(|| {
             Arc::new(Input {
                 object: cel_value(obj),
                 old_object: cel_value(old),
                 request: cel_value(Some(&req.review(None, None)["request"])),
                 namespace_object: cel_value(namespace.as_ref().map(namespace_object).as_ref()),
+                authorizer: Some((Arc::new(authorizer), request_resource(req))),
             })
         });
         self.input = Some(input.clone());
         input
+    }
+}
+
+/// `authorizer.requestResource`: the request's resource.
+fn request_resource(req: &ReviewRequest) -> kube_cel::authz::ResourceCheck {
+    kube_cel::authz::ResourceCheck {
+        group: req.group.clone(),
+        resource: req.resource.clone(),
+        subresource: req.subresource.clone(),
+        namespace: req.namespace.clone().unwrap_or_default(),
+        name: req.name.clone(),
     }
 }
 

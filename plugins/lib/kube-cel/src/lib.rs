@@ -19,6 +19,7 @@
 //!
 //! Errors are kube's texts, as `cel::ExecutionError::FunctionError`s.
 
+pub mod authz;
 mod call;
 mod format;
 mod guarded;
