@@ -215,7 +215,7 @@ impl Chain {
         if e.config.match_conditions.is_empty() {
             return Ok(true);
         }
-        let request = req.review(None, None)["request"].clone();
+        let request = req.request_value();
         let null = Value::Null;
         let outcome = e.config.match_conditions.evaluate(
             obj.unwrap_or(&null),

@@ -76,15 +76,16 @@ impl MatchConditions {
 
     /// Evaluates every condition against `object`, `oldObject` and `request`.
     pub fn evaluate(&self, object: &Value, old_object: &Value, request: &Value) -> Outcome {
-        let mut context = kube_cel::context();
-        for (name, value) in [
-            ("object", object),
-            ("oldObject", old_object),
-            ("request", request),
-        ] {
-            context.add_variable_from_value(name, kube_cel::json_value(value));
-        }
-        self.evaluate_in(&context)
+        kube_cel::with_scope(|mut context| {
+            for (name, value) in [
+                ("object", object),
+                ("oldObject", old_object),
+                ("request", request),
+            ] {
+                context.add_variable_from_value(name, kube_cel::json_value(value));
+            }
+            self.evaluate_in(&context)
+        })
     }
 
     /// Evaluates every condition in `context` (its variables bound): a

@@ -112,9 +112,31 @@ impl ReviewRequest {
         }
     }
 
+    /// `request` without its uid and objects, as CEL expressions see it
+    /// (`request` of matchConditions and admission policies).
+    pub fn request_value(&self) -> Value {
+        serde_json::to_value(self.fields(None, None)).unwrap_or(Value::Null)
+    }
+
     /// The review of `object` and `old`, encoded once for every entry that
     /// sees them.
     pub fn encode(&self, object: Option<&Value>, old: Option<&Value>) -> EncodedReview {
+        let fields = self.fields(object, old);
+        // Encoding strings and Values cannot fail; were it to, the entries
+        // would see a review without objects rather than the server panic.
+        let mut tail =
+            serde_json::to_string(&fields).unwrap_or_else(|_| r#"{"object":null}"#.into());
+        // `{"kind":...}` becomes `"kind":...}}`: the uid comes first.
+        tail.remove(0);
+        tail.push('}');
+        EncodedReview { tail }
+    }
+
+    fn fields<'a>(
+        &'a self,
+        object: Option<&'a Value>,
+        old: Option<&'a Value>,
+    ) -> RequestFields<'a> {
         let gvk = || Gvk {
             group: &self.kind_group,
             version: &self.kind_version,
@@ -125,7 +147,7 @@ impl ReviewRequest {
             version: &self.version,
             resource: &self.resource,
         };
-        let fields = RequestFields {
+        RequestFields {
             kind: gvk(),
             resource: gvr(),
             sub_resource: &self.subresource,
@@ -140,15 +162,7 @@ impl ReviewRequest {
             old_object: old,
             dry_run: self.dry_run,
             options: self.options(),
-        };
-        // Encoding strings and Values cannot fail; were it to, the entries
-        // would see a review without objects rather than the server panic.
-        let mut tail =
-            serde_json::to_string(&fields).unwrap_or_else(|_| r#"{"object":null}"#.into());
-        // `{"kind":...}` becomes `"kind":...}}`: the uid comes first.
-        tail.remove(0);
-        tail.push('}');
-        EncodedReview { tail }
+        }
     }
 
     /// The review sent for one call, with a fresh uid, as a value (for

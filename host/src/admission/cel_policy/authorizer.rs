@@ -17,8 +17,8 @@ use crate::auth::{authorize, Auth};
 
 pub struct ChainAuthorizer {
     pub auth: Arc<Auth>,
-    /// The request's user.
-    pub user: UserInfo,
+    /// The request's user (`userInfo`), read when a check asks.
+    pub user: serde_json::Value,
 }
 
 impl ChainAuthorizer {
@@ -29,7 +29,7 @@ impl ChainAuthorizer {
                 groups: u.groups.clone(),
                 ..UserInfo::default()
             },
-            None => self.user.clone(),
+            None => serde_json::from_value(self.user.clone()).unwrap_or_default(),
         };
         Attributes {
             user,

@@ -129,6 +129,9 @@ pub struct Policy {
     pub audit_annotations: Vec<AuditAnnotation>,
     /// Why the policy cannot be used, if it cannot.
     pub error: Option<String>,
+    /// Whether an expression may read `namespaceObject` (else the
+    /// namespace is not read for it).
+    pub reads_namespace: bool,
 }
 
 pub struct ParamRef {
@@ -269,6 +272,7 @@ impl Policy {
                 })
                 .collect(),
             error,
+            reads_namespace: spec.to_string().contains("namespaceObject"),
         }
     }
 }

@@ -103,14 +103,24 @@ impl Runner<'_> {
 
 /// Evaluates `policy` against `input` with `params` (null without).
 pub fn evaluate(policy: &Policy, input: &Input, params: &Value) -> Evaluation {
-    let mut context = kube_cel::context();
+    let by = input.authorizer.as_ref().map(|(by, _)| by.clone());
+    kube_cel::authz::with_authorizer(by, || {
+        kube_cel::with_scope(|context| evaluate_in(policy, input, params, context))
+    })
+}
+
+fn evaluate_in(
+    policy: &Policy,
+    input: &Input,
+    params: &Value,
+    mut context: Context<'_, 'static>,
+) -> Evaluation {
     context.add_variable_from_value("object", input.object.clone());
     context.add_variable_from_value("oldObject", input.old_object.clone());
     context.add_variable_from_value("request", input.request.clone());
     context.add_variable_from_value("namespaceObject", input.namespace_object.clone());
     context.add_variable_from_value("params", params.clone());
-    if let Some((by, request)) = &input.authorizer {
-        kube_cel::authz::register(&mut context, by.clone());
+    if let Some((_, request)) = &input.authorizer {
         context.add_variable_from_value("authorizer", kube_cel::authz::variable(request.clone()));
     }
     let mut runner = Runner {

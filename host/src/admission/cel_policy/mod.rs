@@ -155,8 +155,9 @@ struct Run<'a> {
     old: Option<&'a Value>,
     /// The request's namespace, read once when first needed.
     namespace: Option<Option<Value>>,
-    /// The CEL variables, converted once when first needed.
-    input: Option<Arc<Input>>,
+    /// The CEL variables, converted once when first needed (again if a
+    /// later policy reads the namespace the first one did not).
+    input: Option<(Arc<Input>, bool)>,
     denied: Vec<Denied>,
     warnings: &'a Mutex<Vec<String>>,
 }
@@ -199,7 +200,7 @@ impl Run<'_> {
         if params.is_empty() {
             return;
         }
-        let input = self.input().await;
+        let input = self.input(policy.reads_namespace).await;
         for param in params {
             let evaluation = crate::cpu::for_request(|| evaluate::evaluate(policy, &input, &param));
             self.apply(policy, binding, evaluation);
@@ -352,26 +353,31 @@ impl Run<'_> {
         self.namespace.clone().flatten()
     }
 
-    async fn input(&mut self) -> Arc<Input> {
-        if let Some(input) = &self.input {
-            return input.clone();
+    async fn input(&mut self, with_namespace: bool) -> Arc<Input> {
+        if let Some((input, has_namespace)) = &self.input {
+            if *has_namespace || !with_namespace {
+                return input.clone();
+            }
         }
-        let namespace = self.namespace().await;
+        let namespace = match with_namespace {
+            true => self.namespace().await,
+            false => None,
+        };
         let (req, obj, old) = (self.req, self.obj, self.old);
         let authorizer = authorizer::ChainAuthorizer {
             auth: self.source.auth.clone(),
-            user: serde_json::from_value(req.user.clone()).unwrap_or_default(),
+            user: req.user.clone(),
         };
         let input = crate::cpu::for_request(|| {
             Arc::new(Input {
                 object: cel_value(obj),
                 old_object: cel_value(old),
-                request: cel_value(Some(&req.review(None, None)["request"])),
+                request: cel_value(Some(&req.request_value())),
                 namespace_object: cel_value(namespace.as_ref().map(namespace_object).as_ref()),
                 authorizer: Some((Arc::new(authorizer), request_resource(req))),
             })
         });
-        self.input = Some(input.clone());
+        self.input = Some((input.clone(), with_namespace));
         input
     }
 }

@@ -8,6 +8,7 @@
 //! are answered by the embedder's [`Authorize`]; each costs kube's 350 000,
 //! so an expression within kube's per-call limit makes at most two.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use cel::extractors::Arguments;
@@ -125,10 +126,23 @@ const NAMES: [&str; 12] = [
     "error",
 ];
 
-/// Adds the library's functions to a root context, answered by `by`.
-pub fn register(context: &mut Context<'static, 'static>, by: Arc<dyn Authorize>) {
+thread_local! {
+    /// Who answers this thread's checks now (see [`with_authorizer`]).
+    static CURRENT: RefCell<Option<Arc<dyn Authorize>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` (evaluations on this thread) with its checks answered by `by`.
+pub fn with_authorizer<T>(by: Option<Arc<dyn Authorize>>, f: impl FnOnce() -> T) -> T {
+    let outer = CURRENT.with(|c| c.replace(by));
+    let result = f();
+    CURRENT.with(|c| c.replace(outer));
+    result
+}
+
+/// Adds the library's functions to a root context; they are answered by
+/// the authorizer of [`with_authorizer`].
+pub(crate) fn register(context: &mut Context<'static, 'static>) {
     for name in NAMES {
-        let by = by.clone();
         let added = context.add_function(
             name,
             move |ftx: &FunctionContext, Arguments(args): Arguments| {
@@ -136,6 +150,8 @@ pub fn register(context: &mut Context<'static, 'static>, by: Arc<dyn Authorize>)
                     Some(this) => Value::try_from(this.as_ref())?,
                     None => return Err(error(name, "no such overload")),
                 };
+                let by = CURRENT.with(|c| c.borrow().clone());
+                let by = by.ok_or_else(|| error(name, "no authorizer is available"))?;
                 call(name, &this, &args, by.as_ref())
             },
         );

@@ -89,6 +89,22 @@ pub fn context() -> Context<'static, 'static> {
     context
 }
 
+thread_local! {
+    /// This thread's root context: kube's functions and the authorizer
+    /// library, registered once (a few microseconds each time otherwise).
+    static ROOT: Context<'static, 'static> = {
+        let mut root = context();
+        authz::register(&mut root);
+        root
+    };
+}
+
+/// Runs `f` with a fresh scope of this thread's root context (kube's
+/// libraries and `authorizer`'s functions): bind the variables on it.
+pub fn with_scope<T>(f: impl FnOnce(Context<'_, 'static>) -> T) -> T {
+    ROOT.with(|root| f(root.new_inner_scope()))
+}
+
 /// Compiles `expression` for [`context`].
 pub fn compile(expression: &str) -> Result<Program, String> {
     // cel-go indents the quoted source line and its pointer by one space.
