@@ -63,7 +63,8 @@ pub struct InspectArgs {
 #[derive(Args, Debug, Clone)]
 pub struct TestArgs {
     /// A bundle: an OCI image layout directory, a tarball of one, or a
-    /// registry reference (pulled first).
+    /// registry reference (pulled first); or a `.yaml` file of
+    /// ValidatingAdmissionPolicies (with bindings and params).
     pub bundle: String,
     #[command(flatten)]
     pub registry: reg::RegistryArgs,
@@ -187,6 +188,9 @@ fn rules_line(rules: Option<&[crate::admission::matcher::Rule]>) -> String {
 }
 
 async fn test(args: TestArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    if bundles::cel_fixtures::is_policy_yaml(&args.bundle) {
+        return test_policy_yaml(&args, out).await;
+    }
     let local = reg::local(&args.bundle, &args.registry).await?;
     let bundle = bundles::load(&local.path)?;
     let runtime = runtime(args.plugin_cache_dir.as_deref())?;
@@ -199,15 +203,39 @@ async fn test(args: TestArgs, out: &mut dyn Write) -> anyhow::Result<()> {
         );
     }
     let outcomes = fixtures::run(&policies, &cases).await;
-    for o in &outcomes {
+    let what = format!(
+        "bundle {} {}",
+        bundle.manifest.name, bundle.manifest.version
+    );
+    report(&outcomes, &what, out)
+}
+
+/// `capstan policy test POLICIES.yaml FIXTURES`: admission policies as
+/// YAML, offline (`bundles::cel_fixtures`).
+async fn test_policy_yaml(args: &TestArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let path = std::path::Path::new(&args.bundle);
+    let policies = bundles::cel_fixtures::CelPolicies::read(path)?;
+    let cases = fixtures::read_cases(&args.fixtures)?;
+    if cases.is_empty() {
+        anyhow::bail!(
+            "{}: no fixtures (<case>.json with <case>.expect.yaml)",
+            args.fixtures.display()
+        );
+    }
+    let outcomes = policies.run(&cases).await?;
+    let what = format!("{} ({} admission policies)", path.display(), policies.len());
+    report(&outcomes, &what, out)
+}
+
+/// Prints each outcome and the summary; an error when a case failed.
+fn report(outcomes: &[fixtures::Outcome], what: &str, out: &mut dyn Write) -> anyhow::Result<()> {
+    for o in outcomes {
         writeln!(out, "{o}")?;
     }
     let failed = outcomes.iter().filter(|o| !o.passed).count();
     writeln!(
         out,
-        "bundle {} {}: {} cases, {} passed, {failed} failed",
-        bundle.manifest.name,
-        bundle.manifest.version,
+        "{what}: {} cases, {} passed, {failed} failed",
         outcomes.len(),
         outcomes.len() - failed
     )?;

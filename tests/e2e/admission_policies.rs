@@ -271,3 +271,43 @@ spec:
         }])
     );
 }
+
+/// `capstan policy test` on the examples' YAML with `args` (fixtures).
+fn policy_test(fixtures: &std::path::Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_capstan"))
+        .args(["policy", "test", &data("policies.yaml")])
+        .arg(fixtures)
+        .output()
+        .expect("capstan policy test")
+}
+
+#[test]
+fn policy_test_runs_admission_policy_yaml_offline_with_the_servers_verdicts() {
+    let out = policy_test(std::path::Path::new(&data("fixtures")));
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("PASS params-limit [replicalimit-policy.example.com]: denied: deployments.apps \"p4\" is forbidden: ValidatingAdmissionPolicy 'replicalimit-policy.example.com' with binding 'replicalimit-binding-params.example.com' denied request: object.spec.replicas must be no greater than 3"),
+        "{text}"
+    );
+    assert!(text.ends_with("5 cases, 5 passed, 0 failed\n"), "{text}");
+    // An expectation the policy does not meet fails the run.
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["too-many-replicas.json", "too-many-replicas.cluster.yaml"] {
+        std::fs::copy(data(&format!("fixtures/{f}")), dir.path().join(f)).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("too-many-replicas.expect.yaml"),
+        "policy: demo-policy.example.com\nallowed: true\n",
+    )
+    .unwrap();
+    let out = policy_test(dir.path());
+    assert!(!out.status.success());
+    assert!(
+        stdout(&out).contains(
+            "FAIL too-many-replicas [demo-policy.example.com]: expected allowed, got denied"
+        ),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -112,6 +112,33 @@ impl ReviewRequest {
         }
     }
 
+    /// The request an AdmissionReview's `request` describes (offline
+    /// tests); None without a known operation.
+    pub fn from_request(request: &Value) -> Option<ReviewRequest> {
+        let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+        let operation = ["CREATE", "UPDATE", "DELETE", "CONNECT"]
+            .into_iter()
+            .find(|o| request["operation"] == *o)?;
+        let (kind, resource) = (&request["kind"], &request["resource"]);
+        Some(ReviewRequest {
+            operation,
+            group: text(&resource["group"]),
+            version: text(&resource["version"]),
+            kind_group: text(&kind["group"]),
+            kind_version: text(&kind["version"]),
+            kind: text(&kind["kind"]),
+            resource: text(&resource["resource"]),
+            subresource: text(&request["subResource"]),
+            namespace: request["namespace"]
+                .as_str()
+                .filter(|n| !n.is_empty())
+                .map(String::from),
+            name: text(&request["name"]),
+            user: request["userInfo"].clone(),
+            dry_run: request["dryRun"].as_bool().unwrap_or(false),
+        })
+    }
+
     /// `request` without its uid and objects, as CEL expressions see it
     /// (`request` of matchConditions and admission policies).
     pub fn request_value(&self) -> Value {

@@ -21,7 +21,7 @@ const MAX_OBJECTS: usize = 10_000;
 static BUILTINS: LazyLock<Catalogue> = LazyLock::new(Catalogue::builtin);
 
 /// One object with what the imports look it up by.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Stored {
     api_version: String,
     resource: String,
@@ -37,6 +37,27 @@ pub struct FixtureCluster(Vec<Stored>);
 impl FixtureCluster {
     /// Reads `path`: YAML documents, each an object or a List of them.
     pub fn read(path: &Path) -> anyhow::Result<Arc<FixtureCluster>> {
+        let objects = Self::read_objects(path)?;
+        let stored = objects
+            .into_iter()
+            .enumerate()
+            .map(|(i, o)| stored(o).map_err(|e| anyhow!("{}: object {i}: {e}", path.display())))
+            .collect::<anyhow::Result<_>>()?;
+        Ok(Arc::new(FixtureCluster(stored)))
+    }
+
+    /// These objects and `extra` (each with apiVersion, kind and name).
+    pub fn extended(&self, extra: &[Value]) -> anyhow::Result<Arc<FixtureCluster>> {
+        let mut all = self.0.clone();
+        for (i, o) in extra.iter().enumerate() {
+            all.push(stored(o.clone()).map_err(|e| anyhow!("object {i}: {e}"))?);
+        }
+        Ok(Arc::new(FixtureCluster(all)))
+    }
+
+    /// The objects of `path` (bounded in size and number): YAML documents,
+    /// each an object or a List of them.
+    pub fn read_objects(path: &Path) -> anyhow::Result<Vec<Value>> {
         let len = std::fs::metadata(path)?.len();
         if len > MAX_CLUSTER_BYTES {
             bail!(
@@ -58,12 +79,7 @@ impl FixtureCluster {
         if objects.len() > MAX_OBJECTS {
             bail!("{}: more than {MAX_OBJECTS} objects", path.display());
         }
-        let stored = objects
-            .into_iter()
-            .enumerate()
-            .map(|(i, o)| stored(o).map_err(|e| anyhow!("{}: object {i}: {e}", path.display())))
-            .collect::<anyhow::Result<_>>()?;
-        Ok(Arc::new(FixtureCluster(stored)))
+        Ok(objects)
     }
 
     fn select<'a>(

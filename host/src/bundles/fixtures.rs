@@ -181,10 +181,10 @@ fn read_expectations(path: &Path) -> anyhow::Result<Vec<Expectation>> {
 }
 
 /// The verdict a policy gave.
-struct Verdict {
-    allowed: bool,
-    message: String,
-    note: &'static str,
+pub(crate) struct Verdict {
+    pub allowed: bool,
+    pub message: String,
+    pub note: &'static str,
 }
 
 /// Runs every case against the loaded policies.
@@ -262,7 +262,8 @@ async fn verdict(loaded: &LoadedPolicy<'_>, case: &Case) -> Result<Verdict, Stri
     })
 }
 
-fn judge(case: &Case, verdict: Result<Verdict, String>) -> Outcome {
+/// Whether `verdict` is what `case` expects.
+pub(crate) fn judge(case: &Case, verdict: Result<Verdict, String>) -> Outcome {
     let outcome = |passed, detail| Outcome {
         case: case.name.clone(),
         policy: case.expect.policy.clone(),

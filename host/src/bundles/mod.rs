@@ -15,6 +15,7 @@
 //! size; errors name the bundle, the digest and why.
 
 mod build;
+pub mod cel_fixtures;
 pub mod components;
 pub mod fixture_cluster;
 pub mod fixtures;

@@ -20,6 +20,7 @@ mod authorizer;
 pub mod compile;
 pub mod evaluate;
 mod params;
+pub use params::{served, Lookups};
 pub mod type_check;
 
 use std::sync::{Arc, Mutex};
@@ -116,25 +117,47 @@ impl AdmissionPolicies {
         if policies.is_empty() {
             return Ok(());
         }
-        let mut run = Run {
-            source: self,
-            req,
-            attrs: super::chain::attributes(req),
-            obj,
-            old,
-            namespace: None,
-            input: None,
-            denied: Vec::new(),
-            warnings,
+        let env = Environment {
+            lookups: self.reader.as_ref(),
+            auth: Some(self.auth.clone()),
         };
-        for policy in &policies {
-            let mine = bindings.iter().filter(|b| b.policy == policy.name);
-            run.policy(policy, mine).await;
-        }
-        match run.denied.into_iter().next() {
-            Some(d) => Err(denial(req, obj, old, d)),
-            None => Ok(()),
-        }
+        run_policies(&env, (&policies, &bindings), (req, obj, old), warnings).await
+    }
+}
+
+/// Where a run of policies reads, and who answers `authorizer` (None: a
+/// check is an error the expression sees).
+pub struct Environment<'a> {
+    pub lookups: &'a dyn Lookups,
+    pub auth: Option<Arc<crate::auth::Auth>>,
+}
+
+/// kube's dispatcher over `policies` and their `bindings` for one request;
+/// the first denial is the error, warnings go to `warnings`.
+pub async fn run_policies(
+    env: &Environment<'_>,
+    (policies, bindings): (&[Arc<Policy>], &[Arc<Binding>]),
+    (req, obj, old): (&ReviewRequest, Option<&Value>, Option<&Value>),
+    warnings: &Mutex<Vec<String>>,
+) -> ApiResult<()> {
+    let mut run = Run {
+        env,
+        req,
+        attrs: super::chain::attributes(req),
+        obj,
+        old,
+        namespace: None,
+        input: None,
+        denied: Vec::new(),
+        warnings,
+    };
+    for policy in policies {
+        let mine = bindings.iter().filter(|b| b.policy == policy.name);
+        run.policy(policy, mine).await;
+    }
+    match run.denied.into_iter().next() {
+        Some(d) => Err(denial(req, obj, old, d)),
+        None => Ok(()),
     }
 }
 
@@ -148,7 +171,7 @@ fn read_all<T>(read: fn(&Value) -> T) -> impl Fn(&[Value]) -> Vec<Arc<T>> {
 
 /// One request's pass over the policies.
 struct Run<'a> {
-    source: &'a AdmissionPolicies,
+    env: &'a Environment<'a>,
     req: &'a ReviewRequest,
     attrs: RequestAttributes,
     obj: Option<&'a Value>,
@@ -190,7 +213,7 @@ impl Run<'_> {
             let message = format!("failed to configure binding: {why}");
             return self.failed(policy, Some(binding), message);
         }
-        let params = match params::collect(&self.source.reader, policy, binding, self.req).await {
+        let params = match params::collect(self.env.lookups, policy, binding, self.req).await {
             Ok(p) => p,
             Err(why) => {
                 let message = format!("failed to configure binding: {why}");
@@ -343,9 +366,7 @@ impl Run<'_> {
     async fn namespace(&mut self) -> Option<Value> {
         if self.namespace.is_none() {
             let read = match &self.req.namespace {
-                Some(ns) if !self.is_namespace() => {
-                    params::namespace(&self.source.reader, ns).await
-                }
+                Some(ns) if !self.is_namespace() => params::namespace(self.env.lookups, ns).await,
                 _ => None,
             };
             self.namespace = Some(read);
@@ -364,17 +385,20 @@ impl Run<'_> {
             false => None,
         };
         let (req, obj, old) = (self.req, self.obj, self.old);
-        let authorizer = authorizer::ChainAuthorizer {
-            auth: self.source.auth.clone(),
-            user: req.user.clone(),
-        };
+        let authorizer = self.env.auth.clone().map(|auth| {
+            let by: Arc<dyn kube_cel::authz::Authorize> = Arc::new(authorizer::ChainAuthorizer {
+                auth,
+                user: req.user.clone(),
+            });
+            (by, request_resource(req))
+        });
         let input = crate::cpu::for_request(|| {
             Arc::new(Input {
                 object: cel_value(obj),
                 old_object: cel_value(old),
                 request: cel_value(Some(&req.request_value())),
                 namespace_object: cel_value(namespace.as_ref().map(namespace_object).as_ref()),
-                authorizer: Some((Arc::new(authorizer), request_resource(req))),
+                authorizer,
             })
         });
         self.input = Some((input.clone(), with_namespace));

@@ -8,13 +8,39 @@ use serde_json::Value;
 use super::cel_value;
 use super::compile::{Binding, ParamKind, Policy};
 use crate::admission::review::ReviewRequest;
+use crate::catalogue::Catalogue;
 use crate::plugins::store_reader::StoreReader;
 use crate::plugins::ObjectReader;
+
+/// Where policies read params and namespaces: the server's watch cache,
+/// or a fixture's objects (`capstan policy test`).
+pub trait Lookups: Send + Sync {
+    fn reader(&self) -> &dyn ObjectReader;
+    /// The plural and scope of the resource serving `kind`.
+    fn resource_of(&self, kind: &ParamKind) -> Option<(String, bool)>;
+}
+
+impl Lookups for StoreReader {
+    fn reader(&self) -> &dyn ObjectReader {
+        self
+    }
+
+    fn resource_of(&self, kind: &ParamKind) -> Option<(String, bool)> {
+        served(&self.catalogue.get(), kind)
+    }
+}
+
+/// The plural and scope of `kind` among what `catalogue` serves.
+pub fn served(catalogue: &Catalogue, kind: &ParamKind) -> Option<(String, bool)> {
+    catalogue
+        .by_kind(&kind.group, &kind.version, &kind.kind)
+        .map(|res| (res.plural.clone(), res.namespaced))
+}
 
 /// The params to evaluate the policy with: `[null]` when the policy or the
 /// binding takes none; empty when none was found and that is allowed.
 pub async fn collect(
-    reader: &StoreReader,
+    lookups: &dyn Lookups,
     policy: &Policy,
     binding: &Binding,
     req: &ReviewRequest,
@@ -22,7 +48,8 @@ pub async fn collect(
     let (Some(kind), Some(param_ref)) = (&policy.param_kind, &binding.param_ref) else {
         return Ok(vec![CelValue::Null]);
     };
-    let (plural, namespaced, api_version) = resource_of(reader, kind)?;
+    let (plural, namespaced, api_version) = resource_of(lookups, kind)?;
+    let reader = lookups.reader();
     let namespace = if namespaced {
         match (param_ref.namespace.as_str(), req.namespace.as_deref()) {
             ("", None) => {
@@ -74,12 +101,11 @@ pub async fn collect(
 }
 
 /// The resource serving `kind`: its plural, scope and apiVersion.
-fn resource_of(reader: &StoreReader, kind: &ParamKind) -> Result<(String, bool, String), String> {
-    let catalogue = reader.catalogue.get();
+fn resource_of(lookups: &dyn Lookups, kind: &ParamKind) -> Result<(String, bool, String), String> {
     let api_version = crate::catalogue::group_version(&kind.group, &kind.version);
-    catalogue
-        .by_kind(&kind.group, &kind.version, &kind.kind)
-        .map(|res| (res.plural.clone(), res.namespaced, api_version.clone()))
+    lookups
+        .resource_of(kind)
+        .map(|(plural, namespaced)| (plural, namespaced, api_version.clone()))
         .ok_or_else(|| {
             format!(
                 "paramKind kind `&ParamKind{{APIVersion:{api_version},Kind:{},}}` not known",
@@ -89,8 +115,8 @@ fn resource_of(reader: &StoreReader, kind: &ParamKind) -> Result<(String, bool, 
 }
 
 /// The namespace `name`, if it exists.
-pub async fn namespace(reader: &StoreReader, name: &str) -> Option<Value> {
-    match reader.get("v1", "namespaces", None, name).await {
+pub async fn namespace(lookups: &dyn Lookups, name: &str) -> Option<Value> {
+    match lookups.reader().get("v1", "namespaces", None, name).await {
         Ok(Some(text)) => serde_json::from_str(&text).ok(),
         Ok(None) => None,
         Err(e) => {

@@ -142,7 +142,7 @@ fn variables(spec: &Value, env: &mut Env) -> Vec<Cause> {
                 &format!("{at}.name"),
                 "name is not specified",
             ));
-        } else if !is_cel_identifier(name) {
+        } else if !kube_cel::is_identifier(name) {
             let detail = "name is not a valid CEL identifier";
             causes.push(common::invalid_str(&format!("{at}.name"), name, detail));
         }
@@ -162,39 +162,6 @@ fn variables(spec: &Value, env: &mut Env) -> Vec<Cause> {
         }
     }
     causes
-}
-
-/// cel-go's identifier grammar (`[_a-zA-Z][_a-zA-Z0-9]*`), no reserved word.
-fn is_cel_identifier(name: &str) -> bool {
-    const RESERVED: [&str; 21] = [
-        "true",
-        "false",
-        "null",
-        "in",
-        "as",
-        "break",
-        "const",
-        "continue",
-        "else",
-        "for",
-        "function",
-        "if",
-        "import",
-        "let",
-        "loop",
-        "package",
-        "namespace",
-        "return",
-        "var",
-        "void",
-        "while",
-    ];
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
-        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
-        && !RESERVED.contains(&name)
 }
 
 /// kube's limit of audit annotations per policy.

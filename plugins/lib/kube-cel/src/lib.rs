@@ -40,8 +40,8 @@ use cel::{Context, Env, Program};
 
 pub use cel;
 pub use rules::{
-    evaluation_error, DeadlineExceeded, ProblemKind, RuleProblem, RuleViolation, ValidationRules,
-    ViolationKind,
+    evaluation_error, is_identifier, DeadlineExceeded, ProblemKind, RuleProblem, RuleViolation,
+    ValidationRules, ViolationKind,
 };
 pub use runtime::{metered, Budget, Spent};
 

@@ -28,6 +28,17 @@ const RESERVED: &[&str] = &[
     "while",
 ];
 
+/// Whether `name` is a CEL identifier (`[_a-zA-Z][_a-zA-Z0-9]*`, not a
+/// reserved word): what a policy's variable may be named.
+pub fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+        && !RESERVED.contains(&name)
+}
+
 /// The CEL name of property `name`, if it has one.
 pub(crate) fn escape(name: &str) -> Option<String> {
     if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {

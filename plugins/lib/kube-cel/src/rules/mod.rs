@@ -28,6 +28,7 @@ mod compile;
 pub(crate) mod convert;
 pub mod cost;
 mod escape;
+pub use escape::is_identifier;
 mod evaluate;
 mod field_path;
 mod messages;

@@ -1,0 +1,160 @@
+//! `capstan policy test POLICIES.yaml FIXTURES`: plain
+//! ValidatingAdmissionPolicy YAML (policies, their bindings, and any other
+//! objects, such as params) against the same fixtures as a bundle's
+//! policies (`fixtures.rs`), offline: the harness kubectl users lack for
+//! admission policies. A case names a policy; it runs with that policy's
+//! bindings of the file (none: one binding with `validationActions:
+//! [Deny]`), params and namespaces found among the file's other objects and
+//! the case's `<case>.cluster.yaml`, through the server's own dispatcher
+//! (`admission::cel_policy::run_policies`), so verdicts and messages are the
+//! server's. `authorizer` checks fail offline (their `errored()` is true).
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use anyhow::anyhow;
+use serde_json::{json, Value};
+
+use super::fixture_cluster::FixtureCluster;
+use super::fixtures::{judge, Case, Outcome, Verdict};
+use crate::admission::cel_policy::compile::{Binding, ParamKind, Policy};
+use crate::admission::cel_policy::{run_policies, served, Environment, Lookups};
+use crate::admission::review::ReviewRequest;
+use crate::catalogue::Catalogue;
+use crate::plugins::ObjectReader;
+
+/// The policies, bindings and other objects of one YAML file.
+pub struct CelPolicies {
+    policies: Vec<Arc<Policy>>,
+    bindings: Vec<Arc<Binding>>,
+    objects: Vec<Value>,
+}
+
+/// Whether `path` names admission-policy YAML rather than a bundle.
+pub fn is_policy_yaml(path: &str) -> bool {
+    let p = Path::new(path);
+    p.is_file() && p.extension().is_some_and(|e| e == "yaml" || e == "yml")
+}
+
+impl CelPolicies {
+    pub fn read(path: &Path) -> anyhow::Result<CelPolicies> {
+        let objects = FixtureCluster::read_objects(path)?;
+        let kind = |o: &Value| o["kind"].as_str().unwrap_or_default().to_string();
+        let (mut policies, mut bindings, mut rest) = (Vec::new(), Vec::new(), Vec::new());
+        for o in objects {
+            match kind(&o).as_str() {
+                "ValidatingAdmissionPolicy" => policies.push(Arc::new(Policy::read(&o))),
+                "ValidatingAdmissionPolicyBinding" => bindings.push(Arc::new(Binding::read(&o))),
+                _ => rest.push(o),
+            }
+        }
+        if policies.is_empty() {
+            return Err(anyhow!("{}: no ValidatingAdmissionPolicy", path.display()));
+        }
+        Ok(CelPolicies {
+            policies,
+            bindings,
+            objects: rest,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.policies.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.policies.is_empty()
+    }
+
+    /// Runs every case.
+    pub async fn run(&self, cases: &[Case]) -> anyhow::Result<Vec<Outcome>> {
+        let mut out = Vec::with_capacity(cases.len());
+        for case in cases {
+            let verdict = self.verdict(case).await?;
+            out.push(judge(case, verdict));
+        }
+        Ok(out)
+    }
+
+    async fn verdict(&self, case: &Case) -> anyhow::Result<Result<Verdict, String>> {
+        let name = &case.expect.policy;
+        let Some(policy) = self.policies.iter().find(|p| &p.name == name) else {
+            return Ok(Err(format!(
+                "the file has no ValidatingAdmissionPolicy {name:?}"
+            )));
+        };
+        let mut bindings: Vec<Arc<Binding>> = self
+            .bindings
+            .iter()
+            .filter(|b| &b.policy == name)
+            .cloned()
+            .collect();
+        if bindings.is_empty() {
+            bindings.push(Arc::new(Binding::read(&json!({
+                "metadata": {"name": name},
+                "spec": {"policyName": name, "validationActions": ["Deny"]},
+            }))));
+        }
+        let request = &case.review["request"];
+        let Some(req) = ReviewRequest::from_request(request) else {
+            return Ok(Err(
+                "the review's request has no known operation".to_string()
+            ));
+        };
+        let lookups = Offline {
+            cluster: case.cluster.extended(&self.objects)?,
+        };
+        let env = Environment {
+            lookups: &lookups,
+            auth: None,
+        };
+        let (obj, old) = (
+            non_null(&request["object"]),
+            non_null(&request["oldObject"]),
+        );
+        let warnings = Mutex::new(Vec::new());
+        let policies = [policy.clone()];
+        let answer = run_policies(&env, (&policies, &bindings), (&req, obj, old), &warnings).await;
+        let warned = warnings.into_inner().unwrap_or_default();
+        Ok(Ok(match answer {
+            Ok(()) => Verdict {
+                allowed: true,
+                message: warned.join("; "),
+                note: if warned.is_empty() {
+                    ""
+                } else {
+                    " with warnings"
+                },
+            },
+            Err(e) => Verdict {
+                allowed: false,
+                message: e.message,
+                note: "",
+            },
+        }))
+    }
+}
+
+fn non_null(v: &Value) -> Option<&Value> {
+    (!v.is_null()).then_some(v)
+}
+
+/// A case's objects: params and namespaces are found among them.
+struct Offline {
+    cluster: Arc<FixtureCluster>,
+}
+
+impl Lookups for Offline {
+    fn reader(&self) -> &dyn ObjectReader {
+        self.cluster.as_ref()
+    }
+
+    /// A built-in kind's resource, else the lowercased plural kube gives a
+    /// CRD's kind, namespaced.
+    fn resource_of(&self, kind: &ParamKind) -> Option<(String, bool)> {
+        static BUILTINS: std::sync::LazyLock<Catalogue> =
+            std::sync::LazyLock::new(Catalogue::builtin);
+        served(&BUILTINS, kind)
+            .or_else(|| Some((format!("{}s", kind.kind.to_ascii_lowercase()), true)))
+    }
+}
