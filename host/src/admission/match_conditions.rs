@@ -99,7 +99,15 @@ impl MatchConditions {
             ..kube_cel::Budget::per_call()
         };
         for condition in &self.0 {
-            let (result, _) = kube_cel::metered(budget, || condition.program.execute(context));
+            let (result, spent) = kube_cel::metered(budget, || condition.program.execute(context));
+            if spent.exceeded || spent.interrupted {
+                error.get_or_insert(format!(
+                    "failed evaluating match condition {:?}: {}",
+                    condition.name,
+                    kube_cel::runtime::COST_LIMIT_EXCEEDED
+                ));
+                continue;
+            }
             match result {
                 Ok(kube_cel::cel::Value::Bool(true)) => {}
                 Ok(kube_cel::cel::Value::Bool(false)) => return Outcome::Skip,

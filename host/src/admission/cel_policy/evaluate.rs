@@ -87,6 +87,19 @@ impl Runner<'_> {
         };
         let (result, spent) = kube_cel::metered(budget, || program.execute(&self.context));
         self.spent = self.spent.saturating_add(spent.cost);
+        // A result reached past the limit (an error absorbed by `||` or
+        // `&&` after it) does not count: the evaluation was over budget.
+        let result = match spent.exceeded || spent.interrupted {
+            true if result.is_ok() => Err(kube_cel::cel::ExecutionError::function_error(
+                "evaluation",
+                if spent.exceeded {
+                    kube_cel::runtime::COST_LIMIT_EXCEEDED
+                } else {
+                    kube_cel::runtime::INTERRUPTED
+                },
+            )),
+            _ => result,
+        };
         result.map_err(|err| {
             format!(
                 "expression '{}' resulted in error: {}",
@@ -377,5 +390,19 @@ mod tests {
                 Annotation::Error("valueExpression 'object.n' resulted in unsupported return type: int. Return type must be either string or null.".into()),
             ]
         );
+    }
+
+    #[test]
+    fn a_quadratic_expression_over_a_large_list_is_stopped_at_the_limit() {
+        let p = policy(json!({"validations": [
+            {"expression": "object.items.all(x, object.items.exists(y, y == x))"}]}));
+        let items: Vec<i64> = (0..3000).collect();
+        let started = std::time::Instant::now();
+        let d = decisions(evaluate(&p, &input(json!({"items": items})), &Value::Null));
+        assert!(
+            matches!(&d[0], Decision::Error(why) if why.contains("actual cost limit exceeded")),
+            "{d:?}"
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
     }
 }

@@ -21,6 +21,7 @@ const LIBRARIES: &[Library] = &[
     crate::semver::call,
     crate::format::call,
     crate::sets::call,
+    crate::iterate::call,
 ];
 
 /// Every name the libraries answer to.
@@ -96,6 +97,8 @@ const NAMES: &[&str] = &[
     "sets.contains",
     "sets.equivalent",
     "sets.intersects",
+    // comprehensions
+    crate::iterate::ITERATE,
 ];
 
 pub(crate) fn register(context: &mut Context<'static, 'static>) {

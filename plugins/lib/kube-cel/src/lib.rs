@@ -24,6 +24,7 @@ mod call;
 mod format;
 mod guarded;
 mod ip;
+mod iterate;
 mod lists;
 pub mod policy_types;
 mod quantity;
@@ -66,7 +67,12 @@ static RUN_ENV: LazyLock<Arc<Env>> = LazyLock::new(|| {
 
 /// The environment kube's expressions compile in.
 pub fn env() -> Env {
-    extend(Env::stdlib())
+    let mut env = Env::default().with_stdlib();
+    for m in iterate::macros() {
+        let added = env.add_macro(m);
+        debug_assert!(added.is_ok(), "{added:?}");
+    }
+    extend(env)
 }
 
 /// The strings extension and kube's overloads of standard names.

@@ -161,7 +161,7 @@ impl<'s> Checker<'_, 's> {
             }
             Expr::Map(_) => Ok(Type::Map(Box::new(Type::Dyn))),
             Expr::Comprehension(c) => {
-                let range = self.infer(&c.iter_range, scope)?;
+                let range = self.infer(crate::iterate::range_of(c), scope)?;
                 let element = match (&range, &c.iter_var2) {
                     (Type::List(t), None) => (**t).clone(),
                     (Type::Map(_), None) => Type::String,

@@ -382,3 +382,40 @@ fn compile_errors_quote_the_source_as_cel_go() {
         "{err}"
     );
 }
+
+#[test]
+fn nested_comprehensions_over_large_lists_stop_at_the_per_call_limit() {
+    let mut context = crate::context();
+    let items: Vec<i64> = (0..3000).collect();
+    context.add_variable_from_value("items", items);
+    // 3000 × 3000 steps: stopped once the ranges' elements pass 1M.
+    let program = crate::compile("items.all(x, items.all(y, x + y >= 0))").unwrap();
+    let started = std::time::Instant::now();
+    let (result, spent) = crate::metered(crate::Budget::per_call(), || program.execute(&context));
+    let err = result.expect_err("stopped");
+    assert!(
+        err.to_string()
+            .contains(crate::runtime::COST_LIMIT_EXCEEDED),
+        "{err}"
+    );
+    assert!(spent.exceeded);
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    // One level over the same list is well within it, and the macros keep
+    // their meaning.
+    assert_true(&[
+        "[1, 2, 3].all(x, x > 0)",
+        "[1, 2, 3].exists(x, x == 2)",
+        "[1, 2, 3].exists_one(x, x == 2)",
+        "[1, 2, 3].map(x, x * 2) == [2, 4, 6]",
+        "[1, 2, 3].map(x, x > 1, x * 2) == [4, 6]",
+        "[1, 2, 3].filter(x, x > 1) == [2, 3]",
+        "{'a': 1}.all(k, k == 'a')",
+        "has({'a': 1}.a)",
+    ]);
+    let (ok, _) = crate::metered(crate::Budget::per_call(), || {
+        crate::compile("items.all(x, x >= 0)")
+            .unwrap()
+            .execute(&context)
+    });
+    assert_eq!(ok, Ok(Value::Bool(true)));
+}

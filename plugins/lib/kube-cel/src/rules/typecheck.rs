@@ -58,7 +58,7 @@ fn walk<'n>(
             }
         }
         Expr::Comprehension(c) => {
-            let range = walk(&c.iter_range, scope, found);
+            let range = walk(crate::iterate::range_of(c), scope, found);
             let variable = range.and_then(|r| element(r, true));
             let saved = scope.insert(c.iter_var.clone(), variable);
             for part in [&c.accu_init, &c.loop_cond, &c.loop_step, &c.result] {

@@ -217,7 +217,7 @@ impl Walker<'_> {
     }
 
     fn comprehension(&mut self, c: &ComprehensionExpr) -> Estimate {
-        let range = self.walk(&c.iter_range);
+        let range = self.walk(crate::iterate::range_of(c));
         let count = self.size_of(&range).max;
         let init = self.walk(&c.accu_init);
         let collects = matches!(c.accu_init.expr, Expr::List(_) | Expr::Map(_));
