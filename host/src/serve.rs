@@ -191,6 +191,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     state.auth = Arc::new(auth_chains(&state, &config.auth, &runtime)?);
     chain.admission_policies =
         AdmissionPolicies::new(state.reader(), state.auth.clone()).map(Arc::new);
+    chain.auth = Some(state.auth.clone());
     state.admission = Arc::new(chain);
     tracing::info!(chain = ?state.admission.names(), "admission chain");
     state.inflight = InFlight::new(

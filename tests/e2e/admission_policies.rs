@@ -311,3 +311,54 @@ fn policy_test_runs_admission_policy_yaml_offline_with_the_servers_verdicts() {
         stdout(&out)
     );
 }
+
+#[test]
+fn webhook_match_conditions_ask_the_authorizer() {
+    let s = Server::start();
+    // A webhook nobody answers: called, it fails the request (Fail).
+    let webhook = r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: unprivileged-only}
+webhooks:
+- name: unprivileged-only.example.com
+  clientConfig: {url: "https://127.0.0.1:1/nowhere"}
+  rules: [{operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"]}]
+  failurePolicy: Fail
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+  matchConditions:
+  - name: cannot-read-secrets
+    expression: "!authorizer.group('').resource('secrets').namespace(request.namespace).check('list').allowed()"
+"#;
+    s.ok_stdin(&["apply", "-f", "-"], webhook);
+    s.ok(&[
+        "create",
+        "role",
+        "cm-writer",
+        "--verb=create",
+        "--resource=configmaps",
+    ]);
+    s.ok(&[
+        "create",
+        "rolebinding",
+        "bob-cm",
+        "--role=cm-writer",
+        "--user=bob",
+    ]);
+    let bob = s.user_kubeconfig("bob", &[]);
+    // The admin may list secrets: the condition is false and the webhook skipped.
+    assert!(eventually(Duration::from_secs(10), || {
+        s.kubectl(&["create", "configmap", "by-admin", "--dry-run=server"])
+            .status
+            .success()
+    }));
+    // Bob may not: the webhook is called (and fails).
+    let out = s.kubectl_with(&bob, &["create", "configmap", "by-bob", "--dry-run=server"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("failed calling webhook \"unprivileged-only.example.com\""),
+        "{}",
+        stderr(&out)
+    );
+}

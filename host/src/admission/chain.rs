@@ -57,6 +57,8 @@ pub struct Chain {
     pub webhooks: Option<Arc<dyn WebhookSource>>,
     pub policies: Option<Arc<dyn PolicySource>>,
     pub admission_policies: Option<Arc<AdmissionPolicies>>,
+    /// What matchConditions' `authorizer` asks (None: checks fail).
+    pub auth: Option<Arc<crate::auth::Auth>>,
 }
 
 impl Chain {
@@ -73,6 +75,7 @@ impl Chain {
             webhooks: None,
             policies: None,
             admission_policies: None,
+            auth: None,
         }
     }
 
@@ -217,10 +220,15 @@ impl Chain {
         }
         let request = req.request_value();
         let null = Value::Null;
+        let authorizer = self
+            .auth
+            .as_ref()
+            .map(|auth| super::cel_policy::authorizer_for(auth.clone(), req));
         let outcome = e.config.match_conditions.evaluate(
             obj.unwrap_or(&null),
             old.unwrap_or(&null),
             &request,
+            authorizer,
         );
         match outcome {
             Outcome::Call => Ok(true),

@@ -17,6 +17,12 @@ use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use kube_cel::cel::Program;
 use serde_json::Value;
 
+/// Who answers `authorizer` checks, and the request's own resource.
+pub type Authorizer = (
+    Arc<dyn kube_cel::authz::Authorize>,
+    kube_cel::authz::ResourceCheck,
+);
+
 /// kube-apiserver's limit per webhook.
 const MAX_CONDITIONS: usize = 64;
 
@@ -74,17 +80,30 @@ impl MatchConditions {
         self.0.is_empty()
     }
 
-    /// Evaluates every condition against `object`, `oldObject` and `request`.
-    pub fn evaluate(&self, object: &Value, old_object: &Value, request: &Value) -> Outcome {
-        kube_cel::with_scope(|mut context| {
-            for (name, value) in [
-                ("object", object),
-                ("oldObject", old_object),
-                ("request", request),
-            ] {
-                context.add_variable_from_value(name, kube_cel::json_value(value));
-            }
-            self.evaluate_in(&context)
+    /// Evaluates every condition against `object`, `oldObject` and
+    /// `request`, with `authorizer` when one is given.
+    pub fn evaluate(
+        &self,
+        object: &Value,
+        old_object: &Value,
+        request: &Value,
+        authorizer: Option<Authorizer>,
+    ) -> Outcome {
+        let (by, request_resource) = authorizer.unzip();
+        kube_cel::authz::with_authorizer(by, || {
+            kube_cel::with_scope(|mut context| {
+                for (name, value) in [
+                    ("object", object),
+                    ("oldObject", old_object),
+                    ("request", request),
+                ] {
+                    context.add_variable_from_value(name, kube_cel::json_value(value));
+                }
+                if let Some(r) = request_resource {
+                    context.add_variable_from_value("authorizer", kube_cel::authz::variable(r));
+                }
+                self.evaluate_in(&context)
+            })
         })
     }
 
@@ -189,16 +208,16 @@ mod tests {
         ]));
         let labelled = json!({"metadata": {"labels": {"team": "a"}}});
         assert_eq!(
-            c.evaluate(&labelled, &Value::Null, &request("bob")),
+            c.evaluate(&labelled, &Value::Null, &request("bob"), None),
             Outcome::Call
         );
         assert_eq!(
-            c.evaluate(&labelled, &Value::Null, &request("admin")),
+            c.evaluate(&labelled, &Value::Null, &request("admin"), None),
             Outcome::Skip
         );
         let bare = json!({"metadata": {}});
         assert_eq!(
-            c.evaluate(&bare, &Value::Null, &request("bob")),
+            c.evaluate(&bare, &Value::Null, &request("bob"), None),
             Outcome::Skip
         );
     }
@@ -211,7 +230,7 @@ mod tests {
         ]));
         let obj = json!({"metadata": {"labels": {}}});
         assert_eq!(
-            c.evaluate(&obj, &Value::Null, &request("bob")),
+            c.evaluate(&obj, &Value::Null, &request("bob"), None),
             Outcome::Skip
         );
     }
@@ -222,13 +241,13 @@ mod tests {
             json!([{"name": "broken", "expression": "object.metadata.labels.missing == 'x'"}]),
         );
         let obj = json!({"metadata": {"labels": {}}});
-        match c.evaluate(&obj, &Value::Null, &request("bob")) {
+        match c.evaluate(&obj, &Value::Null, &request("bob"), None) {
             Outcome::Error(why) => assert!(why.contains("\"broken\""), "{why}"),
             other => panic!("{other:?}"),
         }
         let c = conditions(json!([{"name": "number", "expression": "1 + 1"}]));
         assert!(matches!(
-            c.evaluate(&obj, &Value::Null, &request("bob")),
+            c.evaluate(&obj, &Value::Null, &request("bob"), None),
             Outcome::Error(_)
         ));
     }
@@ -258,14 +277,14 @@ mod tests {
         ]));
         let obj = |memory: &str| json!({"spec": {"memory": memory, "endpoint": "https://example.com:8443/x", "ip": "10.1.2.3"}});
         assert_eq!(
-            c.evaluate(&obj("512Mi"), &Value::Null, &request("bob")),
+            c.evaluate(&obj("512Mi"), &Value::Null, &request("bob"), None),
             Outcome::Call
         );
         assert_eq!(
-            c.evaluate(&obj("2Gi"), &Value::Null, &request("bob")),
+            c.evaluate(&obj("2Gi"), &Value::Null, &request("bob"), None),
             Outcome::Skip
         );
-        match c.evaluate(&obj("lots"), &Value::Null, &request("bob")) {
+        match c.evaluate(&obj("lots"), &Value::Null, &request("bob"), None) {
             Outcome::Error(why) => assert!(why.contains("quantities must match"), "{why}"),
             other => panic!("{other:?}"),
         }
@@ -278,7 +297,7 @@ mod tests {
         );
         let old = json!({"metadata": {"name": "x"}});
         assert_eq!(
-            c.evaluate(&Value::Null, &old, &request("bob")),
+            c.evaluate(&Value::Null, &old, &request("bob"), None),
             Outcome::Call
         );
     }

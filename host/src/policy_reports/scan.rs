@@ -191,10 +191,11 @@ fn conditions(e: &CallableEntry, req: &ReviewRequest, obj: &Value) -> Condition 
     if e.config.match_conditions.is_empty() {
         return Condition::Call;
     }
-    let request = req.review(None, None)["request"].clone();
+    // The background audit is no user's request: `authorizer` checks fail.
+    let request = req.request_value();
     e.config
         .match_conditions
-        .evaluate(obj, &Value::Null, &request)
+        .evaluate(obj, &Value::Null, &request, None)
 }
 
 /// A CREATE of the stored object, by the auditor.

@@ -385,13 +385,7 @@ impl Run<'_> {
             false => None,
         };
         let (req, obj, old) = (self.req, self.obj, self.old);
-        let authorizer = self.env.auth.clone().map(|auth| {
-            let by: Arc<dyn kube_cel::authz::Authorize> = Arc::new(authorizer::ChainAuthorizer {
-                auth,
-                user: req.user.clone(),
-            });
-            (by, request_resource(req))
-        });
+        let authorizer = self.env.auth.clone().map(|auth| authorizer_for(auth, req));
         let input = crate::cpu::for_request(|| {
             Arc::new(Input {
                 object: cel_value(obj),
@@ -404,6 +398,19 @@ impl Run<'_> {
         self.input = Some((input.clone(), with_namespace));
         input
     }
+}
+
+/// The `authorizer` of expressions about `req`: its user's checks answered
+/// by `auth`'s authorizer chain, and its resource.
+pub fn authorizer_for(
+    auth: Arc<crate::auth::Auth>,
+    req: &ReviewRequest,
+) -> super::match_conditions::Authorizer {
+    let by = authorizer::ChainAuthorizer {
+        auth,
+        user: req.user.clone(),
+    };
+    (Arc::new(by), request_resource(req))
 }
 
 /// `authorizer.requestResource`: the request's resource.
