@@ -132,6 +132,9 @@ pub struct Policy {
     /// Whether an expression may read `namespaceObject` (else the
     /// namespace is not read for it).
     pub reads_namespace: bool,
+    /// Whether an expression may loop (a comprehension macro): its
+    /// evaluation then always runs off the async workers.
+    pub loops: bool,
 }
 
 pub struct ParamRef {
@@ -273,6 +276,12 @@ impl Policy {
                 .collect(),
             error,
             reads_namespace: spec.to_string().contains("namespaceObject"),
+            loops: {
+                let text = spec.to_string();
+                ["all(", "exists", "existsOne(", "map(", "filter("]
+                    .iter()
+                    .any(|m| text.contains(m))
+            },
         }
     }
 }

@@ -225,7 +225,12 @@ impl Run<'_> {
         }
         let input = self.input(policy.reads_namespace).await;
         for param in params {
-            let evaluation = crate::cpu::for_request(|| evaluate::evaluate(policy, &input, &param));
+            let evaluate = || evaluate::evaluate(policy, &input, &param);
+            // A loop's cost grows with the object, whatever the request's size.
+            let evaluation = match policy.loops {
+                true => crate::cpu::heavy(evaluate),
+                false => crate::cpu::for_request(evaluate),
+            };
             self.apply(policy, binding, evaluation);
         }
     }
