@@ -120,6 +120,11 @@ impl Selector {
         }
     }
 
+    /// The selector of everything (an absent one).
+    pub fn everything() -> Selector {
+        Selector(None)
+    }
+
     pub fn matches(&self, labels: &Map<String, Value>) -> bool {
         self.0.as_ref().is_none_or(|s| s.matches(labels))
     }

@@ -288,8 +288,8 @@ impl Policy {
 
 fn empty_match() -> MatchResources {
     MatchResources {
-        namespace_selector: Selector::parse(None).unwrap_or_else(|_| unreachable!()),
-        object_selector: Selector::parse(None).unwrap_or_else(|_| unreachable!()),
+        namespace_selector: Selector::everything(),
+        object_selector: Selector::everything(),
         rules: Vec::new(),
         excluded: Vec::new(),
     }
