@@ -267,3 +267,89 @@ fn check(p: &Pending, verb: &str, by: &dyn Authorize) -> Result<Value, Execution
     };
     Ok(Value::Opaque(Arc::new(Answered(by.authorize(&question)))))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// Allows `get`, denies the rest; remembers what it was asked.
+    #[derive(Default)]
+    struct Fake(Mutex<Vec<Check>>);
+
+    impl Authorize for Fake {
+        fn authorize(&self, check: &Check) -> Decision {
+            self.0.lock().unwrap().push(check.clone());
+            Decision {
+                allowed: check.verb == "get",
+                reason: format!("asked {}", check.verb),
+                error: None,
+            }
+        }
+    }
+
+    fn eval(fake: &Arc<Fake>, expression: &str) -> Result<Value, String> {
+        let program = crate::compile(expression).unwrap();
+        let by: Arc<dyn Authorize> = fake.clone();
+        with_authorizer(Some(by), || {
+            crate::with_scope(|mut scope| {
+                let request = ResourceCheck {
+                    group: "apps".into(),
+                    resource: "deployments".into(),
+                    namespace: "ns".into(),
+                    name: "web".into(),
+                    ..ResourceCheck::default()
+                };
+                scope.add_variable_from_value("authorizer", variable(request));
+                let (result, _) =
+                    crate::metered(crate::Budget::per_call(), || program.execute(&scope));
+                result.map_err(|e| e.to_string())
+            })
+        })
+    }
+
+    #[test]
+    fn checks_carry_kubes_attributes_and_answers() {
+        let fake = Arc::new(Fake::default());
+        let e = "authorizer.group('apps').resource('deployments').subresource('scale').namespace('ns').name('web').check('get').allowed()";
+        assert_eq!(eval(&fake, e), Ok(Value::Bool(true)));
+        let asked = fake.0.lock().unwrap().pop().unwrap();
+        assert_eq!(
+            (
+                asked.user,
+                asked.verb.as_str(),
+                asked.resource.unwrap().subresource.as_str()
+            ),
+            (None, "get", "scale")
+        );
+        let e = "authorizer.serviceAccount('ns', 'sa').path('/healthz').check('post').reason()";
+        assert_eq!(eval(&fake, e), Ok(Value::from("asked post")));
+        let asked = fake.0.lock().unwrap().pop().unwrap();
+        assert_eq!(asked.path, "/healthz");
+        assert_eq!(asked.user.unwrap().name, "system:serviceaccount:ns:sa");
+        let e = "authorizer.requestResource.check('delete').errored() || authorizer.requestResource.check('update').allowed()";
+        assert_eq!(eval(&fake, e), Ok(Value::Bool(false)));
+        assert_eq!(
+            fake.0
+                .lock()
+                .unwrap()
+                .last()
+                .unwrap()
+                .resource
+                .as_ref()
+                .unwrap()
+                .name,
+            "web"
+        );
+    }
+
+    #[test]
+    fn a_third_check_in_one_expression_is_past_the_per_call_limit() {
+        let fake = Arc::new(Fake::default());
+        let check = "authorizer.group('').resource('pods').check('get').allowed()";
+        let e = format!("{check} && {check} && {check}");
+        let err = eval(&fake, &e).unwrap_err();
+        assert!(err.contains(crate::runtime::COST_LIMIT_EXCEEDED), "{err}");
+        assert_eq!(fake.0.lock().unwrap().len(), 2);
+    }
+}
