@@ -362,3 +362,51 @@ webhooks:
         stderr(&out)
     );
 }
+
+#[test]
+fn a_policy_written_through_one_replica_is_enforced_by_the_other() {
+    let etcd = crate::etcd::Etcd::start(1);
+    let servers = etcd.servers();
+    let a = Server::start_with(&["--etcd-servers", &servers]);
+    let b = a.start_replica(&["--etcd-servers", &servers]);
+    let policy = r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: no-big-configmaps}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"]}
+  validations:
+  - {expression: "!has(object.data) || object.data.size() < 2", message: "at most one key"}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: no-big-configmaps}
+spec: {policyName: no-big-configmaps, validationActions: [Deny]}
+"#;
+    a.ok_stdin(&["apply", "-f", "-"], policy);
+    let create = |s: &Server| {
+        s.kubectl(&[
+            "create",
+            "configmap",
+            "two",
+            "--from-literal=a=1",
+            "--from-literal=b=2",
+            "--dry-run=server",
+        ])
+    };
+    assert!(
+        eventually(Duration::from_secs(10), || stderr(&create(&b))
+            .contains("at most one key")),
+        "replica b never enforced the policy written through a"
+    );
+    b.ok(&[
+        "delete",
+        "validatingadmissionpolicybinding",
+        "no-big-configmaps",
+    ]);
+    assert!(eventually(Duration::from_secs(10), || create(&a)
+        .status
+        .success()));
+}
