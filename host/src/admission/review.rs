@@ -142,7 +142,13 @@ impl ReviewRequest {
     /// `request` without its uid and objects, as CEL expressions see it
     /// (`request` of matchConditions and admission policies).
     pub fn request_value(&self) -> Value {
-        serde_json::to_value(self.fields(None, None)).unwrap_or(Value::Null)
+        let mut request = serde_json::to_value(self.fields(None, None)).unwrap_or(Value::Null);
+        if let Some(fields) = request.as_object_mut() {
+            // Unset in kube's `request` (`has(request.object)` is false).
+            fields.remove("object");
+            fields.remove("oldObject");
+        }
+        request
     }
 
     /// The review of `object` and `old`, encoded once for every entry that
