@@ -117,18 +117,6 @@ fn declared(module: &str, request: &serde_json::Value) -> Result<Option<String>>
 
 /// The request's coordinates, as the chain matches them.
 pub fn attributes(request: &serde_json::Value) -> Option<RequestAttributes> {
-    let operation = request["operation"].as_str()?;
-    let operation = ["CREATE", "UPDATE", "DELETE", "CONNECT"]
-        .into_iter()
-        .find(|o| *o == operation)?;
-    let field = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
-    let resource = &request["resource"];
-    Some(RequestAttributes {
-        operation,
-        group: field(&resource["group"]),
-        version: field(&resource["version"]),
-        resource: field(&resource["resource"]),
-        subresource: field(&request["subResource"]),
-        namespaced: request["namespace"].as_str().is_some_and(|n| !n.is_empty()),
-    })
+    crate::admission::review::ReviewRequest::from_request(request)
+        .map(|req| crate::admission::chain::attributes(&req))
 }

@@ -411,7 +411,7 @@ fn configures_admission(req: &ReviewRequest) -> bool {
 }
 
 /// What the rules of the entries match against.
-pub(super) fn attributes(req: &ReviewRequest) -> RequestAttributes {
+pub fn attributes(req: &ReviewRequest) -> RequestAttributes {
     RequestAttributes {
         operation: req.operation,
         group: req.group.clone(),

@@ -15,12 +15,11 @@ use std::sync::{Arc, Mutex};
 use anyhow::anyhow;
 use serde_json::{json, Value};
 
-use super::fixture_cluster::FixtureCluster;
+use super::fixture_cluster::{resource_of_kind, FixtureCluster};
 use super::fixtures::{judge, Case, Outcome, Verdict};
 use crate::admission::cel_policy::compile::{Binding, ParamKind, Policy};
-use crate::admission::cel_policy::{run_policies, served, Environment, Lookups};
+use crate::admission::cel_policy::{run_policies, Environment, Lookups};
 use crate::admission::review::ReviewRequest;
-use crate::catalogue::Catalogue;
 use crate::plugins::ObjectReader;
 
 /// The policies, bindings and other objects of one YAML file.
@@ -149,12 +148,7 @@ impl Lookups for Offline {
         self.cluster.as_ref()
     }
 
-    /// A built-in kind's resource, else the lowercased plural kube gives a
-    /// CRD's kind, namespaced.
     fn resource_of(&self, kind: &ParamKind) -> Option<(String, bool)> {
-        static BUILTINS: std::sync::LazyLock<Catalogue> =
-            std::sync::LazyLock::new(Catalogue::builtin);
-        served(&BUILTINS, kind)
-            .or_else(|| Some((format!("{}s", kind.kind.to_ascii_lowercase()), true)))
+        Some(resource_of_kind(&kind.group, &kind.version, &kind.kind))
     }
 }

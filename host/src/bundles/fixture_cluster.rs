@@ -11,14 +11,12 @@ use anyhow::{anyhow, bail};
 use futures_util::future::BoxFuture;
 use serde_json::{json, Map, Value};
 use std::path::Path;
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
 pub const CLUSTER_SUFFIX: &str = ".cluster.yaml";
 /// A cluster file's bound (kube's request body limit), and its objects'.
 const MAX_CLUSTER_BYTES: u64 = 3 << 20;
 const MAX_OBJECTS: usize = 10_000;
-
-static BUILTINS: LazyLock<Catalogue> = LazyLock::new(Catalogue::builtin);
 
 /// One object with what the imports look it up by.
 #[derive(Debug, Clone)]
@@ -96,6 +94,15 @@ impl FixtureCluster {
     }
 }
 
+/// The plural and scope of `kind`: a built-in's, else the lowercased
+/// plural kube gives a CRD's kind, namespaced.
+pub fn resource_of_kind(group: &str, version: &str, kind: &str) -> (String, bool) {
+    match Catalogue::builtin_ref().by_kind(group, version, kind) {
+        Some(info) => (info.plural.clone(), info.namespaced),
+        None => (format!("{}s", kind.to_ascii_lowercase()), true),
+    }
+}
+
 /// An object with its resource found by kind among the built-ins (a kind
 /// the catalogue does not serve: its lowercased plural, as kube names CRDs).
 fn stored(object: Value) -> Result<Stored, String> {
@@ -106,10 +113,7 @@ fn stored(object: Value) -> Result<Stored, String> {
         return Err("apiVersion, kind and metadata.name are required".into());
     };
     let (group, version) = api_version.rsplit_once('/').unwrap_or(("", &api_version));
-    let resource = BUILTINS
-        .by_kind(group, version, &kind)
-        .map(|info| info.plural.clone())
-        .unwrap_or_else(|| format!("{}s", kind.to_ascii_lowercase()));
+    let (resource, _) = resource_of_kind(group, version, &kind);
     Ok(Stored {
         namespace: text("/metadata/namespace"),
         api_version,

@@ -196,7 +196,8 @@ impl Catalogue {
         &Self::builtin_ref().schemas
     }
 
-    fn builtin_ref() -> &'static Catalogue {
+    /// The built-in catalogue itself, built once.
+    pub fn builtin_ref() -> &'static Catalogue {
         BUILTIN.get_or_init(|| {
             let resources = builtin::resources();
             let schemas = schemas::builtin_schemas().into();

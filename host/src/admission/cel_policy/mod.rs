@@ -20,7 +20,7 @@ mod authorizer;
 pub mod compile;
 pub mod evaluate;
 mod params;
-pub use params::{served, Lookups};
+pub use params::Lookups;
 pub mod type_check;
 
 use std::sync::{Arc, Mutex};

@@ -8,7 +8,6 @@ use serde_json::Value;
 use super::cel_value;
 use super::compile::{Binding, ParamKind, Policy};
 use crate::admission::review::ReviewRequest;
-use crate::catalogue::Catalogue;
 use crate::plugins::store_reader::StoreReader;
 use crate::plugins::ObjectReader;
 
@@ -26,15 +25,10 @@ impl Lookups for StoreReader {
     }
 
     fn resource_of(&self, kind: &ParamKind) -> Option<(String, bool)> {
-        served(&self.catalogue.get(), kind)
+        let catalogue = self.catalogue.get();
+        let res = catalogue.by_kind(&kind.group, &kind.version, &kind.kind)?;
+        Some((res.plural.clone(), res.namespaced))
     }
-}
-
-/// The plural and scope of `kind` among what `catalogue` serves.
-pub fn served(catalogue: &Catalogue, kind: &ParamKind) -> Option<(String, bool)> {
-    catalogue
-        .by_kind(&kind.group, &kind.version, &kind.kind)
-        .map(|res| (res.plural.clone(), res.namespaced))
 }
 
 /// The params to evaluate the policy with: `[null]` when the policy or the
