@@ -76,6 +76,11 @@ impl MatchConditions {
             .map(MatchConditions)
     }
 
+    /// The conditions' compiled programs.
+    pub fn programs(&self) -> impl Iterator<Item = &Program> {
+        self.0.iter().map(|c| c.program.as_ref())
+    }
+
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

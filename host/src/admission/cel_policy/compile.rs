@@ -250,7 +250,7 @@ impl Policy {
             error.get_or_insert(e);
             MatchConditions::default()
         });
-        Policy {
+        let mut policy = Policy {
             name: text(object.get("metadata").unwrap_or(&Value::Null), "name").to_string(),
             failure_policy: match text(spec, "failurePolicy") {
                 "Ignore" => FailurePolicy::Ignore,
@@ -275,14 +275,33 @@ impl Policy {
                 })
                 .collect(),
             error,
-            reads_namespace: spec.to_string().contains("namespaceObject"),
-            loops: {
-                let text = spec.to_string();
-                ["all(", "exists", "existsOne(", "map(", "filter("]
-                    .iter()
-                    .any(|m| text.contains(m))
-            },
-        }
+            reads_namespace: false,
+            loops: false,
+        };
+        policy.reads_namespace =
+            policy.any_node(|e| matches!(&e.expr, Expr::Ident(name) if name == "namespaceObject"));
+        policy.loops = policy.any_node(|e| matches!(e.expr, Expr::Comprehension(_)));
+        policy
+    }
+
+    /// Whether a node of any of the policy's compiled expressions is `f`.
+    fn any_node(&self, f: impl Fn(&IdedExpr) -> bool) -> bool {
+        let expressions =
+            self.variables
+                .iter()
+                .map(|(_, e)| e)
+                .chain(self.validations.iter().flat_map(|v| {
+                    std::iter::once(&v.expression).chain(v.message_expression.as_ref())
+                }))
+                .chain(self.audit_annotations.iter().map(|a| &a.value));
+        let programs = expressions
+            .filter_map(|e| e.program.as_deref().ok())
+            .chain(self.conditions.programs());
+        programs.into_iter().any(|p| {
+            let mut found = false;
+            visit(p.expression(), &mut |e| found |= f(e));
+            found
+        })
     }
 }
 

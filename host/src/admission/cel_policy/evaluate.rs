@@ -405,4 +405,14 @@ mod tests {
         );
         assert!(started.elapsed() < std::time::Duration::from_secs(10));
     }
+
+    #[test]
+    fn a_policy_knows_whether_it_loops_or_reads_the_namespace() {
+        let plain = policy(json!({"validations": [{"expression": "object.n > 1"}]}));
+        assert!(!plain.loops && !plain.reads_namespace);
+        let p = policy(json!({
+            "matchConditions": [{"name": "c", "expression": "namespaceObject.metadata.name != ''"}],
+            "validations": [{"expression": "object.items.all(x, x > 0)"}]}));
+        assert!(p.loops && p.reads_namespace);
+    }
 }

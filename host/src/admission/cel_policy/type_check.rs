@@ -12,6 +12,7 @@ use kube_cel::policy_types::{self, Declarations, SchemaSource, Type};
 use serde_json::{json, Value};
 
 use super::compile::Expression;
+use crate::admission::match_conditions::compiled;
 use crate::catalogue::{Catalogue, Schemas};
 
 /// kube's `maxTypesToCheck`.
@@ -133,17 +134,23 @@ pub fn warnings(policy: &Value, catalogue: &Catalogue) -> Vec<Value> {
         .collect();
     let validations = spec.get("validations").and_then(Value::as_array);
     let mut out = Vec::new();
+    let decls: Vec<Declarations<'_>> = kinds
+        .iter()
+        .map(|k| declarations(k, params.as_ref(), &variables, &schemas))
+        .collect();
     for (i, validation) in validations.into_iter().flatten().enumerate() {
         for key in ["expression", "messageExpression"] {
             let expression = text(validation, key);
-            if expression.is_empty() {
+            // Compiled once (and the compile check is the write's), checked per kind.
+            let Ok(program) = compiled(&expression) else {
                 continue;
-            }
+            };
             let found: Vec<String> = kinds
                 .iter()
-                .filter_map(|k| {
-                    let decls = declarations(k, params.as_ref(), &variables, &schemas);
-                    check(&expression, &decls).map(|e| format!("{}: {e}\n", k.gvk()))
+                .zip(&decls)
+                .filter_map(|(k, d)| {
+                    let problem = policy_types::check(&program, &expression, d).err()?;
+                    Some(format!("{}: {problem}\n", k.gvk()))
                 })
                 .collect();
             if !found.is_empty() {
@@ -155,12 +162,6 @@ pub fn warnings(policy: &Value, catalogue: &Catalogue) -> Vec<Value> {
         }
     }
     out
-}
-
-/// The problem cel-go's checker finds in `expression`, if any.
-fn check(expression: &str, decls: &Declarations<'_>) -> Option<String> {
-    let program = kube_cel::compile(expression).ok()?;
-    policy_types::check(&program, expression, decls).err()
 }
 
 fn declarations<'s>(

@@ -100,15 +100,22 @@ pub type Problem = (u64, String);
 /// Checks `program` (compiled from `text`); Err holds cel-go's
 /// `ERROR: <input>:l:c: message` with the source line and a pointer.
 pub fn check(program: &Program, text: &str, decls: &Declarations<'_>) -> Result<(), String> {
-    infer_program(program, decls)
-        .map(|_| ())
-        .map_err(|(id, message)| {
-            let at = program
-                .source_info()
-                .offset_for(id)
-                .map_or(0, |(start, _)| start);
-            crate::rules::located(text, at as usize, &message)
-        })
+    infer_located(program, text, decls).map(|_| ())
+}
+
+/// [`infer_program`] with the problem in cel-go's located words.
+fn infer_located<'s>(
+    program: &Program,
+    text: &str,
+    decls: &Declarations<'s>,
+) -> Result<Type<'s>, String> {
+    infer_program(program, decls).map_err(|(id, message)| {
+        let at = program
+            .source_info()
+            .offset_for(id)
+            .map_or(0, |(start, _)| start);
+        crate::rules::located(text, at as usize, &message)
+    })
 }
 
 /// The type `program` evaluates to, or the first problem.
@@ -403,16 +410,8 @@ pub fn check_admission_expression(
             .variables
             .insert("variables".to_string(), Type::Variables(v.clone()));
     }
-    let found = infer_program(&program, &decls).map_err(|(id, message)| {
-        let at = program
-            .source_info()
-            .offset_for(id)
-            .map_or(0, |(start, _)| start);
-        format!(
-            "compilation failed: {}",
-            crate::rules::located(text, at as usize, &message)
-        )
-    })?;
+    let found =
+        infer_located(&program, text, &decls).map_err(|e| format!("compilation failed: {e}"))?;
     match returns {
         Some(want) if found.is_concrete() && found != *want => Err(format!(
             "must evaluate to {} but got {}",
