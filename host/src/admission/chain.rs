@@ -283,7 +283,7 @@ impl Chain {
         let (attrs, mut review) = (attributes(req), SharedReview::default());
         let mut left_as: Vec<Option<Value>> = vec![None; entries.len()];
         for (i, e) in entries.iter().enumerate() {
-            let e = e.get();
+            let Some(e) = e.get() else { continue };
             if !self
                 .is_called(e, (req, &attrs), Some(&obj), old, warnings)
                 .await?
@@ -298,10 +298,12 @@ impl Chain {
             }
         }
         for (e, seen) in entries.iter().zip(left_as) {
-            if seen.is_some_and(|seen| seen != obj) {
-                obj = self
-                    .mutate_with(e.get(), req, obj, old, &mut review, warnings)
-                    .await?;
+            if let (Some(e), Some(seen)) = (e.get(), seen) {
+                if seen != obj {
+                    obj = self
+                        .mutate_with(e, req, obj, old, &mut review, warnings)
+                        .await?;
+                }
             }
         }
         Ok(obj)
@@ -348,7 +350,7 @@ impl Chain {
                 p.validate(req, obj, old, warnings).await?;
                 continue;
             }
-            let e = e.get();
+            let Some(e) = e.get() else { continue };
             if !self.is_called(e, (req, &attrs), obj, old, warnings).await? {
                 continue;
             }
@@ -430,13 +432,12 @@ enum EntryRef<'a> {
 }
 
 impl EntryRef<'_> {
-    fn get(&self) -> &CallableEntry {
+    /// The entry to call (None for the admission policies, run in place).
+    fn get(&self) -> Option<&CallableEntry> {
         match self {
-            EntryRef::Borrowed(e) => e,
-            EntryRef::Shared(e) => e,
-            EntryRef::AdmissionPolicies(_) => {
-                unreachable!("admission policies are run by the validating phase, not called")
-            }
+            EntryRef::Borrowed(e) => Some(e),
+            EntryRef::Shared(e) => Some(e),
+            EntryRef::AdmissionPolicies(_) => None,
         }
     }
 }
