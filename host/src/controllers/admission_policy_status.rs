@@ -7,7 +7,6 @@
 //! only when its generation changes.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use futures_util::StreamExt;
 use serde_json::{json, Value};
@@ -24,14 +23,11 @@ use crate::storage::EventKind;
 const MANAGER: &str = "validatingadmissionpolicy-status";
 
 pub fn spawn(state: Arc<AppState>) -> JoinHandle<()> {
-    tokio::spawn(async move {
-        loop {
-            if let Err(e) = run(&state).await {
-                tracing::warn!(error = %e, "admission policy status controller restarting");
-            }
-            tokio::time::sleep(Duration::from_secs(1)).await;
-        }
-    })
+    super::restarting(
+        "admission policy status controller",
+        state,
+        |s| async move { run(&s).await },
+    )
 }
 
 async fn run(state: &AppState) -> ApiResult<()> {

@@ -116,6 +116,23 @@ fn spawn_selected(state: Arc<AppState>) -> Vec<JoinHandle<()>> {
     tasks
 }
 
+/// Runs `run` until the server stops, again a second after each error
+/// (logged as `what` restarting).
+pub(crate) fn restarting<F, Fut>(what: &'static str, state: Arc<AppState>, run: F) -> JoinHandle<()>
+where
+    F: Fn(Arc<AppState>) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ApiResult<()>> + Send,
+{
+    tokio::spawn(async move {
+        loop {
+            if let Err(e) = run(state.clone()).await {
+                tracing::warn!(error = %e, "{what} restarting");
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    })
+}
+
 /// How a controller starts: every object under `prefix` now, and a watch of
 /// what changes after that list.
 pub(crate) async fn list_and_watch(

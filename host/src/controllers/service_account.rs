@@ -9,7 +9,6 @@ use crate::storage::EventKind;
 use futures_util::StreamExt;
 use serde_json::json;
 use std::sync::Arc;
-use std::time::Duration;
 use tokio::task::JoinHandle;
 
 /// Creates `default` in `namespace` unless it exists or the namespace is terminating.
@@ -41,13 +40,8 @@ async fn ensure_default(state: &AppState, namespace: &str) -> ApiResult<()> {
 
 /// One pass over every namespace, then a watch for new ones; restarts on errors.
 pub fn spawn(state: Arc<AppState>) -> JoinHandle<()> {
-    tokio::spawn(async move {
-        loop {
-            if let Err(e) = run(&state).await {
-                tracing::warn!(error = %e, "service account controller restarting");
-            }
-            tokio::time::sleep(Duration::from_secs(1)).await;
-        }
+    super::restarting("service account controller", state, |s| async move {
+        run(&s).await
     })
 }
 
