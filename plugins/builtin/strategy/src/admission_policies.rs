@@ -164,6 +164,10 @@ fn variables(spec: &Value, env: &mut Env) -> Vec<Cause> {
     causes
 }
 
+/// kube's bound on an audit annotation's valueExpression (reported, as
+/// kube does, as a Required error).
+const MAX_VALUE_EXPRESSION_BYTES: usize = 5 * 1024;
+
 /// kube's limit of audit annotations per policy.
 const MAX_AUDIT_ANNOTATIONS: usize = 20;
 
@@ -194,6 +198,9 @@ fn audit_annotations(object: &Value, spec: &Value, env: &Env) -> Vec<Cause> {
         let field = format!("{at}.valueExpression");
         if value.trim().is_empty() {
             causes.push(common::required(&field, "valueExpression is not specified"));
+        } else if value.trim().len() > MAX_VALUE_EXPRESSION_BYTES {
+            let detail = format!("must not exceed {MAX_VALUE_EXPRESSION_BYTES} bytes in length");
+            causes.push(common::required(&field, &detail));
         } else if let Err(detail) = env.check(value, None) {
             causes.push(common::invalid_str(&field, value, &detail));
         }
