@@ -13,6 +13,8 @@ pub(crate) type Answer = Option<Result<Value, ExecutionError>>;
 type Library = fn(&str, Option<&Value>, &[Value]) -> Answer;
 
 const LIBRARIES: &[Library] = &[
+    // First: it answers every comprehension step.
+    crate::iterate::call,
     crate::quantity::call,
     crate::lists::call,
     crate::regex::call,
@@ -21,7 +23,6 @@ const LIBRARIES: &[Library] = &[
     crate::semver::call,
     crate::format::call,
     crate::sets::call,
-    crate::iterate::call,
 ];
 
 /// Every name the libraries answer to.
@@ -98,7 +99,7 @@ const NAMES: &[&str] = &[
     "sets.equivalent",
     "sets.intersects",
     // comprehensions
-    crate::iterate::ITERATE,
+    crate::iterate::TICK,
 ];
 
 pub(crate) fn register(context: &mut Context<'static, 'static>) {

@@ -1,12 +1,15 @@
 //! The comprehension macros (`all`, `exists`, `exists_one`/`existsOne`,
 //! `map`, `filter`; and `has`) as the CEL standard defines them, with one
-//! difference: the range is wrapped in `@iterate(range)`, which charges
-//! the running evaluation one unit per element before the loop starts
+//! difference: every step passes a small value (the loop condition, a
+//! filter's predicate, a map's element) through `@tick(x)`,
+//! which charges the running evaluation one unit and returns `x`
 //! ([`crate::runtime`]). cel-go charges every step; the `cel` crate charges
 //! nothing, so without this a comprehension nested over a large list from
 //! the object (`object.a.all(x, object.a.all(y, ...))`) would run for
-//! hours where kube stops at its per-call limit. Every walker of the AST
-//! (cost estimate, type checks) looks through the wrapper ([`range_of`]).
+//! hours where kube stops at its per-call limit. The shapes the evaluator
+//! optimizes (`@result && p`, `@result + [x]` with a literal condition) are
+//! kept, and every walker of the AST (cost estimate, type checks) reads
+//! `@tick(x)` as `x` ([`ticked`]).
 
 use cel::common::ast::{
     operators, CallExpr, ComprehensionExpr, Expr, IdedExpr, ListExpr, LiteralValue,
@@ -16,30 +19,29 @@ use cel::{ParseError, Value};
 
 use crate::call::Answer;
 
-/// The runtime function wrapping every comprehension's range.
-pub const ITERATE: &str = "@iterate";
+/// The runtime function every comprehension step passes through.
+pub const TICK: &str = "@tick";
 const RESULT: &str = "@result";
 
-/// A comprehension's range, without the charging wrapper.
-pub(crate) fn range_of(c: &ComprehensionExpr) -> &IdedExpr {
-    match &c.iter_range.expr {
-        Expr::Call(call) if call.func_name == ITERATE && call.args.len() == 1 => &call.args[0],
-        _ => &c.iter_range,
+/// `x` of a call `@tick(x)`, for the walkers that read it as `x`.
+pub(crate) fn ticked(call: &CallExpr) -> Option<&IdedExpr> {
+    match call.args.as_slice() {
+        [x] if call.func_name == TICK && call.target.is_none() => Some(x),
+        _ => None,
     }
 }
 
-/// `@iterate(range)`: the range, once its elements are charged.
+/// `@tick(x)`: `x`, once the step is charged.
 pub(crate) fn call(name: &str, this: Option<&Value>, args: &[Value]) -> Answer {
-    if name != ITERATE || this.is_some() {
+    if name != TICK || this.is_some() {
         return None;
     }
-    let [range] = args else { return None };
-    let count = match range {
-        Value::List(l) => l.len(),
-        Value::Map(m) => m.map.len(),
-        _ => 0,
-    };
-    Some(crate::runtime::charge("comprehension", count as u64).map(|()| range.clone()))
+    let [x] = args else { return None };
+    Some(crate::runtime::charge("comprehension", 1).map(|()| x.clone()))
+}
+
+fn tick(h: &mut MacroExprHelper<'_>, x: IdedExpr) -> IdedExpr {
+    call_expr(h, TICK, vec![x])
 }
 
 type Parts<'a> = (&'a mut Option<IdedExpr>, &'a mut Vec<IdedExpr>);
@@ -85,7 +87,7 @@ fn simple_name(h: &MacroExprHelper<'_>, e: IdedExpr) -> Result<String, ParseErro
     }
 }
 
-/// The comprehension over `target` (charged) binding `var`.
+/// The comprehension over `target` binding `var`.
 fn comprehension(
     h: &mut MacroExprHelper<'_>,
     target: &mut Option<IdedExpr>,
@@ -95,7 +97,6 @@ fn comprehension(
     let range = target
         .take()
         .ok_or_else(|| h.new_error(0, "a comprehension needs a target"))?;
-    let range = call_expr(h, ITERATE, vec![range]);
     Ok(h.next_expr(Expr::Comprehension(Box::new(ComprehensionExpr {
         iter_range: range,
         iter_var: var,
@@ -134,7 +135,9 @@ fn fold(
         true => accu,
         false => call_expr(h, operators::LOGICAL_NOT, vec![accu]),
     };
-    let cond = call_expr(h, operators::NOT_STRICTLY_FALSE, vec![going]);
+    // Outside `@not_strictly_false`, which would absorb the charge's error.
+    let going = call_expr(h, operators::NOT_STRICTLY_FALSE, vec![going]);
+    let cond = tick(h, going);
     let accu = ident(h, RESULT);
     let connective = if all {
         operators::LOGICAL_AND
@@ -150,7 +153,8 @@ fn exists_one(h: &mut MacroExprHelper<'_>, (t, args): Parts<'_>) -> Result<IdedE
     let predicate = args.remove(1);
     let var = simple_name(h, args.remove(0))?;
     let init = literal(h, LiteralValue::Int(0.into()));
-    let cond = literal(h, LiteralValue::Boolean(true.into()));
+    let always = literal(h, LiteralValue::Boolean(true.into()));
+    let cond = tick(h, always);
     let (accu, one) = (ident(h, RESULT), literal(h, LiteralValue::Int(1.into())));
     let plus_one = call_expr(h, operators::ADD, vec![accu, one]);
     let accu = ident(h, RESULT);
@@ -160,14 +164,19 @@ fn exists_one(h: &mut MacroExprHelper<'_>, (t, args): Parts<'_>) -> Result<IdedE
     comprehension(h, t, var, (init, cond, step, result))
 }
 
-/// `@result + [item]`, guarded by `filter` as `filter ? … : @result`.
+/// `@result + [item]`, guarded by `filter` as `filter ? … : @result`; the
+/// step is charged through the filter, or else through the item.
 fn append(h: &mut MacroExprHelper<'_>, item: IdedExpr, filter: Option<IdedExpr>) -> IdedExpr {
     let accu = ident(h, RESULT);
+    let item = match filter {
+        Some(_) => item,
+        None => tick(h, item),
+    };
     let list = h.next_expr(Expr::List(ListExpr::new(vec![item])));
     let step = call_expr(h, operators::ADD, vec![accu, list]);
     match filter {
         Some(filter) => {
-            let accu = ident(h, RESULT);
+            let (filter, accu) = (tick(h, filter), ident(h, RESULT));
             call_expr(h, operators::CONDITIONAL, vec![filter, step, accu])
         }
         None => step,

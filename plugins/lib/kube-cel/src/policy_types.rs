@@ -142,6 +142,10 @@ impl<'s> Checker<'_, 's> {
                     .ok_or_else(|| (e.id, format!("undefined field '{}'", s.field)))?;
                 Ok(if s.test { Type::Bool } else { field })
             }
+            Expr::Call(call) if crate::iterate::ticked(call).is_some() => {
+                let x = crate::iterate::ticked(call).unwrap_or(e);
+                self.infer(x, scope)
+            }
             Expr::Call(call) => {
                 let target = match &call.target {
                     Some(t) => Some(self.infer(t, scope)?),
@@ -168,7 +172,7 @@ impl<'s> Checker<'_, 's> {
             }
             Expr::Map(_) => Ok(Type::Map(Box::new(Type::Dyn))),
             Expr::Comprehension(c) => {
-                let range = self.infer(crate::iterate::range_of(c), scope)?;
+                let range = self.infer(&c.iter_range, scope)?;
                 let element = match (&range, &c.iter_var2) {
                     (Type::List(t), None) => (**t).clone(),
                     (Type::Map(_), None) => Type::String,

@@ -388,7 +388,7 @@ fn nested_comprehensions_over_large_lists_stop_at_the_per_call_limit() {
     let mut context = crate::context();
     let items: Vec<i64> = (0..3000).collect();
     context.add_variable_from_value("items", items);
-    // 3000 × 3000 steps: stopped once the ranges' elements pass 1M.
+    // 3000 × 3000 steps: stopped once the steps pass 1M.
     let program = crate::compile("items.all(x, items.all(y, x + y >= 0))").unwrap();
     let started = std::time::Instant::now();
     let (result, spent) = crate::metered(crate::Budget::per_call(), || program.execute(&context));

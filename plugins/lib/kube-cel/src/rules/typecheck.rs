@@ -46,6 +46,9 @@ fn walk<'n>(
             }
             child
         }
+        Expr::Call(call) if crate::iterate::ticked(call).is_some() => {
+            walk(crate::iterate::ticked(call)?, scope, found)
+        }
         Expr::Call(call) => {
             let target = call.target.as_deref().and_then(|t| walk(t, scope, found));
             let first = call.args.first().map(|a| walk(a, scope, found));
@@ -58,7 +61,7 @@ fn walk<'n>(
             }
         }
         Expr::Comprehension(c) => {
-            let range = walk(crate::iterate::range_of(c), scope, found);
+            let range = walk(&c.iter_range, scope, found);
             let variable = range.and_then(|r| element(r, true));
             let saved = scope.insert(c.iter_var.clone(), variable);
             for part in [&c.accu_init, &c.loop_cond, &c.loop_step, &c.result] {

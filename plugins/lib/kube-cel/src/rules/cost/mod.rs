@@ -217,7 +217,7 @@ impl Walker<'_> {
     }
 
     fn comprehension(&mut self, c: &ComprehensionExpr) -> Estimate {
-        let range = self.walk(crate::iterate::range_of(c));
+        let range = self.walk(&c.iter_range);
         let count = self.size_of(&range).max;
         let init = self.walk(&c.accu_init);
         let collects = matches!(c.accu_init.expr, Expr::List(_) | Expr::Map(_));
@@ -253,6 +253,9 @@ impl Walker<'_> {
     }
 
     fn call(&mut self, call: &CallExpr) -> Estimate {
+        if let Some(x) = crate::iterate::ticked(call) {
+            return self.walk(x);
+        }
         let namespace = self.namespace(call);
         let target = match namespace {
             Some(_) => None,
