@@ -23,6 +23,7 @@ const LIBRARIES: &[Library] = &[
     crate::semver::call,
     crate::format::call,
     crate::sets::call,
+    crate::mutation::call,
 ];
 
 /// Every name the libraries answer to.
@@ -100,6 +101,9 @@ const NAMES: &[&str] = &[
     "sets.intersects",
     // comprehensions
     crate::iterate::TICK,
+    // mutations
+    crate::mutation::OBJECT,
+    "jsonpatch.escapeKey",
 ];
 
 pub(crate) fn register(context: &mut Context<'static, 'static>) {

@@ -19,6 +19,7 @@
 //!
 //! Errors are kube's texts, as `cel::ExecutionError::FunctionError`s.
 
+pub mod ast;
 pub mod authz;
 mod call;
 mod format;
@@ -26,6 +27,7 @@ mod guarded;
 mod ip;
 mod iterate;
 mod lists;
+pub mod mutation;
 pub mod policy_types;
 mod quantity;
 mod regex;

@@ -52,6 +52,9 @@ pub enum Type<'s> {
     },
     /// `variables`: each variable's type.
     Variables(HashMap<String, Type<'s>>),
+    /// A MutatingAdmissionPolicy's `Object…` or `JSONPatch` literal, by
+    /// its type's name.
+    Struct(String),
     Dyn,
 }
 
@@ -71,6 +74,7 @@ impl Type<'_> {
             Type::List(t) => format!("list({})", t.name()),
             Type::Map(t) => format!("map(string, {})", t.name()),
             Type::Object { .. } | Type::Variables(_) => "object".into(),
+            Type::Struct(name) => name.clone(),
             Type::Dyn => "dyn".into(),
         }
     }
@@ -100,16 +104,22 @@ pub type Problem = (u64, String);
 /// Checks `program` (compiled from `text`); Err holds cel-go's
 /// `ERROR: <input>:l:c: message` with the source line and a pointer.
 pub fn check(program: &Program, text: &str, decls: &Declarations<'_>) -> Result<(), String> {
-    infer_located(program, text, decls).map(|_| ())
+    let checker = Checker {
+        decls,
+        patch_types: false,
+    };
+    infer_located(program, text, checker).map(|_| ())
 }
 
 /// [`infer_program`] with the problem in cel-go's located words.
 fn infer_located<'s>(
     program: &Program,
     text: &str,
-    decls: &Declarations<'s>,
+    checker: Checker<'_, 's>,
 ) -> Result<Type<'s>, String> {
-    infer_program(program, decls).map_err(|(id, message)| {
+    let mut scope: Vec<(String, Type<'s>)> = Vec::new();
+    let found = checker.infer(program.expression(), &mut scope);
+    found.map_err(|(id, message)| {
         let at = program
             .source_info()
             .offset_for(id)
@@ -121,11 +131,18 @@ fn infer_located<'s>(
 /// The type `program` evaluates to, or the first problem.
 pub fn infer_program<'s>(program: &Program, decls: &Declarations<'s>) -> Result<Type<'s>, Problem> {
     let mut scope: Vec<(String, Type<'s>)> = Vec::new();
-    Checker { decls }.infer(program.expression(), &mut scope)
+    let checker = Checker {
+        decls,
+        patch_types: false,
+    };
+    checker.infer(program.expression(), &mut scope)
 }
 
 struct Checker<'d, 's> {
     decls: &'d Declarations<'s>,
+    /// Whether `Object…{}` and `JSONPatch{}` literals are declared (the
+    /// environment of MutatingAdmissionPolicies).
+    patch_types: bool,
 }
 
 type Scope<'s> = Vec<(String, Type<'s>)>;
@@ -171,6 +188,7 @@ impl<'s> Checker<'_, 's> {
                 Ok(Type::List(Box::new(element.unwrap_or(Type::Dyn))))
             }
             Expr::Map(_) => Ok(Type::Map(Box::new(Type::Dyn))),
+            Expr::Struct(literal) => self.struct_literal(e.id, literal, scope),
             Expr::Comprehension(c) => {
                 let range = self.infer(&c.iter_range, scope)?;
                 let element = match (&range, &c.iter_var2) {
@@ -188,11 +206,83 @@ impl<'s> Checker<'_, 's> {
                 let checked = parts
                     .iter()
                     .try_for_each(|p| self.infer(p, scope).map(|_| ()));
+                let collected = checked.and_then(|()| self.collected(c, scope));
                 scope.truncate(depth);
-                checked.map(|()| Type::Dyn)
+                collected
             }
             _ => Ok(Type::Dyn),
         }
+    }
+
+    /// A `map` or `filter` comprehension's list type (its accumulator
+    /// starts empty and grows by `@result + [item]`); dyn for the others.
+    fn collected(
+        &self,
+        c: &cel::common::ast::ComprehensionExpr,
+        scope: &mut Scope<'s>,
+    ) -> Result<Type<'s>, Problem> {
+        let starts_empty = matches!(&c.accu_init.expr, Expr::List(l) if l.elements.is_empty());
+        let returns_accu = matches!(&c.result.expr, Expr::Ident(n) if *n == c.accu_var);
+        if !starts_empty || !returns_accu {
+            return Ok(Type::Dyn);
+        }
+        let mut item = None;
+        crate::ast::visit(&c.loop_step, &mut |node| match &node.expr {
+            Expr::Call(call) if call.func_name == operators::ADD && item.is_none() => {
+                if let [Expr::Ident(accu), Expr::List(l)] = [&call.args[0].expr, &call.args[1].expr]
+                {
+                    if *accu == c.accu_var && l.elements.len() == 1 {
+                        item = Some(l.elements[0].clone());
+                    }
+                }
+            }
+            _ => {}
+        });
+        let Some(item) = item else { return Ok(Type::Dyn) };
+        let item = match &item.expr {
+            Expr::Call(call) => crate::iterate::ticked(call).cloned().unwrap_or(item),
+            _ => item,
+        };
+        Ok(Type::List(Box::new(self.infer(&item, scope)?)))
+    }
+
+    /// A struct literal: an `Object…` or `JSONPatch` where declared (its
+    /// fields checked as cel-go checks JSONPatch's), else undeclared.
+    fn struct_literal(
+        &self,
+        id: u64,
+        literal: &cel::common::ast::StructExpr,
+        scope: &mut Scope<'s>,
+    ) -> Result<Type<'s>, Problem> {
+        use cel::common::ast::EntryExpr;
+        let name = &literal.type_name;
+        if !self.patch_types || !crate::mutation::is_patch_type(name) {
+            return Err((id, format!("undeclared reference to '{name}' (in container '')")));
+        }
+        for entry in &literal.entries {
+            let EntryExpr::StructField(field) = &entry.expr else {
+                continue;
+            };
+            let found = self.infer(&field.value, scope)?;
+            if name != crate::mutation::JSON_PATCH {
+                continue;
+            }
+            let expected = match field.field.as_str() {
+                "op" | "path" | "from" => Type::String,
+                "value" => continue,
+                _ => Type::Struct(String::new()),
+            };
+            if found.is_concrete() && found != expected {
+                let message = format!(
+                    "expected type of field '{}' is '{}' but provided type is '{}'",
+                    field.field,
+                    expected.name(),
+                    found.name()
+                );
+                return Err((entry.id, message));
+            }
+        }
+        Ok(Type::Struct(name.clone()))
     }
 
     fn ident(&self, name: &str, scope: &Scope<'s>) -> Type<'s> {
@@ -393,6 +483,40 @@ pub fn check_admission_expression(
     variables: Option<&HashMap<String, Type<'static>>>,
     returns: Option<&Type<'static>>,
 ) -> Result<Type<'static>, String> {
+    let found = infer_admission_expression(text, declared, variables, false)?;
+    match returns {
+        Some(want) if found.is_concrete() && found != *want => Err(must_be(want, &found)),
+        _ => Ok(found),
+    }
+}
+
+/// [`check_admission_expression`] for a MutatingAdmissionPolicy, whose
+/// expressions may build `Object…{}` and `JSONPatch{}` literals and whose
+/// mutations must have exactly their type (`Object`, `list(JSONPatch)`):
+/// dyn is not enough, as in kube.
+pub fn check_mutation_expression(
+    text: &str,
+    declared: &[&str],
+    variables: Option<&HashMap<String, Type<'static>>>,
+    returns: Option<&Type<'static>>,
+) -> Result<Type<'static>, String> {
+    let found = infer_admission_expression(text, declared, variables, true)?;
+    match returns {
+        Some(want) if found != *want => Err(must_be(want, &found)),
+        _ => Ok(found),
+    }
+}
+
+fn must_be(want: &Type<'_>, found: &Type<'_>) -> String {
+    format!("must evaluate to {} but got {}", want.name(), found.name())
+}
+
+fn infer_admission_expression(
+    text: &str,
+    declared: &[&str],
+    variables: Option<&HashMap<String, Type<'static>>>,
+    patch_types: bool,
+) -> Result<Type<'static>, String> {
     let program = crate::compile(text).map_err(|e| format!("compilation failed: {e}"))?;
     let mut bound: std::collections::HashSet<String> =
         declared.iter().map(|d| d.to_string()).collect();
@@ -414,16 +538,11 @@ pub fn check_admission_expression(
             .variables
             .insert("variables".to_string(), Type::Variables(v.clone()));
     }
-    let found =
-        infer_located(&program, text, &decls).map_err(|e| format!("compilation failed: {e}"))?;
-    match returns {
-        Some(want) if found.is_concrete() && found != *want => Err(format!(
-            "must evaluate to {} but got {}",
-            want.name(),
-            found.name()
-        )),
-        _ => Ok(found),
-    }
+    let checker = Checker {
+        decls: &decls,
+        patch_types,
+    };
+    infer_located(&program, text, checker).map_err(|e| format!("compilation failed: {e}"))
 }
 
 /// Calls other than the binary operators: the ternary is checked, the
@@ -432,6 +551,9 @@ fn other_call<'s>(function: &str, _target: Option<&Type<'s>>, args: &[Type<'s>])
     match function {
         operators::CONDITIONAL => match args {
             [_, x, y] if x == y => x.clone(),
+            // An empty list literal takes the other branch's type.
+            [_, Type::List(x), y @ Type::List(_)] if **x == Type::Dyn => y.clone(),
+            [_, x @ Type::List(_), Type::List(y)] if **y == Type::Dyn => x.clone(),
             _ => Type::Dyn,
         },
         operators::LOGICAL_NOT => Type::Bool,
@@ -447,7 +569,9 @@ fn other_call<'s>(function: &str, _target: Option<&Type<'s>>, args: &[Type<'s>])
 
 /// The ternary's branches must have one type (null and a value do not).
 fn conditional_problem(args: &[Type<'_>]) -> Option<String> {
+    let empty_list = |t: &Type<'_>| matches!(t, Type::List(e) if **e == Type::Dyn);
     match args {
+        [_, x @ Type::List(_), y @ Type::List(_)] if empty_list(x) || empty_list(y) => None,
         [c, x, y] if x.is_concrete() && y.is_concrete() && x != y => {
             Some(no_overload(operators::CONDITIONAL, &[c, x, y]))
         }

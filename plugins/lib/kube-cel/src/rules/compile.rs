@@ -363,7 +363,7 @@ fn first_unbound(e: &IdedExpr, bound: &mut HashSet<String>) -> Option<(u64, Stri
             // `ip.isCanonical(…)`: a namespace.
             let namespaced = matches!(
                 call.target.as_deref().map(|t| &t.expr),
-                Some(Expr::Ident(ns)) if ["format", "sets", "optional", "strings", "ip"].contains(&ns.as_str())
+                Some(Expr::Ident(ns)) if ["format", "sets", "optional", "strings", "ip", "jsonpatch"].contains(&ns.as_str())
             );
             let target = call.target.as_deref().filter(|_| !namespaced);
             target
@@ -377,6 +377,10 @@ fn first_unbound(e: &IdedExpr, bound: &mut HashSet<String>) -> Option<(u64, Stri
                 first_unbound(&m.key, bound).or_else(|| first_unbound(&m.value, bound))
             }
             EntryExpr::StructField(f) => first_unbound(&f.value, bound),
+        }),
+        Expr::Struct(s) => s.entries.iter().find_map(|entry| match &entry.expr {
+            EntryExpr::StructField(f) => first_unbound(&f.value, bound),
+            EntryExpr::MapEntry(m) => first_unbound(&m.value, bound),
         }),
         Expr::Comprehension(c) => {
             let found = first_unbound(&c.iter_range, bound);
