@@ -1,13 +1,16 @@
 //! The rules of the kinds served since the first strategies were written
-//! (HorizontalPodAutoscaler, the storage kinds, RuntimeClass, admission
-//! policies, flowcontrol, APIService), dispatched here so the shared tables (defaults,
+//! (HorizontalPodAutoscaler, the storage kinds, RuntimeClass, validating and
+//! mutating admission policies, flowcontrol, APIService), dispatched here so the shared tables (defaults,
 //! validation, initial status) each name this file once.
 
 use capstan_plugin_sdk::strategy::StrategyResource;
 use capstan_plugin_sdk::Cause;
 use serde_json::{json, Value};
 
-use crate::{admission_policies, apiregistration, autoscaling, flowcontrol, storage, storage_csi};
+use crate::{
+    admission_policies, apiregistration, autoscaling, flowcontrol, mutating_policies, storage,
+    storage_csi,
+};
 
 fn key(resource: &StrategyResource) -> (&str, &str) {
     (resource.group.as_str(), resource.resource.as_str())
@@ -23,6 +26,12 @@ pub fn defaults(resource: &StrategyResource, object: &mut Value) {
         }
         ("admissionregistration.k8s.io", "validatingadmissionpolicybindings") => {
             admission_policies::binding_defaults(object)
+        }
+        ("admissionregistration.k8s.io", "mutatingadmissionpolicies") => {
+            mutating_policies::policy_defaults(object)
+        }
+        ("admissionregistration.k8s.io", "mutatingadmissionpolicybindings") => {
+            mutating_policies::binding_defaults(object)
         }
         ("flowcontrol.apiserver.k8s.io", "flowschemas") => {
             flowcontrol::flow_schema_defaults(object)
@@ -54,6 +63,12 @@ pub fn validate(resource: &StrategyResource, object: &Value, old: Option<&Value>
         }
         ("admissionregistration.k8s.io", "validatingadmissionpolicybindings") => {
             admission_policies::validate_binding(object)
+        }
+        ("admissionregistration.k8s.io", "mutatingadmissionpolicies") => {
+            mutating_policies::validate_policy(object)
+        }
+        ("admissionregistration.k8s.io", "mutatingadmissionpolicybindings") => {
+            mutating_policies::validate_binding(object)
         }
         ("flowcontrol.apiserver.k8s.io", "flowschemas") => {
             flowcontrol::validate_flow_schema(object)

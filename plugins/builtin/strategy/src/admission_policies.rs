@@ -10,7 +10,7 @@
 use std::collections::{HashMap, HashSet};
 
 use capstan_plugin_sdk::Cause;
-use kube_cel::policy_types::{check_admission_expression, Type};
+use kube_cel::policy_types::{check_admission_expression, check_mutation_expression, Type};
 use serde_json::{json, Value};
 
 use crate::common::{self, list, text};
@@ -38,7 +38,7 @@ pub fn binding_defaults(object: &mut Value) {
     }
 }
 
-fn match_resources_defaults(resources: &mut Value) {
+pub(crate) fn match_resources_defaults(resources: &mut Value) {
     if !resources.is_object() {
         return;
     }
@@ -56,6 +56,24 @@ fn match_resources_defaults(resources: &mut Value) {
 /// `validateValidatingAdmissionPolicySpec` (metadata is checked apart).
 pub fn validate_policy(object: &Value) -> Vec<Cause> {
     let spec = object.get("spec").unwrap_or(&Value::Null);
+    let mut causes = common_spec(spec);
+    let env = Env::of(spec);
+    let conditions = list(spec, "matchConditions");
+    causes.extend(webhooks::conditions::validate(
+        conditions,
+        "spec.matchConditions",
+        &env.declared,
+    ));
+    let mut env = env;
+    causes.extend(variables(spec, &mut env));
+    causes.extend(validations(spec, &env));
+    causes.extend(audit_annotations(object, spec, &env));
+    causes
+}
+
+/// What both kinds of policy check first: failurePolicy, paramKind,
+/// matchConstraints (with at least one rule).
+pub(crate) fn common_spec(spec: &Value) -> Vec<Cause> {
     let mut causes = Vec::new();
     match spec.get("failurePolicy").and_then(Value::as_str) {
         None => causes.push(common::required("spec.failurePolicy", "")),
@@ -78,30 +96,22 @@ pub fn validate_policy(object: &Value) -> Vec<Cause> {
             }
         }
     }
-    let env = Env::of(spec);
-    let conditions = list(spec, "matchConditions");
-    causes.extend(webhooks::conditions::validate(
-        conditions,
-        "spec.matchConditions",
-        &env.declared,
-    ));
-    let mut env = env;
-    causes.extend(variables(spec, &mut env));
-    causes.extend(validations(spec, &env));
-    causes.extend(audit_annotations(object, spec, &env));
     causes
 }
 
 /// What a policy's expressions may read: kube's admission variables,
 /// `params` with a paramKind, and the variables declared so far, typed by
 /// their expressions.
-struct Env {
-    declared: Vec<&'static str>,
+pub(crate) struct Env {
+    pub declared: Vec<&'static str>,
     variables: Option<HashMap<String, Type<'static>>>,
+    /// A MutatingAdmissionPolicy's: `Object{}` and `JSONPatch{}` literals
+    /// are declared, and return types are exact.
+    mutating: bool,
 }
 
 impl Env {
-    fn of(spec: &Value) -> Env {
+    pub(crate) fn of(spec: &Value) -> Env {
         let mut declared = vec![
             "object",
             "oldObject",
@@ -116,12 +126,29 @@ impl Env {
         Env {
             declared,
             variables,
+            mutating: false,
+        }
+    }
+
+    /// The environment of a MutatingAdmissionPolicy's expressions.
+    pub(crate) fn mutating(spec: &Value) -> Env {
+        Env {
+            mutating: true,
+            ..Env::of(spec)
         }
     }
 
     /// kube's detail for `text` if it does not compile to `returns`.
-    fn check(&self, text: &str, returns: Option<&Type<'static>>) -> Result<Type<'static>, String> {
-        check_admission_expression(
+    pub(crate) fn check(
+        &self,
+        text: &str,
+        returns: Option<&Type<'static>>,
+    ) -> Result<Type<'static>, String> {
+        let check = match self.mutating {
+            true => check_mutation_expression,
+            false => check_admission_expression,
+        };
+        check(
             text.trim(),
             &self.declared,
             self.variables.as_ref(),
@@ -132,7 +159,7 @@ impl Env {
 
 /// `validateVariable`: a name that is a CEL identifier, an expression
 /// that compiles with the variables before it.
-fn variables(spec: &Value, env: &mut Env) -> Vec<Cause> {
+pub(crate) fn variables(spec: &Value, env: &mut Env) -> Vec<Cause> {
     let mut causes = Vec::new();
     for (i, variable) in list(spec, "variables").iter().enumerate() {
         let at = format!("spec.variables[{i}]");
@@ -231,7 +258,7 @@ fn param_kind(kind: &Value) -> Vec<Cause> {
 }
 
 /// `validateMatchResources`.
-fn match_resources(resources: &Value, at: &str) -> Vec<Cause> {
+pub(crate) fn match_resources(resources: &Value, at: &str) -> Vec<Cause> {
     let mut causes = Vec::new();
     match resources.get("matchPolicy").and_then(Value::as_str) {
         None => causes.push(common::required(&format!("{at}.matchPolicy"), "")),
@@ -369,7 +396,7 @@ pub fn validate_binding(object: &Value) -> Vec<Cause> {
     causes
 }
 
-fn param_ref(param: &Value) -> Vec<Cause> {
+pub(crate) fn param_ref(param: &Value) -> Vec<Cause> {
     let mut causes = Vec::new();
     let has_name = !text(param, "name").is_empty();
     let selector = param.get("selector").filter(|s| s.is_object());

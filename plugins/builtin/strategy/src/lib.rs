@@ -44,6 +44,7 @@ mod int_or_percent;
 mod job_policies;
 mod json;
 mod metadata;
+mod mutating_policies;
 mod netparse;
 mod network_policy;
 mod pod_resize;

@@ -26,6 +26,8 @@ use crate::call::{error, string, Answer};
 
 /// The function an `Object…{}` or `JSONPatch{}` literal becomes.
 pub const OBJECT: &str = "@object";
+/// The type of an apply configuration (and, `Object.<path>`, of its parts).
+pub const OBJECT_TYPE: &str = "Object";
 /// kube's JSON Patch type.
 pub const JSON_PATCH: &str = "JSONPatch";
 const ESCAPE_KEY: &str = "jsonpatch.escapeKey";
@@ -36,7 +38,8 @@ pub fn is_patch_type(name: &str) -> bool {
 }
 
 fn is_object_type(name: &str) -> bool {
-    name == "Object" || name.starts_with("Object.")
+    name.strip_prefix(OBJECT_TYPE)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
 }
 
 /// A mutation's expression: the program as written (for the checks that
@@ -173,7 +176,9 @@ fn first_mismatch(e: &IdedExpr) -> Option<String> {
         for entry in &s.entries {
             if let EntryExpr::StructField(f) = &entry.expr {
                 let expected = format!("{}.{}", s.type_name, f.field);
-                found = found.take().or_else(|| nested_mismatch(&f.value, &expected));
+                found = found
+                    .take()
+                    .or_else(|| nested_mismatch(&f.value, &expected));
             }
         }
     });
@@ -305,7 +310,9 @@ mod tests {
 
     #[test]
     fn object_literals_are_maps_of_their_fields() {
-        let built = run(r#"Object{metadata: Object.metadata{labels: {"a": "b"}}, spec: Object.spec{replicas: 1 + 1}}"#);
+        let built = run(
+            r#"Object{metadata: Object.metadata{labels: {"a": "b"}}, spec: Object.spec{replicas: 1 + 1}}"#,
+        );
         assert_eq!(
             built,
             Ok(json!({"metadata": {"labels": {"a": "b"}}, "spec": {"replicas": 2}}))
@@ -315,7 +322,9 @@ mod tests {
 
     #[test]
     fn json_patch_literals_and_escaped_keys() {
-        let built = run(r#"[JSONPatch{op: "add", path: "/metadata/labels/" + jsonpatch.escapeKey("a/b~c"), value: "x"}]"#);
+        let built = run(
+            r#"[JSONPatch{op: "add", path: "/metadata/labels/" + jsonpatch.escapeKey("a/b~c"), value: "x"}]"#,
+        );
         assert_eq!(
             built,
             Ok(json!([{"op": "add", "path": "/metadata/labels/a~1b~0c", "value": "x"}]))
@@ -329,7 +338,9 @@ mod tests {
             c.mismatch(),
             Some("type mismatch: unexpected type name \"Object.spec\", expected \"Object.metadata\", which matches field name path from root Object type")
         );
-        let lists = compile("Object{spec: Object.spec{containers: [Object.spec.containers{name: 'c'}]}}").unwrap();
+        let lists =
+            compile("Object{spec: Object.spec{containers: [Object.spec.containers{name: 'c'}]}}")
+                .unwrap();
         assert_eq!(lists.mismatch(), None);
     }
 }

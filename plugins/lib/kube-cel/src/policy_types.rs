@@ -238,7 +238,9 @@ impl<'s> Checker<'_, 's> {
             }
             _ => {}
         });
-        let Some(item) = item else { return Ok(Type::Dyn) };
+        let Some(item) = item else {
+            return Ok(Type::Dyn);
+        };
         let item = match &item.expr {
             Expr::Call(call) => crate::iterate::ticked(call).cloned().unwrap_or(item),
             _ => item,
@@ -257,7 +259,10 @@ impl<'s> Checker<'_, 's> {
         use cel::common::ast::EntryExpr;
         let name = &literal.type_name;
         if !self.patch_types || !crate::mutation::is_patch_type(name) {
-            return Err((id, format!("undeclared reference to '{name}' (in container '')")));
+            return Err((
+                id,
+                format!("undeclared reference to '{name}' (in container '')"),
+            ));
         }
         for entry in &literal.entries {
             let EntryExpr::StructField(field) = &entry.expr else {

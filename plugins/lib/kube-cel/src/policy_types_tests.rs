@@ -137,9 +137,19 @@ fn mutations_are_checked_as_kube_checks_them() {
     use crate::policy_types::check_mutation_expression as check;
     let object = Type::Struct("Object".into());
     let patches = Type::List(Box::new(Type::Struct("JSONPatch".into())));
-    let declared = ["object", "oldObject", "request", "namespaceObject", "authorizer"];
-    let err = |text: &str, want: &Type<'static>| check(text, &declared, None, Some(want)).unwrap_err();
-    assert_eq!(err("object.spec", &object), "must evaluate to Object but got dyn");
+    let declared = [
+        "object",
+        "oldObject",
+        "request",
+        "namespaceObject",
+        "authorizer",
+    ];
+    let err =
+        |text: &str, want: &Type<'static>| check(text, &declared, None, Some(want)).unwrap_err();
+    assert_eq!(
+        err("object.spec", &object),
+        "must evaluate to Object but got dyn"
+    );
     assert_eq!(
         err("Object.spec{replicas: 1}", &object),
         "must evaluate to Object but got Object.spec"
@@ -148,7 +158,10 @@ fn mutations_are_checked_as_kube_checks_them() {
         err("JSONPatch{op: 'add'}", &patches),
         "must evaluate to list(JSONPatch) but got JSONPatch"
     );
-    assert_eq!(err("[]", &patches), "must evaluate to list(JSONPatch) but got list(dyn)");
+    assert_eq!(
+        err("[]", &patches),
+        "must evaluate to list(JSONPatch) but got list(dyn)"
+    );
     assert_eq!(
         err("[JSONPatch{op: 'add', where: '/x'}]", &patches),
         "compilation failed: ERROR: <input>:1:28: expected type of field 'where' is '' but provided type is 'string'\n | [JSONPatch{op: 'add', where: '/x'}]\n | ...........................^"
@@ -162,19 +175,42 @@ fn mutations_are_checked_as_kube_checks_them() {
         "compilation failed: ERROR: <input>:1:4: undeclared reference to 'Foo' (in container '')\n | Foo{}\n | ...^"
     );
     let fine = [
-        ("Object{metadata: Object.metadata{labels: {'a': 'b'}}}", &object),
-        ("object.spec.containers.map(c, JSONPatch{op: 'add', path: '/x', value: c.name})", &patches),
-        ("has(object.x) ? [JSONPatch{op: 'remove', path: '/x'}] : []", &patches),
-        ("[JSONPatch{op: 'add', path: '/a/' + jsonpatch.escapeKey('b/c'), value: 1}]", &patches),
+        (
+            "Object{metadata: Object.metadata{labels: {'a': 'b'}}}",
+            &object,
+        ),
+        (
+            "object.spec.containers.map(c, JSONPatch{op: 'add', path: '/x', value: c.name})",
+            &patches,
+        ),
+        (
+            "has(object.x) ? [JSONPatch{op: 'remove', path: '/x'}] : []",
+            &patches,
+        ),
+        (
+            "[JSONPatch{op: 'add', path: '/a/' + jsonpatch.escapeKey('b/c'), value: 1}]",
+            &patches,
+        ),
     ];
     for (text, want) in fine {
-        assert_eq!(check(text, &declared, None, Some(want)).as_ref(), Ok(want), "{text}");
+        assert_eq!(
+            check(text, &declared, None, Some(want)).as_ref(),
+            Ok(want),
+            "{text}"
+        );
     }
 }
 
 #[test]
 fn struct_literals_are_undeclared_outside_mutations() {
     let declared = ["object"];
-    let found = crate::policy_types::check_admission_expression("Object{} == Object{}", &declared, None, None);
-    assert!(found.unwrap_err().contains("undeclared reference to 'Object'"));
+    let found = crate::policy_types::check_admission_expression(
+        "Object{} == Object{}",
+        &declared,
+        None,
+        None,
+    );
+    assert!(found
+        .unwrap_err()
+        .contains("undeclared reference to 'Object'"));
 }

@@ -1,5 +1,5 @@
-//! ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding printers
-//! (kube's printValidatingAdmissionPolicy and ...Binding).
+//! The admission policy printers (kube's printValidatingAdmissionPolicy,
+//! printMutatingAdmissionPolicy and their bindings', which print alike).
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -8,13 +8,36 @@ use super::access::{age, format_label_selector, list, name, text};
 use super::columns::{int, text as column, AGE, NAME};
 use super::Column;
 
-pub(crate) fn policy_columns() -> Vec<Column> {
-    vec![
-        NAME,
-        int(
+/// What a policy's row counts.
+#[derive(Clone, Copy)]
+pub(crate) enum Counts {
+    Validations,
+    Mutations,
+}
+
+impl Counts {
+    fn key(self) -> &'static str {
+        match self {
+            Counts::Validations => "/spec/validations",
+            Counts::Mutations => "/spec/mutations",
+        }
+    }
+}
+
+pub(crate) fn policy_columns(counts: Counts) -> Vec<Column> {
+    let counted = match counts {
+        Counts::Validations => int(
             "Validations",
             "Validations indicates the number of validation rules defined in this configuration",
         ),
+        Counts::Mutations => int(
+            "Mutations",
+            "Mutation indicates the number of mutations rules defined in this configuration",
+        ),
+    };
+    vec![
+        NAME,
+        counted,
         column(
             "ParamKind",
             "ParamKind specifies the kind of resources used to parameterize this policy",
@@ -23,7 +46,7 @@ pub(crate) fn policy_columns() -> Vec<Column> {
     ]
 }
 
-pub(crate) fn policy_row(policy: &Value, now: DateTime<Utc>) -> Vec<Value> {
+pub(crate) fn policy_row(policy: &Value, counts: Counts, now: DateTime<Utc>) -> Vec<Value> {
     let param_kind = match policy.pointer("/spec/paramKind") {
         Some(kind) if kind.is_object() => {
             format!("{}/{}", text(kind, "/apiVersion"), text(kind, "/kind"))
@@ -32,7 +55,7 @@ pub(crate) fn policy_row(policy: &Value, now: DateTime<Utc>) -> Vec<Value> {
     };
     vec![
         name(policy),
-        Value::from(list(policy, "/spec/validations").len() as i64),
+        Value::from(list(policy, counts.key()).len() as i64),
         Value::from(param_kind),
         age(policy, now),
     ]
@@ -86,7 +109,7 @@ mod tests {
     fn param_kind_and_param_ref() {
         let policy = json!({"metadata": {"name": "p"}, "spec": {
             "paramKind": {"apiVersion": "v1", "kind": "ConfigMap"}, "validations": [{}, {}]}});
-        let row = policy_row(&policy, Utc::now());
+        let row = policy_row(&policy, Counts::Validations, Utc::now());
         assert_eq!((&row[1], &row[2]), (&json!(2), &json!("v1/ConfigMap")));
         let binding = |param: Value| {
             json!({"metadata": {"name": "b"},

@@ -1,11 +1,13 @@
 //! The printers of the kinds served since the first printers were written
-//! (autoscaling, the CSI storage kinds, RuntimeClass, admission policies,
+//! (autoscaling, the CSI storage kinds, RuntimeClass, admission policies
+//! validating and mutating,
 //! flowcontrol), dispatched here so the shared tables name them once.
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use super::{admission_policies, autoscaling, csi, flowcontrol, Column};
+use super::admission_policies::{self, Counts};
+use super::{autoscaling, csi, flowcontrol, Column};
 
 /// Which of these printers renders a resource.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,13 +19,15 @@ pub(crate) enum Extra {
     RuntimeClass,
     ValidatingAdmissionPolicy,
     ValidatingAdmissionPolicyBinding,
+    MutatingAdmissionPolicy,
+    MutatingAdmissionPolicyBinding,
     FlowSchema,
     PriorityLevelConfiguration,
 }
 
 /// Every printer here, for tests.
 #[cfg(test)]
-pub(crate) const ALL: [Extra; 9] = [
+pub(crate) const ALL: [Extra; 11] = [
     Extra::HorizontalPodAutoscaler,
     Extra::CsiDriver,
     Extra::CsiNode,
@@ -31,6 +35,8 @@ pub(crate) const ALL: [Extra; 9] = [
     Extra::RuntimeClass,
     Extra::ValidatingAdmissionPolicy,
     Extra::ValidatingAdmissionPolicyBinding,
+    Extra::MutatingAdmissionPolicy,
+    Extra::MutatingAdmissionPolicyBinding,
     Extra::FlowSchema,
     Extra::PriorityLevelConfiguration,
 ];
@@ -49,6 +55,12 @@ pub(crate) fn printer(group: &str, resource: &str) -> Option<Extra> {
         ("admissionregistration.k8s.io", "validatingadmissionpolicybindings") => {
             Extra::ValidatingAdmissionPolicyBinding
         }
+        ("admissionregistration.k8s.io", "mutatingadmissionpolicies") => {
+            Extra::MutatingAdmissionPolicy
+        }
+        ("admissionregistration.k8s.io", "mutatingadmissionpolicybindings") => {
+            Extra::MutatingAdmissionPolicyBinding
+        }
         ("flowcontrol.apiserver.k8s.io", "flowschemas") => Extra::FlowSchema,
         ("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations") => {
             Extra::PriorityLevelConfiguration
@@ -65,8 +77,11 @@ pub(crate) fn columns(p: Extra) -> Vec<Column> {
         Extra::CsiNode => csi::csi_node_columns(),
         Extra::VolumeAttachment => csi::volume_attachment_columns(),
         Extra::RuntimeClass => csi::runtime_class_columns(),
-        Extra::ValidatingAdmissionPolicy => admission_policies::policy_columns(),
-        Extra::ValidatingAdmissionPolicyBinding => admission_policies::binding_columns(),
+        Extra::ValidatingAdmissionPolicy => admission_policies::policy_columns(Counts::Validations),
+        Extra::MutatingAdmissionPolicy => admission_policies::policy_columns(Counts::Mutations),
+        Extra::ValidatingAdmissionPolicyBinding | Extra::MutatingAdmissionPolicyBinding => {
+            admission_policies::binding_columns()
+        }
         Extra::FlowSchema => flowcontrol::flow_schema_columns(),
         Extra::PriorityLevelConfiguration => flowcontrol::priority_level_columns(),
     }
@@ -80,8 +95,15 @@ pub(crate) fn cells(p: Extra, obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
         Extra::CsiNode => csi::csi_node_row(obj, now),
         Extra::VolumeAttachment => csi::volume_attachment_row(obj, now),
         Extra::RuntimeClass => csi::runtime_class_row(obj, now),
-        Extra::ValidatingAdmissionPolicy => admission_policies::policy_row(obj, now),
-        Extra::ValidatingAdmissionPolicyBinding => admission_policies::binding_row(obj, now),
+        Extra::ValidatingAdmissionPolicy => {
+            admission_policies::policy_row(obj, Counts::Validations, now)
+        }
+        Extra::MutatingAdmissionPolicy => {
+            admission_policies::policy_row(obj, Counts::Mutations, now)
+        }
+        Extra::ValidatingAdmissionPolicyBinding | Extra::MutatingAdmissionPolicyBinding => {
+            admission_policies::binding_row(obj, now)
+        }
         Extra::FlowSchema => flowcontrol::flow_schema_row(obj, now),
         Extra::PriorityLevelConfiguration => flowcontrol::priority_level_row(obj, now),
     }
