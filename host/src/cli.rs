@@ -243,6 +243,16 @@ pub struct ServeArgs {
     /// (422 on write; on load, after resolving symlinks).
     #[arg(long = "policy-bundle-dir")]
     pub policy_bundle_dirs: Vec<PathBuf>,
+    /// kube-apiserver's feature gates, `Name=true` (comma-separated). Capstan
+    /// knows MutatingAdmissionPolicy (off by default, as in kube 1.34).
+    #[arg(long = "feature-gates", value_delimiter = ',')]
+    pub feature_gates: Vec<String>,
+    /// API versions off by default to serve, `group/version=true`
+    /// (comma-separated; also api/alpha, api/beta, api/all):
+    /// admissionregistration.k8s.io/v1beta1 and /v1alpha1 serve
+    /// MutatingAdmissionPolicies when their feature gate is on.
+    #[arg(long = "runtime-config", value_delimiter = ',')]
+    pub runtime_config: Vec<String>,
     /// How long pulling a PolicyBundle's bundle from a registry, or reading
     /// it from disk, may take before the load is refused (and retried).
     #[arg(long = "policy-bundle-fetch-timeout", default_value = "2m", value_parser = parse_duration)]

@@ -5,6 +5,7 @@ use crate::admission::{assemble, config, Chain};
 use crate::auth::config::AuthConfig;
 use crate::auth::service_account::TokenIssuer;
 use crate::auth::{self, Auth};
+use crate::catalogue::gates::ApiGates;
 use crate::catalogue::Catalogue;
 use crate::cli::ServeArgs;
 use crate::connection::Timeouts;
@@ -141,6 +142,8 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         Some(path) => config::load(path).map_err(anyhow::Error::msg)?,
         None => config::ServerConfig::default(),
     };
+    let gates =
+        ApiGates::parse(&args.feature_gates, &args.runtime_config).map_err(anyhow::Error::msg)?;
     server::ensure_dir(&args.data_dir)?;
     let mut extra = args.tls_san.clone();
     if !args.bind_address.is_unspecified() {
@@ -164,7 +167,9 @@ pub async fn run(args: ServeArgs) -> Result<()> {
             .with_context(|| format!("binding {}:{}", args.bind_address, args.secure_port))?;
     let port = listener.local_addr()?.port();
     let address = format!("{}:{port}", client_host(args.bind_address));
-    let mut state = AppState::new(Catalogue::builtin(), storage.clone(), address.clone());
+    let mut catalogue = Catalogue::builtin();
+    catalogue.enable_gated(&gates);
+    let mut state = AppState::new(catalogue, storage.clone(), address.clone());
     watermarks::follow(storage, state.watermarks.clone());
     let cache = cache_dir::resolve(args.plugin_cache_dir.as_deref(), &args.data_dir);
     let runtime = PluginRuntime::new(Some(cache)).context("starting the plugin runtime")?;

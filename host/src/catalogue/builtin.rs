@@ -205,6 +205,33 @@ const ROWS: &[Row] = &[
     row("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration", "prioritylevelconfigurations", &[], CLUSTER, STATUS),
 ];
 
+/// Kinds served only when `--feature-gates` and `--runtime-config` ask
+/// (`gates.rs`), at the versions they turn on.
+const GATED_ROWS: &[Row] = &[
+    versions(
+        row(
+            "admissionregistration.k8s.io",
+            "MutatingAdmissionPolicy",
+            "mutatingadmissionpolicies",
+            &[],
+            CLUSTER,
+            NONE,
+        ),
+        &["v1beta1", "v1alpha1"],
+    ),
+    versions(
+        row(
+            "admissionregistration.k8s.io",
+            "MutatingAdmissionPolicyBinding",
+            "mutatingadmissionpolicybindings",
+            &[],
+            CLUSTER,
+            NONE,
+        ),
+        &["v1beta1", "v1alpha1"],
+    ),
+];
+
 /// The Go package part of a group's schema names (`io.k8s.api.<pkg>.v1`).
 fn schema_package(group: &str) -> &str {
     match group {
@@ -301,6 +328,16 @@ fn to_info(r: &Row, version: &str) -> ResourceInfo {
 pub(super) fn resources() -> Vec<ResourceInfo> {
     ROWS.iter()
         .flat_map(|r| r.versions.iter().map(move |v| to_info(r, v)))
+        .collect()
+}
+
+/// The gated resources `serves(group, version)` turns on.
+pub(super) fn gated_resources(serves: impl Fn(&str, &str) -> bool) -> Vec<ResourceInfo> {
+    GATED_ROWS
+        .iter()
+        .flat_map(|r| r.versions.iter().map(move |v| (r, *v)))
+        .filter(|(r, v)| serves(r.group, v))
+        .map(|(r, v)| to_info(r, v))
         .collect()
 }
 

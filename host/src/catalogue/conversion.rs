@@ -26,12 +26,31 @@ pub struct Conversion {
 }
 
 /// The table: one row per kind.
-const CONVERSIONS: &[Conversion] = &[Conversion {
-    group: "autoscaling",
-    plural: "horizontalpodautoscalers",
-    storage_version: "v2",
-    convert: hpa::convert,
-}];
+const CONVERSIONS: &[Conversion] = &[
+    Conversion {
+        group: "autoscaling",
+        plural: "horizontalpodautoscalers",
+        storage_version: "v2",
+        convert: hpa::convert,
+    },
+    Conversion {
+        group: "admissionregistration.k8s.io",
+        plural: "mutatingadmissionpolicies",
+        storage_version: "v1beta1",
+        convert: same_fields,
+    },
+    Conversion {
+        group: "admissionregistration.k8s.io",
+        plural: "mutatingadmissionpolicybindings",
+        storage_version: "v1beta1",
+        convert: same_fields,
+    },
+];
+
+/// Versions whose types have the same fields (only apiVersion changes).
+fn same_fields(obj: Value, _version: &str) -> Result<Value, String> {
+    Ok(obj)
+}
 
 /// The conversion of a built-in served at several versions.
 pub fn of(res: &ResourceInfo) -> Option<&'static Conversion> {

@@ -8,6 +8,7 @@ mod builtin;
 pub mod conversion;
 pub mod discovery;
 pub mod field_validation;
+pub mod gates;
 mod go_decode;
 pub mod go_encoding;
 mod kube_openapi;
@@ -296,6 +297,20 @@ impl Catalogue {
             .iter()
             .position(|r| r.group == group && r.version == version && r.plural == plural)?;
         Some(self.resources.remove(pos))
+    }
+
+    /// Serves the kinds `gates` turn on (`gates.rs`), with their schemas.
+    pub fn enable_gated(&mut self, gates: &gates::ApiGates) {
+        let resources = builtin::gated_resources(|g, v| gates.serves(g, v));
+        if resources.is_empty() {
+            return;
+        }
+        for (name, schema) in schemas::gated_schemas() {
+            self.insert_schema(&name, schema);
+        }
+        for info in resources {
+            self.insert(info);
+        }
     }
 
     /// Adds or replaces one component schema.

@@ -102,12 +102,19 @@ fn v3_paths(cat: &Catalogue, group: &str, version: &str) -> Map<String, Value> {
     let kube = kube_paths();
     let resources = cat.resources_in(group, version);
     let mut paths: BTreeMap<String, Value> = BTreeMap::new();
+    let recorded: Vec<_> = kube.group_version(&gv_path(group, version)).collect();
+    // A gated built-in (`gates.rs`) has no recorded paths: the CRD
+    // builder's stand in for them.
+    let unrecorded = recorded.is_empty();
     if resources.iter().all(|r| r.custom.is_none()) {
-        for (path, item) in kube.group_version(&gv_path(group, version)) {
+        for (path, item) in recorded {
             paths.insert(path.clone(), to_v3(item, kube));
         }
     }
-    for r in resources.iter().filter(|r| r.custom.is_some()) {
+    for r in resources
+        .iter()
+        .filter(|r| r.custom.is_some() || unrecorded)
+    {
         for (path, item) in custom_resource_paths(r, kube) {
             paths.insert(path, to_v3(&item, kube));
         }

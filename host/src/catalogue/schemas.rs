@@ -62,6 +62,18 @@ pub(super) fn builtin_schemas() -> Map<String, Value> {
     }
 }
 
+/// The schemas of the gated kinds (`gates.rs`; written by
+/// `tools/gated-schemas-from-golden.py`), added only where they are served.
+pub(super) fn gated_schemas() -> Map<String, Value> {
+    match serde_json::from_str(include_str!("kube-schemas-gated.json")) {
+        Ok(schemas) => schemas,
+        Err(e) => {
+            tracing::error!("the gated OpenAPI schemas do not parse: {e}");
+            Map::new()
+        }
+    }
+}
+
 /// The component name a `$ref` points at, if `schema` is a reference or a
 /// single-element `allOf` around one.
 pub(super) fn ref_name(schema: &Value) -> Option<&str> {
