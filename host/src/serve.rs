@@ -1,6 +1,7 @@
 //! `capstan serve`: certificates, store, catalogue, bootstrap, then HTTPS.
 
 use crate::admission::cel_policy::AdmissionPolicies;
+use crate::admission::config::Phase;
 use crate::admission::{assemble, config, Chain};
 use crate::auth::config::AuthConfig;
 use crate::auth::service_account::TokenIssuer;
@@ -92,7 +93,7 @@ fn precompile(runtime: &PluginRuntime, entries: &[config::EntryConfig], auth: &A
             config::EntryConfig::Plugin(p) => assemble::module_bytes(&p.module).ok(),
             config::EntryConfig::Webhooks(_)
             | config::EntryConfig::Policies(_)
-            | config::EntryConfig::AdmissionPolicies => None,
+            | config::EntryConfig::AdmissionPolicies(_) => None,
         })
         .collect();
     modules.extend(
@@ -194,8 +195,9 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let tokens = TokenIssuer::load_or_create(&key_file).context("service account signing key")?;
     state.tokens = Some(Arc::new(tokens));
     state.auth = Arc::new(auth_chains(&state, &config.auth, &runtime)?);
-    chain.admission_policies =
-        AdmissionPolicies::new(state.reader(), state.auth.clone()).map(Arc::new);
+    let policies_of = |phase| AdmissionPolicies::new(state.reader(), state.auth.clone(), phase);
+    chain.admission_policies = policies_of(Phase::Validating).map(Arc::new);
+    chain.mutating_policies = policies_of(Phase::Mutating).map(Arc::new);
     chain.auth = Some(state.auth.clone());
     state.admission = Arc::new(chain);
     tracing::info!(chain = ?state.admission.names(), "admission chain");

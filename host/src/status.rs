@@ -149,6 +149,24 @@ impl ApiError {
         }
     }
 
+    /// kube's error of its generic policy dispatcher (MutatingAdmissionPolicy):
+    /// `admission.NewForbidden`'s 403 and details, the message and reason
+    /// the policy's.
+    pub fn policy_denied(
+        group: &str,
+        resource: &str,
+        name: &str,
+        message: &str,
+        reason: &'static str,
+    ) -> Self {
+        let mut details = name_details(group, resource, name);
+        details["causes"] = json!([{ "message": message }]);
+        ApiError {
+            details: Some(Box::new(details)),
+            ..Self::new(403, reason, message.to_string())
+        }
+    }
+
     pub fn no_such_route() -> Self {
         ApiError {
             details: Some(Box::new(json!({}))),

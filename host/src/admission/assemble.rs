@@ -102,7 +102,7 @@ pub fn assemble(
         .map(|(i, e)| match e {
             EntryConfig::Webhooks(phase) => Ok(ChainEntry::Webhooks(*phase)),
             EntryConfig::Policies(phase) => Ok(ChainEntry::Policies(*phase)),
-            EntryConfig::AdmissionPolicies => Ok(ChainEntry::AdmissionPolicies),
+            EntryConfig::AdmissionPolicies(phase) => Ok(ChainEntry::AdmissionPolicies(*phase)),
             EntryConfig::Plugin(p) => {
                 load(runtime, i, p, &reader).map(|e| ChainEntry::Plugin(Box::new(e)))
             }

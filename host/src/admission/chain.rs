@@ -2,8 +2,11 @@
 //! applying patches (mutating) and denials, and the failurePolicy when an
 //! entry cannot give an answer.
 
+use super::cel_policy::mutating::Reinvocation;
 use super::cel_policy::AdmissionPolicies;
-use super::config::{FailurePolicy, Phase, PluginEntry, VALIDATING_ADMISSION_POLICY};
+use super::config::{
+    FailurePolicy, Phase, PluginEntry, MUTATING_ADMISSION_POLICY, VALIDATING_ADMISSION_POLICY,
+};
 use super::match_conditions::Outcome;
 use super::matcher::{labels_of, RequestAttributes};
 use super::review::{apply_patch, read_response, EncodedReview, ReviewRequest, Verdict};
@@ -32,8 +35,9 @@ pub enum ChainEntry {
     Webhooks(Phase),
     /// Where the policies of the API's PolicyBundles of this phase run.
     Policies(Phase),
-    /// Where the API's ValidatingAdmissionPolicies run (validating phase).
-    AdmissionPolicies,
+    /// Where the API's admission policies of this phase run (Mutating- or
+    /// ValidatingAdmissionPolicies).
+    AdmissionPolicies(Phase),
 }
 
 /// Source of the API's webhooks (admissionregistration.k8s.io), asked per
@@ -57,6 +61,8 @@ pub struct Chain {
     pub webhooks: Option<Arc<dyn WebhookSource>>,
     pub policies: Option<Arc<dyn PolicySource>>,
     pub admission_policies: Option<Arc<AdmissionPolicies>>,
+    /// The MutatingAdmissionPolicies (None unless served).
+    pub mutating_policies: Option<Arc<AdmissionPolicies>>,
     /// What matchConditions' `authorizer` asks (None: checks fail).
     pub auth: Option<Arc<crate::auth::Auth>>,
 }
@@ -75,6 +81,7 @@ impl Chain {
             webhooks: None,
             policies: None,
             admission_policies: None,
+            mutating_policies: None,
             auth: None,
         }
     }
@@ -102,7 +109,10 @@ impl Chain {
                 ChainEntry::Webhooks(Phase::Validating) => "webhooks: validating".into(),
                 ChainEntry::Policies(Phase::Mutating) => "policies: mutating".into(),
                 ChainEntry::Policies(Phase::Validating) => "policies: validating".into(),
-                ChainEntry::AdmissionPolicies => VALIDATING_ADMISSION_POLICY.into(),
+                ChainEntry::AdmissionPolicies(Phase::Mutating) => MUTATING_ADMISSION_POLICY.into(),
+                ChainEntry::AdmissionPolicies(Phase::Validating) => {
+                    VALIDATING_ADMISSION_POLICY.into()
+                }
             })
             .collect()
     }
@@ -123,8 +133,12 @@ impl Chain {
                         out.extend(src.webhooks(phase).await.into_iter().map(EntryRef::Shared));
                     }
                 }
-                ChainEntry::AdmissionPolicies if phase == Phase::Validating && !exempt => {
-                    if let Some(p) = &self.admission_policies {
+                ChainEntry::AdmissionPolicies(ph) if *ph == phase && !exempt => {
+                    let policies = match phase {
+                        Phase::Mutating => &self.mutating_policies,
+                        Phase::Validating => &self.admission_policies,
+                    };
+                    if let Some(p) = policies {
                         out.push(EntryRef::AdmissionPolicies(p.clone()));
                     }
                 }
@@ -271,7 +285,8 @@ impl Chain {
     }
 
     /// Runs the mutating entries in order, then once more those with
-    /// reinvocationPolicy IfNeeded whose output a later entry changed.
+    /// reinvocationPolicy IfNeeded whose output a later entry changed (and
+    /// the MutatingAdmissionPolicies marked to run again).
     pub async fn mutate(
         &self,
         req: &ReviewRequest,
@@ -282,7 +297,18 @@ impl Chain {
         let entries = self.entries_for(Phase::Mutating, req).await;
         let (attrs, mut review) = (attributes(req), SharedReview::default());
         let mut left_as: Vec<Option<Value>> = vec![None; entries.len()];
+        let mut policies = Reinvocation::default();
         for (i, e) in entries.iter().enumerate() {
+            if let EntryRef::AdmissionPolicies(p) = e {
+                let before = obj.clone();
+                obj = p
+                    .mutate(req, obj, old, warnings, (&mut policies, false))
+                    .await?;
+                if obj != before {
+                    review.object_changed();
+                }
+                continue;
+            }
             let Some(e) = e.get() else { continue };
             if !self
                 .is_called(e, (req, &attrs), Some(&obj), old, warnings)
@@ -298,6 +324,15 @@ impl Chain {
             }
         }
         for (e, seen) in entries.iter().zip(left_as) {
+            if let EntryRef::AdmissionPolicies(p) = e {
+                if policies.wanted(&obj) {
+                    obj = p
+                        .mutate(req, obj, old, warnings, (&mut policies, true))
+                        .await?;
+                    review.object_changed();
+                }
+                continue;
+            }
             if let (Some(e), Some(seen)) = (e.get(), seen) {
                 if seen != obj {
                     obj = self
@@ -427,7 +462,8 @@ pub fn attributes(req: &ReviewRequest) -> RequestAttributes {
 enum EntryRef<'a> {
     Borrowed(&'a CallableEntry),
     Shared(Arc<CallableEntry>),
-    /// Not a callable entry: the policies evaluate in the host.
+    /// Not a callable entry: the API's admission policies, evaluated in
+    /// the host.
     AdmissionPolicies(Arc<AdmissionPolicies>),
 }
 

@@ -84,9 +84,10 @@ pub enum EntryConfig {
     Webhooks(Phase),
     /// Where the API's PolicyBundles' policies of this phase run.
     Policies(Phase),
-    /// Where the API's ValidatingAdmissionPolicies run (the entry
-    /// `module: builtin:validating-admission-policy`).
-    AdmissionPolicies,
+    /// Where the API's admission policies of a phase run: the entries
+    /// `module: builtin:mutating-admission-policy` (MutatingAdmissionPolicies)
+    /// and `module: builtin:validating-admission-policy`.
+    AdmissionPolicies(Phase),
 }
 
 #[derive(Clone, Debug)]
@@ -110,7 +111,7 @@ pub struct PluginEntry {
 
 /// The module name of the entry where the API's ValidatingAdmissionPolicies run.
 pub const VALIDATING_ADMISSION_POLICY: &str = "builtin:validating-admission-policy";
-/// ... and of MutatingAdmissionPolicies (not served yet).
+/// ... and of MutatingAdmissionPolicies (served behind their feature gate).
 pub const MUTATING_ADMISSION_POLICY: &str = "builtin:mutating-admission-policy";
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(300);
 pub const DEFAULT_MEMORY_MIB: u64 = 64;
@@ -218,11 +219,11 @@ fn entry(i: usize, v: &Value) -> Result<EntryConfig, String> {
         return marker_phase(i, "policies", marker).map(EntryConfig::Policies);
     }
     match v.get("module").and_then(Value::as_str) {
-        Some(VALIDATING_ADMISSION_POLICY) => return Ok(EntryConfig::AdmissionPolicies),
+        Some(VALIDATING_ADMISSION_POLICY) => {
+            return Ok(EntryConfig::AdmissionPolicies(Phase::Validating))
+        }
         Some(MUTATING_ADMISSION_POLICY) => {
-            return Err(format!(
-                "admission[{i}]: {MUTATING_ADMISSION_POLICY} is not available yet (MutatingAdmissionPolicy is not served)"
-            ))
+            return Ok(EntryConfig::AdmissionPolicies(Phase::Mutating))
         }
         _ => {}
     }
@@ -362,7 +363,8 @@ const AFTER_WEBHOOKS: [&str; 1] = ["resource-quota"];
 
 /// The chain without a configuration: the built-ins in kube-apiserver's
 /// order with the webhook markers where kube runs its webhooks, each
-/// preceded by the policies marker of its phase (where kube runs its
+/// preceded by the PolicyBundles' marker of its phase and the entry of the
+/// API's admission policies of that phase (kube's positions for its
 /// Mutating/ValidatingAdmissionPolicies); each
 /// built-in's phases and rules are its manifest's. Names missing from
 /// `available` are skipped; a built-in without a (valid) manifest is an error.
@@ -373,9 +375,10 @@ pub fn default_chain(available: &[&str]) -> Result<Vec<EntryConfig>, String> {
         .filter_map(builtin)
         .collect::<Result<Vec<_>, _>>()?;
     out.push(EntryConfig::Policies(Phase::Mutating));
+    out.push(EntryConfig::AdmissionPolicies(Phase::Mutating));
     out.push(EntryConfig::Webhooks(Phase::Mutating));
     out.push(EntryConfig::Policies(Phase::Validating));
-    out.push(EntryConfig::AdmissionPolicies);
+    out.push(EntryConfig::AdmissionPolicies(Phase::Validating));
     out.push(EntryConfig::Webhooks(Phase::Validating));
     for entry in AFTER_WEBHOOKS.iter().filter_map(builtin) {
         out.push(entry?);
@@ -435,13 +438,14 @@ admission:
 
     #[test]
     fn the_admission_policy_entry_is_named_by_its_module() {
-        let chain = parse("admission:\n- module: builtin:validating-admission-policy\n").unwrap();
+        let text = "admission:\n- module: builtin:mutating-admission-policy\n- module: builtin:validating-admission-policy\n";
         assert!(matches!(
-            chain.as_deref(),
-            Some([EntryConfig::AdmissionPolicies])
+            parse(text).unwrap().as_deref(),
+            Some([
+                EntryConfig::AdmissionPolicies(Phase::Mutating),
+                EntryConfig::AdmissionPolicies(Phase::Validating)
+            ])
         ));
-        let err = parse("admission:\n- module: builtin:mutating-admission-policy\n").unwrap_err();
-        assert!(err.contains("not available yet"), "{err}");
     }
 
     #[test]

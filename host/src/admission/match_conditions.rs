@@ -30,6 +30,7 @@ const MAX_CONDITIONS: usize = 64;
 #[derive(Clone)]
 struct Condition {
     name: String,
+    text: String,
     program: Arc<Program>,
 }
 
@@ -113,9 +114,36 @@ impl MatchConditions {
     }
 
     /// Evaluates every condition in `context` (its variables bound): a
-    /// false one skips, else the first error is the outcome.
+    /// false one skips, else the first error is the outcome (webhooks').
     pub fn evaluate_in(&self, context: &kube_cel::cel::Context) -> Outcome {
-        let mut error = None;
+        self.evaluate_with(context, |c, why, _| {
+            format!("failed evaluating match condition {:?}: {why}", c.name)
+        })
+        .map_err(|mut errors| errors.swap_remove(0))
+        .unwrap_or_else(Outcome::Error)
+    }
+
+    /// [`MatchConditions::evaluate_in`] as kube's admission policies word
+    /// it: every error, `expression '…' resulted in error: …` (two or
+    /// more as `[a, b]`).
+    pub fn evaluate_for_policy(&self, context: &kube_cel::cel::Context) -> Outcome {
+        self.evaluate_with(context, |c, _, kube| {
+            format!("expression '{}' resulted in error: {kube}", c.text)
+        })
+        .unwrap_or_else(|errors| match errors.len() {
+            1 => Outcome::Error(errors.join("")),
+            _ => Outcome::Error(format!("[{}]", errors.join(", "))),
+        })
+    }
+
+    /// Call or Skip; Err with the errors when none was false, each worded
+    /// by `word` from the error's own text and kube's.
+    fn evaluate_with(
+        &self,
+        context: &kube_cel::cel::Context,
+        word: impl Fn(&Condition, &str, &str) -> String,
+    ) -> Result<Outcome, Vec<String>> {
+        let mut errors = Vec::new();
         // Each condition within kube's per-call limit, enforced inside the
         // evaluator, and the request's deadline.
         let budget = kube_cel::Budget {
@@ -125,31 +153,27 @@ impl MatchConditions {
         for condition in &self.0 {
             let (result, spent) = kube_cel::metered(budget, || condition.program.execute(context));
             if spent.exceeded || spent.interrupted {
-                error.get_or_insert(format!(
-                    "failed evaluating match condition {:?}: {}",
-                    condition.name,
-                    kube_cel::runtime::COST_LIMIT_EXCEEDED
-                ));
+                let why = kube_cel::runtime::COST_LIMIT_EXCEEDED;
+                errors.push(word(condition, why, why));
                 continue;
             }
             match result {
                 Ok(kube_cel::cel::Value::Bool(true)) => {}
-                Ok(kube_cel::cel::Value::Bool(false)) => return Outcome::Skip,
-                Ok(other) => {
-                    error.get_or_insert(format!(
-                        "match condition {:?} must evaluate to bool, not {other:?}",
-                        condition.name
-                    ));
-                }
+                Ok(kube_cel::cel::Value::Bool(false)) => return Ok(Outcome::Skip),
+                Ok(other) => errors.push(format!(
+                    "match condition {:?} must evaluate to bool, not {other:?}",
+                    condition.name
+                )),
                 Err(e) => {
-                    error.get_or_insert(format!(
-                        "failed evaluating match condition {:?}: {e}",
-                        condition.name
-                    ));
+                    let kube = kube_cel::evaluation_error(&e);
+                    errors.push(word(condition, &e.to_string(), &kube));
                 }
             }
         }
-        error.map_or(Outcome::Call, Outcome::Error)
+        match errors.is_empty() {
+            true => Ok(Outcome::Call),
+            false => Err(errors),
+        }
     }
 }
 
@@ -170,6 +194,7 @@ fn compile_one(index: usize, condition: &Value) -> Result<Condition, String> {
     })?;
     Ok(Condition {
         name: name.to_string(),
+        text: expression.to_string(),
         program,
     })
 }

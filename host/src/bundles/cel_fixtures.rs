@@ -151,4 +151,8 @@ impl Lookups for Offline {
     fn resource_of(&self, kind: &ParamKind) -> Option<(String, bool)> {
         Some(resource_of_kind(&kind.group, &kind.version, &kind.kind))
     }
+
+    fn catalogue(&self) -> Arc<crate::catalogue::Catalogue> {
+        Arc::new(crate::catalogue::Catalogue::builtin())
+    }
 }

@@ -11,7 +11,7 @@
 mod compare;
 mod entries;
 mod manager;
-mod schema;
+pub mod schema;
 mod set;
 mod typed;
 mod zero;

@@ -162,6 +162,70 @@ fn entry(who: &Applier<'_>, fields: FieldSet) -> Value {
     entry
 }
 
+/// An apply configuration (a MutatingAdmissionPolicy's `Object{…}`)
+/// merged into `current` as server-side apply merges, without recording
+/// who owns the fields (kube's `ApplyStructuredMergeDiff`). Atomic lists,
+/// maps and structs in it are refused: setting one would drop the fields it
+/// does not name.
+pub fn merge_apply_configuration(
+    current: &Value,
+    applied: &Value,
+    root_schema: &str,
+    schemas: &dyn SchemaLookup,
+) -> Result<Value, String> {
+    let mut atomics = Vec::new();
+    let root = crate::managed_fields::schema::Type::root(root_schema, schemas);
+    find_atomics(&mut String::new(), applied, root, &mut atomics);
+    if !atomics.is_empty() {
+        return Err(format!(
+            "invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: {}",
+            atomics.join(", ")
+        ));
+    }
+    apply_merge(current, applied, Some(root_schema), schemas)
+        .map_err(|e| format!("failed to merge patch: {}", e.status_message()))
+}
+
+/// The paths (`.spec.selector`, `.args[0]`) of the atomic lists, maps and
+/// structs in `value`; only declared fields are followed, as kube does.
+fn find_atomics(
+    path: &mut String,
+    value: &Value,
+    ty: crate::managed_fields::schema::Type<'_>,
+    out: &mut Vec<String>,
+) {
+    use crate::managed_fields::schema::ListType;
+    match value {
+        Value::Object(fields) if ty.is_object() => {
+            if ty.atomic_map() {
+                out.push(path.clone());
+            }
+            for (key, v) in fields {
+                let (field, declared) = ty.field(key);
+                if declared {
+                    let len = path.len();
+                    path.push('.');
+                    path.push_str(key);
+                    find_atomics(path, v, field, out);
+                    path.truncate(len);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if ty.list_type() == ListType::Atomic {
+                out.push(path.clone());
+            }
+            for (i, item) in items.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                find_atomics(path, item, ty.items(), out);
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// kube's wording: `Apply failed with 1 conflict: conflict with "m" using v1: .data.k`.
 pub fn conflict_message(conflicts: &[(String, String, String)]) -> String {
     let n = conflicts.len();

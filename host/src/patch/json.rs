@@ -39,6 +39,30 @@ pub(super) fn apply(original: &Value, body: &[u8]) -> Result<Value, PatchError> 
     Ok(doc)
 }
 
+/// Applies the operations a MutatingAdmissionPolicy built (kube's
+/// `jsonPatcher`): as a PATCH request's would be, except that a failed
+/// `test` leaves the object as it was (`Ok(None)`), as kube does.
+pub fn apply_policy_patch(original: &Value, ops: &[Op]) -> Result<Option<Value>, String> {
+    if ops.len() > MAX_OPERATIONS {
+        return Err(format!(
+            "The allowed maximum operations in a JSON patch is {MAX_OPERATIONS}, got {}",
+            ops.len()
+        ));
+    }
+    let mut doc = original.clone();
+    let mut copied = 0usize;
+    for op in ops {
+        match apply_op(&mut doc, op, &mut copied) {
+            Err(e) if op.get("op") == Some(&json!("test")) && e.starts_with("testing value ") => {
+                return Ok(None)
+            }
+            Err(e) => return Err(e),
+            Ok(()) => {}
+        }
+    }
+    Ok(Some(doc))
+}
+
 /// Parses the body as a list of operation objects (`null` is an empty list).
 fn decode(body: &[u8]) -> Result<Vec<Op>, PatchError> {
     let parsed: Value = serde_json::from_slice(body)

@@ -12,7 +12,9 @@ mod strategic;
 
 pub(crate) use strategic::schema::resolve as resolve_schema;
 
+pub use apply::merge_apply_configuration;
 pub use error::PatchError;
+pub use json::apply_policy_patch;
 pub use strategic::strategic_merge;
 
 use serde_json::Value;

@@ -432,29 +432,31 @@ impl Registry {
         ))
     }
 
-    /// `obj` with the managedFields its write records (see
-    /// [`crate::managed_fields`]), found on `obj` defaulted.
+    /// `obj` defaulted (as kube's decoder leaves it, and admission sees
+    /// it) with the managedFields its write records (see
+    /// [`crate::managed_fields`]); as it is when nothing is tracked.
     async fn track(
         &self,
         res: &ResourceInfo,
         live: Option<&Value>,
-        mut obj: Value,
+        obj: Value,
         opts: &WriteOptions<'_>,
     ) -> ApiResult<Value> {
         let Some(who) = opts.tracking else {
             return Ok(obj);
         };
-        let defaulted = self.strategy.defaults(res, obj.clone()).await?;
+        let mut defaulted = self.strategy.defaults(res, obj.clone()).await?;
         let managed = crate::cpu::for_request(|| {
             crate::managed_fields::record(res, live, &obj, &defaulted, &who)
         });
-        if let Some(m) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+        // Admission sees the object defaulted, as kube's decoder leaves it.
+        if let Some(m) = defaulted.get_mut("metadata").and_then(Value::as_object_mut) {
             match managed {
                 Some(entries) => m.insert("managedFields".into(), entries),
                 None => m.remove("managedFields"),
             };
         }
-        Ok(obj)
+        Ok(defaulted)
     }
 
     async fn dry_run_create(

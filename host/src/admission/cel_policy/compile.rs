@@ -1,6 +1,6 @@
-//! A ValidatingAdmissionPolicy and its bindings read once per change into
-//! what evaluation needs: match criteria, compiled expressions, the
-//! variables' names each expression uses. What cannot be used (a selector
+//! An admission policy (Validating or Mutating) and its bindings read once
+//! per change into what evaluation needs: match criteria, compiled
+//! expressions, the variables' names each expression uses. What cannot be used (a selector
 //! or rule that does not parse, a paramKind with a bad apiVersion) is the
 //! policy's or binding's configuration error, which its failurePolicy
 //! decides at admission, as kube does.
@@ -8,8 +8,10 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use kube_cel::ast::visit;
 use kube_cel::cel::common::ast::{Expr, IdedExpr};
 use kube_cel::cel::Program;
+use kube_cel::mutation::Rewritten;
 use serde_json::Value;
 
 use crate::admission::config::FailurePolicy;
@@ -22,6 +24,9 @@ pub struct Expression {
     pub program: Result<Arc<Program>, String>,
     /// The `variables.<name>` it reads.
     pub uses: BTreeSet<String>,
+    /// What runs instead of `program` when a MutatingAdmissionPolicy's
+    /// expression builds `Object{…}` or `JSONPatch{…}` literals.
+    pub literals: Option<Arc<Rewritten>>,
 }
 
 impl Expression {
@@ -35,7 +40,20 @@ impl Expression {
             text: text.to_string(),
             program,
             uses,
+            literals: None,
         }
+    }
+
+    /// A MutatingAdmissionPolicy's expression, whose literals are rewritten
+    /// to run. `text` is kept as written (kube's messages quote it so).
+    pub fn compile_mutating(text: &str) -> Expression {
+        let mut e = Expression::compile(text.trim());
+        e.text = text.to_string();
+        e.literals = match &e.program {
+            Ok(p) => kube_cel::mutation::rewrite_literals(p).map(Arc::new),
+            Err(_) => None,
+        };
+        e
     }
 }
 
@@ -50,39 +68,6 @@ fn variables_used(e: &IdedExpr) -> BTreeSet<String> {
         }
     });
     out
-}
-
-/// Calls `f` on every node of `e`.
-pub fn visit(e: &IdedExpr, f: &mut impl FnMut(&IdedExpr)) {
-    use kube_cel::cel::common::ast::EntryExpr;
-    f(e);
-    match &e.expr {
-        Expr::Select(s) => visit(&s.operand, f),
-        Expr::Call(c) => {
-            c.target.iter().for_each(|t| visit(t, f));
-            c.args.iter().for_each(|a| visit(a, f));
-        }
-        Expr::List(l) => l.elements.iter().for_each(|x| visit(x, f)),
-        Expr::Map(m) => m.entries.iter().for_each(|entry| match &entry.expr {
-            EntryExpr::MapEntry(m) => {
-                visit(&m.key, f);
-                visit(&m.value, f);
-            }
-            EntryExpr::StructField(s) => visit(&s.value, f),
-        }),
-        Expr::Comprehension(c) => {
-            for part in [
-                &c.iter_range,
-                &c.accu_init,
-                &c.loop_cond,
-                &c.loop_step,
-                &c.result,
-            ] {
-                visit(part, f);
-            }
-        }
-        _ => {}
-    }
 }
 
 pub struct Validation {
@@ -118,6 +103,20 @@ pub struct ParamKind {
     pub kind: String,
 }
 
+/// How a mutation's expression patches the object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PatchType {
+    /// Merged as server-side apply merges (`Object{…}`).
+    ApplyConfiguration,
+    /// A list of `JSONPatch{…}` operations.
+    JsonPatch,
+}
+
+pub struct Mutation {
+    pub patch_type: PatchType,
+    pub expression: Expression,
+}
+
 pub struct Policy {
     pub name: String,
     pub failure_policy: FailurePolicy,
@@ -127,6 +126,10 @@ pub struct Policy {
     pub variables: Vec<(String, Expression)>,
     pub validations: Vec<Validation>,
     pub audit_annotations: Vec<AuditAnnotation>,
+    /// A MutatingAdmissionPolicy's mutations, in order.
+    pub mutations: Vec<Mutation>,
+    /// reinvocationPolicy IfNeeded (mutating).
+    pub reinvoke_if_needed: bool,
     /// Why the policy cannot be used, if it cannot.
     pub error: Option<String>,
     /// Whether an expression may read `namespaceObject` (else the
@@ -213,6 +216,24 @@ fn validation(v: &Value) -> Validation {
     }
 }
 
+/// A mutation as written (one with an unknown patch type is left out: the
+/// API refuses it on write).
+fn mutation(v: &Value) -> Option<Mutation> {
+    let (patch_type, key) = match text(v, "patchType") {
+        "ApplyConfiguration" => (
+            PatchType::ApplyConfiguration,
+            "/applyConfiguration/expression",
+        ),
+        "JSONPatch" => (PatchType::JsonPatch, "/jsonPatch/expression"),
+        _ => return None,
+    };
+    let expression = v.pointer(key).and_then(Value::as_str).unwrap_or_default();
+    Some(Mutation {
+        patch_type,
+        expression: Expression::compile_mutating(expression),
+    })
+}
+
 fn param_kind(spec: &Value) -> Result<Option<ParamKind>, String> {
     let Some(kind) = spec.get("paramKind").filter(|k| k.is_object()) else {
         return Ok(None);
@@ -231,7 +252,35 @@ fn param_kind(spec: &Value) -> Result<Option<ParamKind>, String> {
 }
 
 impl Policy {
+    /// A ValidatingAdmissionPolicy.
     pub fn read(object: &Value) -> Policy {
+        let spec = object.get("spec").unwrap_or(&Value::Null);
+        let mut policy = Policy::read_common(object, |e| Expression::compile(e.trim()));
+        policy.validations = items(spec, "validations").iter().map(validation).collect();
+        policy.audit_annotations = items(spec, "auditAnnotations")
+            .iter()
+            .map(|a| AuditAnnotation {
+                key: text(a, "key").to_string(),
+                value: Expression::compile(text(a, "valueExpression").trim()),
+            })
+            .collect();
+        policy.scan()
+    }
+
+    /// A MutatingAdmissionPolicy.
+    pub fn read_mutating(object: &Value) -> Policy {
+        let spec = object.get("spec").unwrap_or(&Value::Null);
+        let mut policy = Policy::read_common(object, Expression::compile_mutating);
+        policy.mutations = items(spec, "mutations")
+            .iter()
+            .filter_map(mutation)
+            .collect();
+        policy.reinvoke_if_needed = text(spec, "reinvocationPolicy") == "IfNeeded";
+        policy.scan()
+    }
+
+    /// What both kinds have: match criteria, params, conditions, variables.
+    fn read_common(object: &Value, compile: fn(&str) -> Expression) -> Policy {
         let spec = object.get("spec").unwrap_or(&Value::Null);
         let mut error = None;
         let constraints = spec
@@ -250,7 +299,7 @@ impl Policy {
             error.get_or_insert(e);
             MatchConditions::default()
         });
-        let mut policy = Policy {
+        Policy {
             name: text(object.get("metadata").unwrap_or(&Value::Null), "name").to_string(),
             failure_policy: match text(spec, "failurePolicy") {
                 "Ignore" => FailurePolicy::Ignore,
@@ -261,27 +310,24 @@ impl Policy {
             conditions,
             variables: items(spec, "variables")
                 .iter()
-                .map(|v| {
-                    let name = text(v, "name").to_string();
-                    (name, Expression::compile(text(v, "expression").trim()))
-                })
+                .map(|v| (text(v, "name").to_string(), compile(text(v, "expression"))))
                 .collect(),
-            validations: items(spec, "validations").iter().map(validation).collect(),
-            audit_annotations: items(spec, "auditAnnotations")
-                .iter()
-                .map(|a| AuditAnnotation {
-                    key: text(a, "key").to_string(),
-                    value: Expression::compile(text(a, "valueExpression").trim()),
-                })
-                .collect(),
+            validations: Vec::new(),
+            audit_annotations: Vec::new(),
+            mutations: Vec::new(),
+            reinvoke_if_needed: false,
             error,
             reads_namespace: false,
             loops: false,
-        };
-        policy.reads_namespace =
-            policy.any_node(|e| matches!(&e.expr, Expr::Ident(name) if name == "namespaceObject"));
-        policy.loops = policy.any_node(|e| matches!(e.expr, Expr::Comprehension(_)));
-        policy
+        }
+    }
+
+    /// Notes what the compiled expressions read and do.
+    fn scan(mut self) -> Policy {
+        self.reads_namespace =
+            self.any_node(|e| matches!(&e.expr, Expr::Ident(name) if name == "namespaceObject"));
+        self.loops = self.any_node(|e| matches!(e.expr, Expr::Comprehension(_)));
+        self
     }
 
     /// Whether a node of any of the policy's compiled expressions is `f`.
@@ -293,7 +339,8 @@ impl Policy {
                 .chain(self.validations.iter().flat_map(|v| {
                     std::iter::once(&v.expression).chain(v.message_expression.as_ref())
                 }))
-                .chain(self.audit_annotations.iter().map(|a| &a.value));
+                .chain(self.audit_annotations.iter().map(|a| &a.value))
+                .chain(self.mutations.iter().map(|m| &m.expression));
         let programs = expressions
             .filter_map(|e| e.program.as_deref().ok())
             .chain(self.conditions.programs());

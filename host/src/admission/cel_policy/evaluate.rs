@@ -15,7 +15,7 @@ use kube_cel::authz::{Authorize, ResourceCheck};
 use kube_cel::cel::{Context, Value};
 
 use super::compile::{Expression, Policy};
-use crate::admission::match_conditions::Outcome;
+pub use crate::admission::match_conditions::Outcome;
 
 /// kube's `RuntimeCELCostBudget` for one policy, binding and param.
 const RUNTIME_BUDGET: u64 = 10_000_000;
@@ -85,7 +85,10 @@ impl Runner<'_> {
             deadline: crate::cpu::deadline(),
             ..kube_cel::Budget::per_call()
         };
-        let (result, spent) = kube_cel::metered(budget, || program.execute(&self.context));
+        let (result, spent) = kube_cel::metered(budget, || match &e.literals {
+            Some(rewritten) => rewritten.execute(&self.context),
+            None => program.execute(&self.context),
+        });
         self.spent = self.spent.saturating_add(spent.cost);
         // A result reached past the limit (an error absorbed by `||` or
         // `&&` after it) does not count: the evaluation was over budget.
@@ -116,33 +119,68 @@ impl Runner<'_> {
 
 /// Evaluates `policy` against `input` with `params` (null without).
 pub fn evaluate(policy: &Policy, input: &Input, params: &Value) -> Evaluation {
-    let by = input.authorizer.as_ref().map(|(by, _)| by.clone());
-    kube_cel::authz::with_authorizer(by, || {
-        kube_cel::with_scope(|context| evaluate_in(policy, input, params, context))
-    })
+    with_runner(policy, input, params, |runner| validate(policy, runner))
 }
 
-fn evaluate_in(
+/// Runs `f` with a runner whose context has `input`, `params` and the
+/// policy's variables bound.
+fn with_runner<T>(
     policy: &Policy,
     input: &Input,
     params: &Value,
-    mut context: Context<'_, 'static>,
-) -> Evaluation {
-    context.add_variable_from_value("object", input.object.clone());
-    context.add_variable_from_value("oldObject", input.old_object.clone());
-    context.add_variable_from_value("request", input.request.clone());
-    context.add_variable_from_value("namespaceObject", input.namespace_object.clone());
-    context.add_variable_from_value("params", params.clone());
-    if let Some((_, request)) = &input.authorizer {
-        context.add_variable_from_value("authorizer", kube_cel::authz::variable(request.clone()));
-    }
-    let mut runner = Runner {
-        context,
-        failed_variables: HashMap::new(),
-        spent: 0,
-    };
-    bind_variables(policy, &mut runner);
-    match policy.conditions.evaluate_in(&runner.context) {
+    f: impl FnOnce(&mut Runner<'_>) -> T,
+) -> T {
+    let by = input.authorizer.as_ref().map(|(by, _)| by.clone());
+    kube_cel::authz::with_authorizer(by, || {
+        kube_cel::with_scope(|mut context| {
+            context.add_variable_from_value("object", input.object.clone());
+            context.add_variable_from_value("oldObject", input.old_object.clone());
+            context.add_variable_from_value("request", input.request.clone());
+            context.add_variable_from_value("namespaceObject", input.namespace_object.clone());
+            context.add_variable_from_value("params", params.clone());
+            if let Some((_, request)) = &input.authorizer {
+                context.add_variable_from_value(
+                    "authorizer",
+                    kube_cel::authz::variable(request.clone()),
+                );
+            }
+            let mut runner = Runner {
+                context,
+                failed_variables: HashMap::new(),
+                spent: 0,
+            };
+            bind_variables(policy, &mut runner);
+            f(&mut runner)
+        })
+    })
+}
+
+/// Whether a MutatingAdmissionPolicy's match conditions take the request.
+pub fn conditions(policy: &Policy, input: &Input, params: &Value) -> Outcome {
+    with_runner(policy, input, params, |runner| {
+        policy.conditions.evaluate_for_policy(&runner.context)
+    })
+}
+
+/// The value of a MutatingAdmissionPolicy's mutation `index` (an
+/// apply configuration, or JSON Patch operations), or kube's error.
+pub fn mutation(
+    policy: &Policy,
+    index: usize,
+    input: &Input,
+    params: &Value,
+) -> Result<Value, String> {
+    let mutation = policy
+        .mutations
+        .get(index)
+        .ok_or_else(|| format!("policy has no mutation {index}"))?;
+    with_runner(policy, input, params, |runner| {
+        runner.run(&mutation.expression)
+    })
+}
+
+fn validate(policy: &Policy, runner: &mut Runner<'_>) -> Evaluation {
+    match policy.conditions.evaluate_for_policy(&runner.context) {
         Outcome::Skip => return Evaluation::Skipped,
         Outcome::Error(why) => return Evaluation::Failed(why),
         Outcome::Call => {}
@@ -153,7 +191,7 @@ fn evaluate_in(
             Err(why) => Decision::Error(why),
             Ok(Value::Bool(true)) => Decision::Admit,
             Ok(_) => Decision::Deny {
-                message: message(&mut runner, validation),
+                message: message(runner, validation),
                 reason: validation.reason,
             },
         };
@@ -165,7 +203,7 @@ fn evaluate_in(
     let annotations = policy
         .audit_annotations
         .iter()
-        .filter_map(|a| annotation(&mut runner, &a.key, &a.value))
+        .filter_map(|a| annotation(runner, &a.key, &a.value))
         .collect();
     if runner.over_budget() {
         return Evaluation::Failed(OUT_OF_BUDGET.to_string());

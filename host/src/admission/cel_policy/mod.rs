@@ -1,7 +1,9 @@
-//! ValidatingAdmissionPolicies (admissionregistration.k8s.io/v1): the API's
-//! CEL policies and their bindings, evaluated in the host where the chain
-//! has a `builtin:validating-admission-policy` entry (by default kube's
-//! position, before the validating webhooks), as kube's dispatcher does:
+//! The API's CEL admission policies and their bindings, evaluated in the
+//! host: MutatingAdmissionPolicies (`mutating.rs`, where the chain has a
+//! `builtin:mutating-admission-policy` entry; by default kube's position,
+//! before the mutating webhooks) and ValidatingAdmissionPolicies
+//! (admissionregistration.k8s.io/v1, at `builtin:validating-admission-policy`,
+//! before the validating webhooks), as kube's dispatcher does:
 //! each policy whose matchConstraints take the request, with each of its
 //! bindings whose matchResources take it, once per param the binding's
 //! paramRef finds. A failed validation acts as the binding's
@@ -19,6 +21,7 @@
 mod authorizer;
 pub mod compile;
 pub mod evaluate;
+pub mod mutating;
 mod params;
 pub use params::Lookups;
 pub mod type_check;
@@ -30,7 +33,7 @@ use serde_json::{json, Value};
 
 use self::compile::{Binding, MatchResources, NamedRule, Policy};
 use self::evaluate::{Annotation, Decision, Evaluation, Input};
-use super::config::FailurePolicy;
+use super::config::{FailurePolicy, Phase};
 use super::matcher::{labels_of, RequestAttributes};
 use super::review::ReviewRequest;
 use super::watched::{list, Watched};
@@ -40,7 +43,8 @@ use crate::status::{ApiError, ApiResult};
 
 const GROUP: &str = "admissionregistration.k8s.io";
 
-/// The API's ValidatingAdmissionPolicies and bindings, as last changed.
+/// The API's admission policies of one kind (Validating or Mutating) and
+/// their bindings, as last changed.
 pub struct AdmissionPolicies {
     reader: Arc<StoreReader>,
     /// What `authorizer` checks ask.
@@ -49,6 +53,7 @@ pub struct AdmissionPolicies {
     bindings_res: ResourceInfo,
     policies: Watched<Vec<Arc<Policy>>>,
     bindings: Watched<Vec<Arc<Binding>>>,
+    read: fn(&Value) -> Policy,
 }
 
 /// A denial (or a failure under failurePolicy Fail), for the error.
@@ -60,17 +65,26 @@ struct Denied {
 }
 
 impl AdmissionPolicies {
+    /// The policies of `phase`'s kind, if the catalogue serves them
+    /// (MutatingAdmissionPolicies only behind their feature gate).
     pub fn new(
         reader: Arc<StoreReader>,
         auth: Arc<crate::auth::Auth>,
+        phase: Phase,
     ) -> Option<AdmissionPolicies> {
+        let (kind, versions, read): (_, &[&str], fn(&Value) -> Policy) = match phase {
+            Phase::Validating => ("validating", &["v1"], Policy::read),
+            Phase::Mutating => ("mutating", &["v1beta1", "v1alpha1"], Policy::read_mutating),
+        };
         let catalogue = reader.catalogue.get();
-        let policies_res = catalogue
-            .lookup(GROUP, "v1", "validatingadmissionpolicies")?
-            .clone();
-        let bindings_res = catalogue
-            .lookup(GROUP, "v1", "validatingadmissionpolicybindings")?
-            .clone();
+        let lookup = |plural: &str| {
+            let found = versions
+                .iter()
+                .find_map(|v| catalogue.lookup(GROUP, v, plural));
+            found.cloned()
+        };
+        let policies_res = lookup(&format!("{kind}admissionpolicies"))?;
+        let bindings_res = lookup(&format!("{kind}admissionpolicybindings"))?;
         Some(AdmissionPolicies {
             policies: Watched::follow(&reader.registry, &policies_res),
             bindings: Watched::follow(&reader.registry, &bindings_res),
@@ -78,14 +92,15 @@ impl AdmissionPolicies {
             auth,
             policies_res,
             bindings_res,
+            read,
         })
     }
 
     /// The policies (by name) and bindings (by name) in effect.
     async fn current(&self) -> (Vec<Arc<Policy>>, Vec<Arc<Binding>>) {
         let policies = match self.policies.current() {
-            Some(s) => s.built(read_all(Policy::read)).clone(),
-            None => read_all(Policy::read)(&self.listed(&self.policies_res).await),
+            Some(s) => s.built(read_all(self.read)).clone(),
+            None => read_all(self.read)(&self.listed(&self.policies_res).await),
         };
         if policies.is_empty() {
             return (policies, Vec::new());
@@ -149,11 +164,14 @@ pub async fn run_policies(
         namespace: None,
         input: None,
         denied: Vec::new(),
+        config_error: "Invalid",
         warnings,
     };
     for policy in policies {
         let mine = bindings.iter().filter(|b| b.policy == policy.name);
-        run.policy(policy, mine).await;
+        for (binding, params) in run.invocations(policy, mine).await {
+            run.validate(policy, binding, params).await;
+        }
     }
     match run.denied.into_iter().next() {
         Some(d) => Err(denial(req, obj, old, d)),
@@ -182,55 +200,69 @@ struct Run<'a> {
     /// later policy reads the namespace the first one did not).
     input: Option<(Arc<Input>, bool)>,
     denied: Vec<Denied>,
+    /// The reason of a configuration error's denial (kube's validating
+    /// dispatcher says Invalid, its generic one Forbidden).
+    config_error: &'static str,
     warnings: &'a Mutex<Vec<String>>,
 }
 
 impl Run<'_> {
-    async fn policy<'b>(
+    /// The bindings of `policy` that take the request, each with the params
+    /// it runs with; configuration errors are recorded on the way.
+    async fn invocations<'b>(
         &mut self,
         policy: &Policy,
         bindings: impl Iterator<Item = &'b Arc<Binding>>,
-    ) {
+    ) -> Vec<(&'b Binding, Vec<CelValue>)> {
+        let mut out = Vec::new();
         if !self.matches(&policy.constraints, true).await {
-            return;
+            return out;
         }
         if let Some(why) = &policy.error {
             let message = format!("failed to configure policy: {why}");
-            return self.failed(policy, None, message);
+            self.failed(policy, None, message);
+            return out;
         }
         for binding in bindings {
-            self.binding(policy, binding).await;
+            if let Some(params) = self.binding_params(policy, binding).await {
+                out.push((binding.as_ref(), params));
+            }
         }
+        out
     }
 
-    async fn binding(&mut self, policy: &Policy, binding: &Binding) {
+    /// The params `binding` runs `policy` with, if it takes the request.
+    async fn binding_params(
+        &mut self,
+        policy: &Policy,
+        binding: &Binding,
+    ) -> Option<Vec<CelValue>> {
         if let Some(m) = &binding.match_resources {
             if !self.matches(m, false).await {
-                return;
+                return None;
             }
         }
         if let Some(why) = &binding.error {
             let message = format!("failed to configure binding: {why}");
-            return self.failed(policy, Some(binding), message);
+            self.failed(policy, Some(binding), message);
+            return None;
         }
-        let params = match params::collect(self.env.lookups, policy, binding, self.req).await {
-            Ok(p) => p,
+        match params::collect(self.env.lookups, policy, binding, self.req).await {
+            Ok(p) if p.is_empty() => None,
+            Ok(p) => Some(p),
             Err(why) => {
                 let message = format!("failed to configure binding: {why}");
-                return self.failed(policy, Some(binding), message);
+                self.failed(policy, Some(binding), message);
+                None
             }
-        };
-        if params.is_empty() {
-            return;
         }
+    }
+
+    /// Evaluates a ValidatingAdmissionPolicy for each param.
+    async fn validate(&mut self, policy: &Policy, binding: &Binding, params: Vec<CelValue>) {
         let input = self.input(policy.reads_namespace).await;
         for param in params {
-            let evaluate = || evaluate::evaluate(policy, &input, &param);
-            // A loop's cost grows with the object, whatever the request's size.
-            let evaluation = match policy.loops {
-                true => crate::cpu::heavy(evaluate),
-                false => crate::cpu::for_request(evaluate),
-            };
+            let evaluation = off_loop(policy, || evaluate::evaluate(policy, &input, &param));
             self.apply(policy, binding, evaluation);
         }
     }
@@ -243,7 +275,7 @@ impl Run<'_> {
                 policy: policy.name.clone(),
                 binding: binding.map(|b| b.name.clone()),
                 message,
-                reason: "Invalid",
+                reason: self.config_error,
             });
         }
     }
@@ -405,6 +437,15 @@ impl Run<'_> {
     }
 }
 
+/// Runs a policy's CEL off the async workers when it may be heavy: a
+/// loop's cost grows with the object, whatever the request's size.
+fn off_loop<T>(policy: &Policy, work: impl FnOnce() -> T) -> T {
+    match policy.loops {
+        true => crate::cpu::heavy(work),
+        false => crate::cpu::for_request(work),
+    }
+}
+
 /// The `authorizer` of expressions about `req`: its user's checks answered
 /// by `auth`'s authorizer chain, and its resource.
 pub fn authorizer_for(
@@ -460,7 +501,7 @@ fn denial(req: &ReviewRequest, obj: Option<&Value>, old: Option<&Value>, d: Deni
 
 /// kube's `extractResourceName`: the request's name, else the object's
 /// name or generateName, else "Unknown".
-fn resource_name(req: &ReviewRequest, obj: Option<&Value>) -> String {
+pub(super) fn resource_name(req: &ReviewRequest, obj: Option<&Value>) -> String {
     if !req.name.is_empty() {
         return req.name.clone();
     }

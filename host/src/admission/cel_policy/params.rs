@@ -17,6 +17,8 @@ pub trait Lookups: Send + Sync {
     fn reader(&self) -> &dyn ObjectReader;
     /// The plural and scope of the resource serving `kind`.
     fn resource_of(&self, kind: &ParamKind) -> Option<(String, bool)>;
+    /// The resources and schemas (an apply configuration merges by them).
+    fn catalogue(&self) -> std::sync::Arc<crate::catalogue::Catalogue>;
 }
 
 impl Lookups for StoreReader {
@@ -28,6 +30,10 @@ impl Lookups for StoreReader {
         let catalogue = self.catalogue.get();
         let res = catalogue.by_kind(&kind.group, &kind.version, &kind.kind)?;
         Some((res.plural.clone(), res.namespaced))
+    }
+
+    fn catalogue(&self) -> std::sync::Arc<crate::catalogue::Catalogue> {
+        self.catalogue.get()
     }
 }
 

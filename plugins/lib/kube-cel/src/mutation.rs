@@ -5,13 +5,13 @@
 //!
 //! The `cel` crate constructs only struct types registered by their exact
 //! name, and `Object.spec.template` is a name of kube's making, one per
-//! field path. So [`compile`] rewrites every such literal into a call of
+//! field path. So [`rewrite_literals`] rewrites every such literal into a call of
 //! [`OBJECT`] with the type's name and a map of its fields: an `Object` is
 //! a map at run time, a `JSONPatch` a map of its four fields (checked as
 //! kube's `JSONPatchType.Val` checks them). kube's run-time check that a
 //! literal under field `f` of an `Object.x` literal is an `Object.x.f`
 //! (`CheckTypeNamesMatchFieldPathNames`) is made once, on the literals
-//! as written ([`Compiled::mismatch`]).
+//! as written ([`Rewritten::mismatch`]).
 
 use std::collections::HashMap;
 
@@ -42,15 +42,14 @@ fn is_object_type(name: &str) -> bool {
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
 }
 
-/// A mutation's expression: the program as written (for the checks that
-/// read it) and the expression it runs, its literals rewritten.
-pub struct Compiled {
-    pub program: Program,
+/// What runs for an expression with patch type literals: its AST with
+/// the literals rewritten.
+pub struct Rewritten {
     runs: IdedExpr,
     mismatch: Option<String>,
 }
 
-impl Compiled {
+impl Rewritten {
     pub fn execute(&self, context: &Context) -> ResolveResult {
         Value::resolve(&self.runs, context)
     }
@@ -63,15 +62,15 @@ impl Compiled {
     }
 }
 
-/// Compiles `expression`, with its patch type literals rewritten.
-pub fn compile(expression: &str) -> Result<Compiled, String> {
-    let program = crate::compile(expression)?;
-    let runs = rewrite(program.expression());
-    let mismatch = first_mismatch(program.expression());
-    Ok(Compiled {
-        program,
-        runs,
-        mismatch,
+/// `program` rewritten to run, if it has patch type literals.
+pub fn rewrite_literals(program: &Program) -> Option<Rewritten> {
+    let mut literals = false;
+    crate::ast::visit(program.expression(), &mut |e| {
+        literals |= matches!(&e.expr, Expr::Struct(s) if is_patch_type(&s.type_name));
+    });
+    literals.then(|| Rewritten {
+        runs: rewrite(program.expression()),
+        mismatch: first_mismatch(program.expression()),
     })
 }
 
@@ -301,6 +300,11 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn compile(expression: &str) -> Result<Rewritten, String> {
+        let program = crate::compile(expression)?;
+        rewrite_literals(&program).ok_or_else(|| "no literals".to_string())
+    }
+
     fn run(expression: &str) -> Result<serde_json::Value, String> {
         let compiled = compile(expression)?;
         let context = crate::context();
@@ -318,6 +322,7 @@ mod tests {
             Ok(json!({"metadata": {"labels": {"a": "b"}}, "spec": {"replicas": 2}}))
         );
         assert_eq!(run("Object{}"), Ok(json!({})));
+        assert!(rewrite_literals(&crate::compile("1 + 1").unwrap()).is_none());
     }
 
     #[test]
