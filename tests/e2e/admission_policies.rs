@@ -29,8 +29,10 @@ fn server_with_examples() -> Server {
     s
 }
 
-/// One recorded case sent as the recorder sends it.
-fn send(s: &Server, case: &Value) -> Value {
+/// One recorded case sent as the recorder sends it, answered as it
+/// records: code, warnings, the Status of a failure, else the `pick`ed
+/// parts of the object (JSON pointers).
+pub(crate) fn send(s: &Server, case: &Value) -> Value {
     let path = case["path"].as_str().unwrap();
     let method = case["method"].as_str().unwrap();
     let (content_type, body) = match (case.get("patch"), case.get("body")) {
@@ -49,6 +51,12 @@ fn send(s: &Server, case: &Value) -> Value {
         for key in ["reason", "message", "details"] {
             answer[key] = doc[key].clone();
         }
+    } else if let Some(picks) = case["pick"].as_array() {
+        let picked = picks.iter().filter_map(Value::as_str).map(|p| {
+            let value = doc.pointer(p).cloned().unwrap_or(Value::Null);
+            (p.to_string(), value)
+        });
+        answer["picked"] = Value::Object(picked.collect());
     }
     answer
 }

@@ -31,6 +31,7 @@ mod kind_validation;
 mod kube_132_kinds;
 mod lifecycle;
 mod metadata_informers;
+mod mutating_admission_policies;
 mod namespaces;
 mod objects;
 mod openapi_v2;
