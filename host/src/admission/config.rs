@@ -485,7 +485,12 @@ admission:
                 EntryConfig::Plugin(p) => p.name.clone(),
                 EntryConfig::Webhooks(p) => format!("webhooks:{p:?}"),
                 EntryConfig::Policies(p) => format!("policies:{p:?}"),
-                EntryConfig::AdmissionPolicies => VALIDATING_ADMISSION_POLICY.to_string(),
+                EntryConfig::AdmissionPolicies(Phase::Mutating) => {
+                    MUTATING_ADMISSION_POLICY.to_string()
+                }
+                EntryConfig::AdmissionPolicies(Phase::Validating) => {
+                    VALIDATING_ADMISSION_POLICY.to_string()
+                }
             })
             .collect();
         assert_eq!(
@@ -494,6 +499,7 @@ admission:
                 "namespace-lifecycle",
                 "service-account",
                 "policies:Mutating",
+                MUTATING_ADMISSION_POLICY,
                 "webhooks:Mutating",
                 "policies:Validating",
                 VALIDATING_ADMISSION_POLICY,
@@ -642,16 +648,23 @@ admission:
         ];
         let builtins = crate::admission::assemble::public_builtins();
         let chain = default_chain(&builtins).unwrap();
-        assert_eq!(chain.len(), expected.len() + 5);
+        assert_eq!(chain.len(), expected.len() + 6);
         assert!(matches!(chain[13], EntryConfig::Policies(Phase::Mutating)));
-        assert!(matches!(chain[14], EntryConfig::Webhooks(Phase::Mutating)));
         assert!(matches!(
-            chain[15],
+            chain[14],
+            EntryConfig::AdmissionPolicies(Phase::Mutating)
+        ));
+        assert!(matches!(chain[15], EntryConfig::Webhooks(Phase::Mutating)));
+        assert!(matches!(
+            chain[16],
             EntryConfig::Policies(Phase::Validating)
         ));
-        assert!(matches!(chain[16], EntryConfig::AdmissionPolicies));
         assert!(matches!(
             chain[17],
+            EntryConfig::AdmissionPolicies(Phase::Validating)
+        ));
+        assert!(matches!(
+            chain[18],
             EntryConfig::Webhooks(Phase::Validating)
         ));
         let plugins = chain.iter().filter(|e| matches!(e, EntryConfig::Plugin(_)));
