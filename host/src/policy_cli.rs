@@ -136,6 +136,10 @@ fn describe(bundle: &bundles::Bundle) -> String {
     }
     text += "policies:\n";
     for p in &m.policies {
+        if p.kind == bundles::manifest::PolicyKind::AdmissionPolicy {
+            text += &describe_admission_policy(bundle, p);
+            continue;
+        }
         let pm = &p.manifest;
         let phases: Vec<String> = pm
             .phases
@@ -162,6 +166,30 @@ fn describe(bundle: &bundles::Bundle) -> String {
                 text += &format!("    {field}: {v}\n");
             }
         }
+    }
+    text
+}
+
+/// A bundled ValidatingAdmissionPolicy's lines of `inspect`.
+fn describe_admission_policy(
+    bundle: &bundles::Bundle,
+    p: &bundles::manifest::BundlePolicy,
+) -> String {
+    let layer = bundle.component(&p.module);
+    let mut text = format!("  {}:\n", p.manifest.name);
+    match bundles::admission_policies::parse_layer(layer) {
+        Ok(b) => {
+            let bindings: Vec<&str> = b.bindings.iter().map(|b| b.name.as_str()).collect();
+            text += &format!(
+                "    admissionPolicy: ValidatingAdmissionPolicy {} (bindings: {})\n    layer: {} ({} KiB)\n    rules: {}\n",
+                b.policy.name,
+                bindings.join(", "),
+                p.module,
+                layer.len().div_ceil(1024),
+                rules_line(Some(&b.rules)),
+            );
+        }
+        Err(e) => text += &format!("    admissionPolicy: unreadable: {e}\n"),
     }
     text
 }

@@ -251,6 +251,12 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     bundles
         .map(|c| c.with_registry(access, keys))
         .map(|c| c.with_sources(bundle_roots, args.policy_bundle_fetch_timeout))
+        .map(|c| {
+            c.with_admission_policies(crate::policy_bundles::loaded::CelContext {
+                lookups: state.reader(),
+                auth: Some(state.auth.clone()),
+            })
+        })
         .map(PolicyController::spawn);
     let election = start_controllers(&args, &state);
     let kubeconfig_path = args.data_dir.join(kubeconfig::ADMIN_FILE);

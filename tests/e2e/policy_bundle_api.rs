@@ -11,7 +11,7 @@
 //! load them. The multi-tenancy bundle's context-aware policies read the
 //! live store.
 
-use crate::policy_bundles::{build_baseline, build_bundle};
+use crate::policy_bundles::{build_baseline, build_bundle, build_workload_limits};
 use crate::policy_examples::ingress;
 use crate::support::{eventually, stderr, stdout, Server};
 use std::path::Path;
@@ -520,4 +520,57 @@ fn the_multi_tenancy_bundle_reads_the_cluster_it_guards() {
     assert!(!copy.status.success(), "{}", stdout(&copy));
     assert!(stderr(&copy).contains("policy multi-tenancy/unique-ingress-host: ingresses.networking.k8s.io \"copy\" is forbidden: host \"shop.example.com\" is already used by ingress team-a/shop"), "{}", stderr(&copy));
     apply(&s, &ingress("team-b", "blog", "blog.example.com"));
+}
+
+#[test]
+fn a_bundles_admission_policies_deny_in_enforce_and_warn_in_warn() {
+    let build = tempfile::tempdir().unwrap();
+    let (_, tar) = build_workload_limits(build.path());
+    let s = Server::start();
+    let bundles = s.dir.path().join("bundles");
+    std::fs::create_dir_all(&bundles).unwrap();
+    std::fs::copy(&tar, bundles.join("wl.tar")).unwrap();
+    let bundle = |mode: &str| {
+        format!(
+            "apiVersion: policies.capstan.dev/v1alpha1\nkind: PolicyBundle\nmetadata:\n  name: wl\n\
+             spec:\n  bundle: wl.tar\n  mode: {mode}\n"
+        )
+    };
+    apply(&s, &bundle("Enforce"));
+    let (status, _, message) = wait_ready(&s, "wl");
+    assert_eq!(status, "True", "{message}");
+    let big = s.kubectl(&[
+        "create",
+        "deployment",
+        "big",
+        "--image=nginx:1.27",
+        "--replicas=6",
+    ]);
+    assert!(!big.status.success());
+    assert!(
+        stderr(&big).contains("policy wl/replica-limit: deployments.apps \"big\" is forbidden: ValidatingAdmissionPolicy 'replica-limit' with binding 'replica-limit' denied request: replicas must be at most 5, not 6"),
+        "{}",
+        stderr(&big)
+    );
+    s.ok(&[
+        "create",
+        "deployment",
+        "small",
+        "--image=nginx:1.27",
+        "--replicas=2",
+    ]);
+    // The binding's namespaceSelector, against the live namespaces.
+    let unowned = s.kubectl(&["create", "configmap", "settings"]);
+    assert!(
+        stderr(&unowned).contains("every ConfigMap needs a team label"),
+        "{}",
+        stderr(&unowned)
+    );
+    s.ok(&["create", "configmap", "settings", "-n", "kube-system"]);
+
+    apply(&s, &bundle("Warn"));
+    assert!(eventually(WAIT, || {
+        let out = s.kubectl(&["create", "configmap", "warned", "--dry-run=server"]);
+        out.status.success() && stderr(&out).contains("every ConfigMap needs a team label")
+    }));
 }

@@ -258,3 +258,59 @@ fn a_wrong_expectation_fails_naming_the_case_and_a_tampered_bundle_is_refused() 
     );
     assert!(e.contains("(tampered with or corrupt)"), "{e}");
 }
+
+/// Builds policies/workload-limits (a component and two
+/// ValidatingAdmissionPolicies) into `dir`; returns the layout and tarball.
+pub(crate) fn build_workload_limits(dir: &Path) -> (String, String) {
+    build_bundle(dir, "workload-limits", 3)
+}
+
+#[test]
+fn a_bundle_ships_admission_policies_beside_components() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let (_, tar) = build_workload_limits(dir.path());
+    let inspected = ok(&["inspect", &tar], &cache);
+    for expected in [
+        "  disallow-latest-tag:\n    world: admission",
+        "  replica-limit:\n    admissionPolicy: ValidatingAdmissionPolicy replica-limit (bindings: replica-limit)",
+        "    rules: CREATE,UPDATE deployments.apps",
+        "admissionPolicy: ValidatingAdmissionPolicy team-label (bindings: team-label-outside-kube-system)",
+    ] {
+        assert!(inspected.contains(expected), "{expected:?} not in:\n{inspected}");
+    }
+    let fixtures = format!("{POLICIES}/workload-limits/fixtures");
+    let tested = ok(&["test", &tar, &fixtures], &cache);
+    assert!(tested.contains("PASS big-deployment [replica-limit]: denied: deployments.apps \"big\" is forbidden: ValidatingAdmissionPolicy 'replica-limit' with binding 'replica-limit' denied request: replicas must be at most 5, not 6"), "{tested}");
+    assert!(tested.contains("6 cases, 6 passed, 0 failed"), "{tested}");
+
+    // A policy file that does not compile is refused at build, named.
+    let source = dir.path().join("broken");
+    std::fs::create_dir_all(&source).unwrap();
+    for file in ["bundle.yaml", "replica-limit.yaml", "team-label.yaml"] {
+        let from = format!("{POLICIES}/workload-limits/{file}");
+        std::fs::copy(from, source.join(file)).unwrap();
+    }
+    let policy = std::fs::read_to_string(source.join("replica-limit.yaml")).unwrap();
+    let broken = policy.replace("object.spec.replicas <= 5", "object.spec.replicas <=");
+    std::fs::write(source.join("replica-limit.yaml"), broken).unwrap();
+    let modules = components().display().to_string();
+    let out = dir.path().join("broken.tar").display().to_string();
+    let built = capstan(
+        &[
+            "build",
+            &source.display().to_string(),
+            "--modules-dir",
+            &modules,
+            "-o",
+            &out,
+        ],
+        dir.path(),
+    );
+    assert!(!built.status.success());
+    let err = stderr(&built);
+    assert!(
+        err.contains("policy replica-limit") && err.contains("compilation failed"),
+        "{err}"
+    );
+}

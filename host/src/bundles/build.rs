@@ -1,12 +1,14 @@
 //! `capstan policy build`: a folder with a bundle manifest (`bundle.yaml`
-//! or `bundle.json`) and the components it names becomes the files of an
-//! OCI image layout. Each policy's `module` becomes its layer's digest in
+//! or `bundle.json`) and the components (and admission policy files) it
+//! names becomes the files of an OCI image layout. Each policy's `module` becomes its layer's digest in
 //! the config blob; the layer keeps the file name as its title. Nothing
 //! depends on the time or the machine: the same inputs give the same
 //! digests.
 
+use super::admission_policies;
 use super::layout::{self, blob_path, Files};
-use super::manifest::BundleManifest;
+use super::manifest::{BundleManifest, PolicyKind};
+use super::ADMISSION_POLICY_MEDIA_TYPE;
 use super::{digest, ARTIFACT_TYPE, COMPONENT_MEDIA_TYPE, CONFIG_MEDIA_TYPE, MAX_COMPONENT_BYTES};
 use anyhow::{anyhow, Context};
 use oci_spec::image::{
@@ -24,18 +26,30 @@ pub struct Built {
 
 /// Builds the bundle of `folder` into `out` (a layout directory, or a
 /// tarball when it ends in `.tar`); components are looked up in
-/// `modules_dir` (default: the folder).
+/// `modules_dir` (default: the folder), admission policy files in the
+/// folder.
 pub fn build(folder: &Path, modules_dir: Option<&Path>, out: &Path) -> anyhow::Result<Built> {
     let mut manifest = read_source(folder)?;
     let modules_dir = modules_dir.unwrap_or(folder);
     let mut files = Files::new();
     let mut layers: Vec<Descriptor> = Vec::new();
     for policy in &mut manifest.policies {
-        let path = modules_dir.join(&policy.module);
-        let bytes = read_component(&policy.manifest.name, &path).with_context(|| {
-            format!("policy {}: module {}", policy.manifest.name, path.display())
-        })?;
-        let descriptor = descriptor(COMPONENT_MEDIA_TYPE, &bytes, Some(&policy.module))?;
+        let name = &policy.manifest.name;
+        // Components may be built elsewhere; policy files are the folder's.
+        let (path, field, media_type, bytes) = match policy.kind {
+            PolicyKind::Component => {
+                let path = modules_dir.join(&policy.module);
+                let bytes = read_component(name, &path);
+                (path, "module", COMPONENT_MEDIA_TYPE, bytes)
+            }
+            PolicyKind::AdmissionPolicy => {
+                let path = folder.join(&policy.module);
+                let bytes = admission_policies::layer_from_file(name, &path);
+                (path, "admissionPolicy", ADMISSION_POLICY_MEDIA_TYPE, bytes)
+            }
+        };
+        let bytes = bytes.with_context(|| format!("policy {name}: {field} {}", path.display()))?;
+        let descriptor = descriptor(media_type, &bytes, Some(&policy.module))?;
         policy.module = descriptor.digest().to_string();
         if !layers.iter().any(|l| l.digest() == descriptor.digest()) {
             layers.push(descriptor);

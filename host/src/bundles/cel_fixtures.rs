@@ -10,17 +10,15 @@
 //! server's. `authorizer` checks fail offline (their `errored()` is true).
 
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use anyhow::anyhow;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::fixture_cluster::{resource_of_kind, FixtureCluster};
+use super::admission_policies::{default_binding, offline_verdict, Bundled};
+use super::fixture_cluster::FixtureCluster;
 use super::fixtures::{judge, Case, Outcome, Verdict};
-use crate::admission::cel_policy::compile::{Binding, ParamKind, Policy};
-use crate::admission::cel_policy::{run_policies, Environment, Lookups};
-use crate::admission::review::ReviewRequest;
-use crate::plugins::ObjectReader;
+use crate::admission::cel_policy::compile::{Binding, Policy};
 
 /// The policies, bindings and other objects of one YAML file.
 pub struct CelPolicies {
@@ -89,70 +87,14 @@ impl CelPolicies {
             .cloned()
             .collect();
         if bindings.is_empty() {
-            bindings.push(Arc::new(Binding::read(&json!({
-                "metadata": {"name": name},
-                "spec": {"policyName": name, "validationActions": ["Deny"]},
-            }))));
+            bindings.push(Arc::new(default_binding(name)));
         }
-        let request = &case.review["request"];
-        let Some(req) = ReviewRequest::from_request(request) else {
-            return Ok(Err(
-                "the review's request has no known operation".to_string()
-            ));
+        let bundled = Bundled {
+            policy: policy.clone(),
+            bindings,
+            rules: Vec::new(),
         };
-        let lookups = Offline {
-            cluster: case.cluster.extended(&self.objects)?,
-        };
-        let env = Environment {
-            lookups: &lookups,
-            auth: None,
-        };
-        let (obj, old) = (
-            non_null(&request["object"]),
-            non_null(&request["oldObject"]),
-        );
-        let warnings = Mutex::new(Vec::new());
-        let policies = [policy.clone()];
-        let answer = run_policies(&env, (&policies, &bindings), (&req, obj, old), &warnings).await;
-        let warned = warnings.into_inner().unwrap_or_default();
-        Ok(Ok(match answer {
-            Ok(()) => Verdict {
-                allowed: true,
-                message: warned.join("; "),
-                note: if warned.is_empty() {
-                    ""
-                } else {
-                    " with warnings"
-                },
-            },
-            Err(e) => Verdict {
-                allowed: false,
-                message: e.message,
-                note: "",
-            },
-        }))
-    }
-}
-
-fn non_null(v: &Value) -> Option<&Value> {
-    (!v.is_null()).then_some(v)
-}
-
-/// A case's objects: params and namespaces are found among them.
-struct Offline {
-    cluster: Arc<FixtureCluster>,
-}
-
-impl Lookups for Offline {
-    fn reader(&self) -> &dyn ObjectReader {
-        self.cluster.as_ref()
-    }
-
-    fn resource_of(&self, kind: &ParamKind) -> Option<(String, bool)> {
-        Some(resource_of_kind(&kind.group, &kind.version, &kind.kind))
-    }
-
-    fn catalogue(&self) -> Arc<crate::catalogue::Catalogue> {
-        Arc::new(crate::catalogue::Catalogue::builtin())
+        let cluster = case.cluster.extended(&self.objects)?;
+        Ok(Ok(offline_verdict(&bundled, case, cluster).await))
     }
 }

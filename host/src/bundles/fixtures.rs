@@ -18,7 +18,8 @@
 //! cover is allowed without a call; a policy that fails (trap, timeout, an
 //! error returned) denies under failurePolicy Fail and allows under Ignore.
 
-use super::components::LoadedPolicy;
+use super::admission_policies::offline_verdict;
+use super::components::{LoadedPolicy, Runs};
 use super::fixture_cluster::{FixtureCluster, CLUSTER_SUFFIX};
 use crate::admission::config::{FailurePolicy, DEFAULT_MEMORY_MIB, DEFAULT_TIMEOUT};
 use crate::plugin_run::{attributes, call_offline};
@@ -204,6 +205,12 @@ pub async fn run(policies: &[LoadedPolicy<'_>], cases: &[Case]) -> Vec<Outcome> 
 }
 
 async fn verdict(loaded: &LoadedPolicy<'_>, case: &Case) -> Result<Verdict, String> {
+    let plugin = match &loaded.runs {
+        Runs::Plugin(plugin) => plugin,
+        Runs::AdmissionPolicy(bundled) => {
+            return Ok(offline_verdict(bundled, case, case.cluster.clone()).await)
+        }
+    };
     let manifest = &loaded.policy.manifest;
     let settings = case
         .expect
@@ -234,14 +241,7 @@ async fn verdict(loaded: &LoadedPolicy<'_>, case: &Case) -> Result<Verdict, Stri
         fuel: manifest.fuel,
     };
     let reader = case.cluster.clone();
-    let answer = call_offline(
-        &loaded.plugin,
-        &case.review,
-        settings.to_string(),
-        limits,
-        reader,
-    )
-    .await;
+    let answer = call_offline(plugin, &case.review, settings.to_string(), limits, reader).await;
     Ok(match answer {
         Ok(answer) => Verdict {
             allowed: answer["response"]["allowed"].as_bool().unwrap_or(false),

@@ -5,6 +5,7 @@
 //! layers.
 
 use super::manifest::BundleManifest;
+use super::ADMISSION_POLICY_MEDIA_TYPE;
 use super::{digest, parse_error, ARTIFACT_TYPE, COMPONENT_MEDIA_TYPE, CONFIG_MEDIA_TYPE};
 use super::{MAX_BUNDLE_BYTES, MAX_COMPONENT_BYTES, MAX_JSON_BYTES, MAX_POLICIES};
 use anyhow::{anyhow, Context};
@@ -432,7 +433,10 @@ pub fn check_shape(m: &ImageManifest) -> Result<(), String> {
             layers.len()
         ));
     }
-    for layer in layers {
+    for layer in layers
+        .iter()
+        .filter(|l| l.media_type().to_string() != ADMISSION_POLICY_MEDIA_TYPE)
+    {
         expect_media_type(layer, &MediaType::from(COMPONENT_MEDIA_TYPE), "a layer")?;
     }
     Ok(())

@@ -3,12 +3,14 @@
 //! rules, failurePolicy, limits, settings schema and default settings) plus
 //! `module`, the component it runs. In a source folder (`bundle.yaml` or
 //! `bundle.json`) `module` is a `.wasm` file; in a built bundle (the OCI
-//! config blob) it is the digest of the component's layer.
+//! config blob) it is the digest of the component's layer. A policy may
+//! instead be a ValidatingAdmissionPolicy (`{name, admissionPolicy}`, a
+//! YAML file or its layer's digest; `admission_policies.rs`).
 
 use crate::plugins::manifest::PluginManifest;
 use crate::plugins::PluginKind;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
 use super::MAX_POLICIES;
 
@@ -23,33 +25,80 @@ pub struct BundleManifest {
     pub policies: Vec<BundlePolicy>,
 }
 
-/// One policy: a plugin manifest and the component it names.
+/// One policy: a plugin manifest and the component it names, or a
+/// ValidatingAdmissionPolicy (its manifest made from its name).
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(try_from = "Map<String, Value>", into = "Map<String, Value>")]
 pub struct BundlePolicy {
-    /// The `.wasm` file (source folder) or the layer's digest (built bundle).
+    /// The `.wasm` or `.yaml` file (source folder) or the layer's digest
+    /// (built bundle).
     pub module: String,
     pub manifest: PluginManifest,
+    pub kind: PolicyKind,
 }
+
+/// What a policy's layer holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PolicyKind {
+    Component,
+    /// A ValidatingAdmissionPolicy and its bindings.
+    AdmissionPolicy,
+}
+
+const ADMISSION_POLICY: &str = "admissionPolicy";
 
 impl TryFrom<Map<String, Value>> for BundlePolicy {
     type Error = String;
 
-    /// `module` taken out, the rest read (strictly) as a plugin manifest.
+    /// `module` taken out, the rest read (strictly) as a plugin manifest;
+    /// or `{name, admissionPolicy}`.
     fn try_from(mut map: Map<String, Value>) -> Result<Self, String> {
+        if let Some(file) = map.remove(ADMISSION_POLICY) {
+            return admission_policy(map, file);
+        }
         let module = match map.remove("module") {
             Some(Value::String(m)) => m,
             Some(other) => return Err(format!("module must be a string, got {other}")),
-            None => return Err("missing field `module`".into()),
+            None => return Err("missing field `module` (or `admissionPolicy`)".into()),
         };
         let manifest: PluginManifest =
             serde_json::from_value(Value::Object(map)).map_err(|e| e.to_string())?;
-        Ok(BundlePolicy { module, manifest })
+        Ok(BundlePolicy {
+            module,
+            manifest,
+            kind: PolicyKind::Component,
+        })
     }
+}
+
+/// `{name, admissionPolicy}`: a validating policy of the admission world.
+fn admission_policy(map: Map<String, Value>, file: Value) -> Result<BundlePolicy, String> {
+    let Value::String(module) = file else {
+        return Err(format!("{ADMISSION_POLICY} must be a string, got {file}"));
+    };
+    if let Some(other) = map.keys().find(|k| *k != "name") {
+        return Err(format!(
+            "unknown field `{other}` (a policy with {ADMISSION_POLICY} has only a name)"
+        ));
+    }
+    let name = map.get("name").cloned().unwrap_or_default();
+    let manifest = json!({"name": name, "world": "admission", "phases": ["validating"]});
+    let manifest: PluginManifest = serde_json::from_value(manifest).map_err(|e| e.to_string())?;
+    Ok(BundlePolicy {
+        module,
+        manifest,
+        kind: PolicyKind::AdmissionPolicy,
+    })
 }
 
 impl From<BundlePolicy> for Map<String, Value> {
     fn from(policy: BundlePolicy) -> Self {
+        if policy.kind == PolicyKind::AdmissionPolicy {
+            let mut out = Map::new();
+            out.insert("name".into(), Value::String(policy.manifest.name));
+            out.insert(ADMISSION_POLICY.into(), Value::String(policy.module));
+            return out;
+        }
         let mut map = match serde_json::to_value(&policy.manifest) {
             Ok(Value::Object(map)) => map,
             _ => Map::new(),
@@ -175,6 +224,36 @@ policies:
             "{text}"
         );
         assert_eq!(BundleManifest::from_json(&json).unwrap(), m);
+    }
+
+    #[test]
+    fn an_admission_policy_is_named_and_its_file_or_layer() {
+        let text =
+            format!("{SOURCE}  - name: replica-limit\n    admissionPolicy: replica-limit.yaml\n");
+        let m = BundleManifest::parse(&text).unwrap();
+        let p = &m.policies[1];
+        assert_eq!(
+            (p.kind, p.module.as_str()),
+            (PolicyKind::AdmissionPolicy, "replica-limit.yaml")
+        );
+        assert_eq!(
+            p.manifest.phases,
+            [crate::admission::config::Phase::Validating]
+        );
+        let json = serde_json::to_vec(&m).unwrap();
+        let text = String::from_utf8(json.clone()).unwrap();
+        assert!(
+            text.contains(r#"{"name":"replica-limit","admissionPolicy":"replica-limit.yaml"}"#),
+            "{text}"
+        );
+        assert_eq!(BundleManifest::from_json(&json).unwrap(), m);
+        let extra = text_with("    admissionPolicy: p.yaml\n    timeoutMs: 5\n");
+        let err = BundleManifest::parse(&extra).unwrap_err();
+        assert!(err.contains("unknown field `timeoutMs`"), "{err}");
+    }
+
+    fn text_with(policy_lines: &str) -> String {
+        format!("{SOURCE}  - name: extra\n{policy_lines}")
     }
 
     #[test]

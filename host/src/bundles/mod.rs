@@ -5,8 +5,9 @@
 //! `oci-layout`, `index.json` and `blobs/sha256/…`) or a tarball of one: an
 //! image manifest of artifactType [`ARTIFACT_TYPE`] whose config blob is the
 //! bundle manifest (`manifest.rs`, media type [`CONFIG_MEDIA_TYPE`]) and
-//! whose layers are the components ([`COMPONENT_MEDIA_TYPE`]), each policy
-//! naming its layer by digest. `build.rs` makes one from a folder;
+//! whose layers are the components ([`COMPONENT_MEDIA_TYPE`]) or CEL
+//! admission policies ([`ADMISSION_POLICY_MEDIA_TYPE`],
+//! `admission_policies.rs`), each policy naming its layer by digest. `build.rs` makes one from a folder;
 //! `components.rs` loads its components as the worlds they are declared;
 //! `fixtures.rs` runs them against AdmissionReview fixtures (`capstan
 //! policy test`), each case's cluster from `fixture_cluster.rs`. The commands are in `policy_cli.rs`.
@@ -14,6 +15,7 @@
 //! Every blob is read within a bound and checked against its digest and
 //! size; errors name the bundle, the digest and why.
 
+pub mod admission_policies;
 mod build;
 pub mod cel_fixtures;
 pub mod components;
@@ -33,6 +35,10 @@ pub const ARTIFACT_TYPE: &str = "application/vnd.capstan.policy.bundle.v1+json";
 pub const CONFIG_MEDIA_TYPE: &str = "application/vnd.capstan.policy.bundle.config.v1+json";
 /// A layer: one WebAssembly component.
 pub const COMPONENT_MEDIA_TYPE: &str = "application/vnd.capstan.policy.component.v1+wasm";
+/// A layer: one ValidatingAdmissionPolicy and its bindings (JSON,
+/// `admission_policies.rs`).
+pub const ADMISSION_POLICY_MEDIA_TYPE: &str =
+    "application/vnd.capstan.policy.admission-policy.v1+json";
 
 /// At most this many policies in a bundle (and so layers).
 pub const MAX_POLICIES: usize = 64;

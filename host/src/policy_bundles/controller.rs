@@ -91,6 +91,13 @@ impl Controller {
         self
     }
 
+    /// Where bundled admission policies read (params, namespaces) and who
+    /// answers their `authorizer` checks.
+    pub fn with_admission_policies(mut self, cel: super::loaded::CelContext) -> Controller {
+        self.loader.cel = cel;
+        self
+    }
+
     /// Where bundle paths may lead (`--policy-bundle-dir`) and how long a
     /// fetch and read may take (`--policy-bundle-fetch-timeout`).
     pub fn with_sources(mut self, roots: BundleRoots, fetch_timeout: Duration) -> Controller {

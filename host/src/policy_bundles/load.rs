@@ -15,7 +15,7 @@
 //! [`COMPILES`] compilations at once (CPU-bound).
 
 use super::conditions::{refusal, step, Outcome, Step};
-use super::loaded::{build, Built, Context, Refusal};
+use super::loaded::{build, Built, CelContext, Context, Refusal};
 use super::metrics::PolicyMetrics;
 use super::paths::BundleRoots;
 use super::source;
@@ -49,6 +49,8 @@ pub struct Loader {
     pub access: Access,
     /// `--policy-verification-key`s: when any, every bundle must be signed by one.
     pub server_keys: Vec<PublicKey>,
+    /// What bundled admission policies read and ask.
+    pub cel: CelContext,
     fetches: Arc<Semaphore>,
     compiles: Arc<Semaphore>,
 }
@@ -75,6 +77,7 @@ impl Loader {
             metrics,
             access: Access::default(),
             server_keys: Vec::new(),
+            cel: CelContext::default(),
             fetches: Arc::new(Semaphore::new(FETCHES)),
             compiles: Arc::new(Semaphore::new(COMPILES)),
         }
@@ -122,14 +125,16 @@ impl Loader {
             self.runtime.clone(),
             self.reader.clone(),
             self.metrics.clone(),
+            self.cel.clone(),
         );
         let name = name.to_string();
         tokio::task::spawn_blocking(move || {
-            let (runtime, reader, metrics) = ctx;
+            let (runtime, reader, metrics, cel) = ctx;
             let ctx = Context {
                 runtime: &runtime,
                 reader,
                 metrics,
+                cel,
             };
             build(&ctx, &name, &spec, &bundle)
         })

@@ -12,7 +12,9 @@ use crate::admission::assemble::WasmTransport;
 use crate::admission::chain::{CallableEntry, PolicySource};
 use crate::admission::config::{self, FailurePolicy, Phase, PluginEntryConfig};
 use crate::admission::Transport;
-use crate::bundles::{components, Bundle};
+use crate::bundles::admission_policies::CelTransport;
+use crate::bundles::components::{self, Runs};
+use crate::bundles::Bundle;
 use crate::plugins::{Limits, ObjectReader, PluginRuntime};
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
@@ -143,6 +145,26 @@ pub struct Context<'a> {
     pub runtime: &'a PluginRuntime,
     pub reader: Arc<dyn ObjectReader>,
     pub metrics: Arc<PolicyMetrics>,
+    /// What bundled admission policies read (params, namespaces) and ask
+    /// (`authorizer`).
+    pub cel: CelContext,
+}
+
+/// Where bundled admission policies read and who answers their
+/// `authorizer` checks (None: they fail).
+#[derive(Clone)]
+pub struct CelContext {
+    pub lookups: Arc<dyn crate::admission::cel_policy::Lookups>,
+    pub auth: Option<Arc<crate::auth::Auth>>,
+}
+
+impl Default for CelContext {
+    fn default() -> Self {
+        CelContext {
+            lookups: Arc::new(crate::plugins::store_reader::EmptyReader),
+            auth: None,
+        }
+    }
 }
 
 /// The entries of PolicyBundle `name` (spec `spec`) over `bundle`: its
@@ -162,8 +184,9 @@ pub fn build(
         .map(|l| {
             let manifest = &l.policy.manifest;
             let over = spec.overrides.iter().find(|o| o.name == manifest.name);
-            let entry = entry_config(name, spec, bundle, manifest, over)?;
-            Ok(callable(ctx, spec, entry, l.plugin))
+            let mut entry = entry_config(name, spec, bundle, manifest, over)?;
+            let inner = transport(ctx, &mut entry, l.runs);
+            Ok(callable(ctx, spec, entry, inner))
         })
         .collect::<Result<Vec<_>, Refusal>>()?;
     let (entries, audit) = pairs.into_iter().unzip();
@@ -176,27 +199,44 @@ pub fn build(
     })
 }
 
-/// The chain entry of one policy: its plugin with the entry's settings and
-/// limits, the PolicyBundle's mode applied to its answers; and the same
-/// entry answering as the policy does, for the audit.
+/// What answers one policy's reviews: its plugin with the entry's settings
+/// and limits, or its admission policy (whose matchConstraints' rules are
+/// the entry's unless the PolicyBundle overrides them).
+fn transport(ctx: &Context<'_>, entry: &mut config::PluginEntry, runs: Runs) -> Arc<dyn Transport> {
+    match runs {
+        Runs::Plugin(plugin) => {
+            let limits = Limits {
+                timeout: entry.timeout,
+                memory_bytes: entry.memory_bytes,
+                fuel: entry.fuel,
+            };
+            Arc::new(WasmTransport {
+                plugin,
+                config: entry.config.clone(),
+                reader: ctx.reader.clone(),
+                limits,
+            })
+        }
+        Runs::AdmissionPolicy(bundled) => {
+            entry.rules.get_or_insert_with(|| bundled.rules.clone());
+            Arc::new(CelTransport {
+                bundled,
+                lookups: ctx.cel.lookups.clone(),
+                auth: ctx.cel.auth.clone(),
+            })
+        }
+    }
+}
+
+/// The chain entry of one policy: its transport with the PolicyBundle's
+/// mode applied to its answers; and the same entry answering as the policy
+/// does, for the audit.
 fn callable(
     ctx: &Context<'_>,
     spec: &Spec,
     entry: config::PluginEntry,
-    plugin: crate::plugins::Plugin,
+    wasm: Arc<dyn Transport>,
 ) -> (Arc<CallableEntry>, Arc<CallableEntry>) {
-    let limits = Limits {
-        timeout: entry.timeout,
-        memory_bytes: entry.memory_bytes,
-        fuel: entry.fuel,
-    };
-    let wasm = WasmTransport {
-        plugin,
-        config: entry.config.clone(),
-        reader: ctx.reader.clone(),
-        limits,
-    };
-    let wasm: Arc<dyn Transport> = Arc::new(wasm);
     let transport = ModeTransport {
         inner: wasm.clone(),
         policy: entry.name.clone(),
@@ -363,6 +403,7 @@ mod tests {
             runtime: &runtime,
             reader: Arc::new(crate::plugins::store_reader::EmptyReader),
             metrics: Arc::default(),
+            cel: CelContext::default(),
         };
         build(&ctx, "pb", spec, bundle).map(|b| b.entries)
     }

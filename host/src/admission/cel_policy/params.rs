@@ -37,6 +37,23 @@ impl Lookups for StoreReader {
     }
 }
 
+/// No objects: params are never found, namespaces never read.
+impl Lookups for crate::plugins::store_reader::EmptyReader {
+    fn reader(&self) -> &dyn ObjectReader {
+        self
+    }
+
+    fn resource_of(&self, kind: &ParamKind) -> Option<(String, bool)> {
+        let catalogue = crate::catalogue::Catalogue::builtin_ref();
+        let res = catalogue.by_kind(&kind.group, &kind.version, &kind.kind)?;
+        Some((res.plural.clone(), res.namespaced))
+    }
+
+    fn catalogue(&self) -> std::sync::Arc<crate::catalogue::Catalogue> {
+        std::sync::Arc::new(crate::catalogue::Catalogue::builtin())
+    }
+}
+
 /// The params to evaluate the policy with: `[null]` when the policy or the
 /// binding takes none; empty when none was found and that is allowed.
 pub async fn collect(
