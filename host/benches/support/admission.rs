@@ -73,7 +73,15 @@ pub async fn state(dir: &std::path::Path) -> AppState {
         storage.wait_synced(Duration::from_secs(10)).await,
         "cache synced"
     );
-    let state = AppState::new(Catalogue::builtin(), storage, "127.0.0.1:0".into());
+    // MutatingAdmissionPolicies served too, as behind their feature gate.
+    let mut catalogue = Catalogue::builtin();
+    let gates = capstan::catalogue::gates::ApiGates::parse(
+        &["MutatingAdmissionPolicy=true".into()],
+        &["api/beta=true".into()],
+    )
+    .expect("gates");
+    catalogue.enable_gated(&gates);
+    let state = AppState::new(catalogue, storage, "127.0.0.1:0".into());
     capstan::controllers::bootstrap::bootstrap(&state)
         .await
         .expect("system namespaces");
