@@ -166,3 +166,35 @@ fn served_only_behind_the_feature_gate_and_runtime_config() {
         stderr(&refused)
     );
 }
+
+#[test]
+fn policy_test_runs_mutating_policy_yaml_offline() {
+    let run = |fixtures: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_capstan"))
+            .args(["policy", "test", &data("policies.yaml"), fixtures])
+            .output()
+            .unwrap()
+    };
+    let out = run(&data("fixtures"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("4 cases, 4 passed, 0 failed"), "{text}");
+    assert!(
+        text.contains("PASS deployment [atomic-selector]: denied: policy 'atomic-selector' with binding 'atomic-selector' denied request: error applying patch: invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: .spec.selector"),
+        "{text}"
+    );
+    // An expectation the mutated object does not meet fails, saying why.
+    let dir = tempfile::tempdir().unwrap();
+    for file in ["configmap.json", "configmap.cluster.yaml"] {
+        std::fs::copy(data(&format!("fixtures/{file}")), dir.path().join(file)).unwrap();
+    }
+    let expect = "policy: label-configmaps\nallowed: true\nobject: {metadata: {labels: {mutated-by: someone}}}\n";
+    std::fs::write(dir.path().join("configmap.expect.yaml"), expect).unwrap();
+    let out = run(&dir.path().display().to_string());
+    assert!(!out.status.success());
+    assert!(
+        stdout(&out).contains("FAIL configmap [label-configmaps]: expected the object to contain {\"metadata\":{\"labels\":{\"mutated-by\":\"someone\"}}}"),
+        "{}",
+        stdout(&out)
+    );
+}

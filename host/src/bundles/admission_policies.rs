@@ -261,12 +261,13 @@ pub(crate) async fn offline_verdict(
                 } else {
                     " with warnings"
                 },
+                object: None,
             }
         }
         false => Verdict {
             allowed: false,
             message: text(&response["status"]["message"]),
-            note: "",
+            ..Verdict::default()
         },
     }
 }

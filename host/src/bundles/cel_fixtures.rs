@@ -1,8 +1,9 @@
 //! `capstan policy test POLICIES.yaml FIXTURES`: plain
-//! ValidatingAdmissionPolicy YAML (policies, their bindings, and any other
-//! objects, such as params) against the same fixtures as a bundle's
-//! policies (`fixtures.rs`), offline: the harness kubectl users lack for
-//! admission policies. A case names a policy; it runs with that policy's
+//! Validating- and MutatingAdmissionPolicy YAML (policies, their bindings,
+//! and any other objects, such as params) against the same fixtures as a
+//! bundle's policies (`fixtures.rs`), offline: the harness kubectl users
+//! lack for admission policies. A mutating policy's case may say what the
+//! mutated object must contain (`object:`). A case names a policy; it runs with that policy's
 //! bindings of the file (none: one binding with `validationActions:
 //! [Deny]`), params and namespaces found among the file's other objects and
 //! the case's `<case>.cluster.yaml`, through the server's own dispatcher
@@ -24,6 +25,8 @@ use crate::admission::cel_policy::compile::{Binding, Policy};
 pub struct CelPolicies {
     policies: Vec<Arc<Policy>>,
     bindings: Vec<Arc<Binding>>,
+    mutating: Vec<Arc<Policy>>,
+    mutating_bindings: Vec<Arc<Binding>>,
     objects: Vec<Value>,
 }
 
@@ -38,29 +41,39 @@ impl CelPolicies {
         let objects = FixtureCluster::read_objects(path)?;
         let kind = |o: &Value| o["kind"].as_str().unwrap_or_default().to_string();
         let (mut policies, mut bindings, mut rest) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut mutating, mut mutating_bindings) = (Vec::new(), Vec::new());
         for o in objects {
             match kind(&o).as_str() {
                 "ValidatingAdmissionPolicy" => policies.push(Arc::new(Policy::read(&o))),
                 "ValidatingAdmissionPolicyBinding" => bindings.push(Arc::new(Binding::read(&o))),
+                "MutatingAdmissionPolicy" => mutating.push(Arc::new(Policy::read_mutating(&o))),
+                "MutatingAdmissionPolicyBinding" => {
+                    mutating_bindings.push(Arc::new(Binding::read(&o)))
+                }
                 _ => rest.push(o),
             }
         }
-        if policies.is_empty() {
-            return Err(anyhow!("{}: no ValidatingAdmissionPolicy", path.display()));
+        if policies.is_empty() && mutating.is_empty() {
+            return Err(anyhow!(
+                "{}: no ValidatingAdmissionPolicy or MutatingAdmissionPolicy",
+                path.display()
+            ));
         }
         Ok(CelPolicies {
             policies,
             bindings,
+            mutating,
+            mutating_bindings,
             objects: rest,
         })
     }
 
     pub fn len(&self) -> usize {
-        self.policies.len()
+        self.policies.len() + self.mutating.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.policies.is_empty()
+        self.len() == 0
     }
 
     /// Runs every case.
@@ -75,20 +88,15 @@ impl CelPolicies {
 
     async fn verdict(&self, case: &Case) -> anyhow::Result<Result<Verdict, String>> {
         let name = &case.expect.policy;
-        let Some(policy) = self.policies.iter().find(|p| &p.name == name) else {
-            return Ok(Err(format!(
-                "the file has no ValidatingAdmissionPolicy {name:?}"
-            )));
-        };
-        let mut bindings: Vec<Arc<Binding>> = self
-            .bindings
-            .iter()
-            .filter(|b| &b.policy == name)
-            .cloned()
-            .collect();
-        if bindings.is_empty() {
-            bindings.push(Arc::new(default_binding(name)));
+        if let Some(policy) = self.mutating.iter().find(|p| &p.name == name) {
+            let bindings = bindings_of(&self.mutating_bindings, name);
+            let cluster = case.cluster.extended(&self.objects)?;
+            return Ok(mutated(policy, bindings, case, cluster).await);
         }
+        let Some(policy) = self.policies.iter().find(|p| &p.name == name) else {
+            return Ok(Err(format!("the file has no admission policy {name:?}")));
+        };
+        let bindings = bindings_of(&self.bindings, name);
         let bundled = Bundled {
             policy: policy.clone(),
             bindings,
@@ -97,4 +105,56 @@ impl CelPolicies {
         let cluster = case.cluster.extended(&self.objects)?;
         Ok(Ok(offline_verdict(&bundled, case, cluster).await))
     }
+}
+
+/// The bindings of policy `name` (none: the default one).
+fn bindings_of(all: &[Arc<Binding>], name: &str) -> Vec<Arc<Binding>> {
+    let mut bindings: Vec<Arc<Binding>> =
+        all.iter().filter(|b| b.policy == name).cloned().collect();
+    if bindings.is_empty() {
+        bindings.push(Arc::new(default_binding(name)));
+    }
+    bindings
+}
+
+/// A MutatingAdmissionPolicy's verdict: the object as it leaves it, or
+/// its error.
+async fn mutated(
+    policy: &Arc<Policy>,
+    bindings: Vec<Arc<Binding>>,
+    case: &Case,
+    cluster: Arc<FixtureCluster>,
+) -> Result<Verdict, String> {
+    use crate::admission::cel_policy::mutating::{run_mutations, Reinvocation};
+    use crate::admission::cel_policy::Environment;
+    let request = &case.review["request"];
+    let req = crate::admission::review::ReviewRequest::from_request(request)
+        .ok_or("the review's request has no known operation")?;
+    let obj = request["object"].clone();
+    if obj.is_null() {
+        return Err("a mutating admission policy needs the review's object".into());
+    }
+    let old = Some(&request["oldObject"]).filter(|o| !o.is_null());
+    let lookups = super::admission_policies::Offline { cluster };
+    let env = Environment {
+        lookups: &lookups,
+        auth: None,
+    };
+    let warnings = std::sync::Mutex::new(Vec::new());
+    let policies = [policy.clone()];
+    let mut state = Reinvocation::default();
+    let sets = (&policies[..], &bindings[..]);
+    let run = run_mutations(&env, sets, (&req, obj, old), &warnings, (&mut state, false)).await;
+    Ok(match run {
+        Ok(object) => Verdict {
+            allowed: true,
+            object: Some(object),
+            ..Verdict::default()
+        },
+        Err(e) => Verdict {
+            allowed: false,
+            message: e.message,
+            ..Verdict::default()
+        },
+    })
 }

@@ -8,6 +8,8 @@
 //! allowed: false                  # the verdict expected
 //! message: 'uses image "nginx"'   # optional: a substring of the denial's message
 //! settings: {registries: [ghcr.io/acme/]}   # optional: instead of the default settings
+//! object: {metadata: {labels: {team: web}}}  # optional, a mutating admission policy's:
+//!                                             # what the mutated object must contain
 //! ```
 //!
 //! An optional `<case>.cluster.yaml` holds the objects the policy finds
@@ -47,6 +49,9 @@ pub struct Expectation {
     pub message: Option<String>,
     #[serde(default)]
     pub settings: Option<Value>,
+    /// Fields the mutated object must have (their values; lists whole).
+    #[serde(default)]
+    pub object: Option<Value>,
 }
 
 /// A review and what one policy should answer.
@@ -182,10 +187,13 @@ fn read_expectations(path: &Path) -> anyhow::Result<Vec<Expectation>> {
 }
 
 /// The verdict a policy gave.
+#[derive(Default)]
 pub(crate) struct Verdict {
     pub allowed: bool,
     pub message: String,
     pub note: &'static str,
+    /// The object as a mutating admission policy left it.
+    pub object: Option<Value>,
 }
 
 /// Runs every case against the loaded policies.
@@ -229,8 +237,8 @@ async fn verdict(loaded: &LoadedPolicy<'_>, case: &Case) -> Result<Verdict, Stri
     if !covered {
         return Ok(Verdict {
             allowed: true,
-            message: String::new(),
             note: " (its rules do not cover the request)",
+            ..Verdict::default()
         });
     }
     let limits = Limits {
@@ -249,7 +257,7 @@ async fn verdict(loaded: &LoadedPolicy<'_>, case: &Case) -> Result<Verdict, Stri
                 .as_str()
                 .unwrap_or_default()
                 .to_string(),
-            note: "",
+            ..Verdict::default()
         },
         Err(e) => Verdict {
             allowed: manifest.failure_policy == Some(FailurePolicy::Ignore),
@@ -258,6 +266,7 @@ async fn verdict(loaded: &LoadedPolicy<'_>, case: &Case) -> Result<Verdict, Stri
                 manifest.name
             ),
             note: " (the policy failed; its failurePolicy decides)",
+            ..Verdict::default()
         },
     })
 }
@@ -286,11 +295,34 @@ pub(crate) fn judge(case: &Case, verdict: Result<Verdict, String>) -> Outcome {
         };
         return outcome(false, format!("expected {expected}, got {seen}"));
     }
-    match &case.expect.message {
-        Some(m) if !v.message.contains(m.as_str()) => outcome(
+    if let Some(m) = case
+        .expect
+        .message
+        .as_ref()
+        .filter(|m| !v.message.contains(m.as_str()))
+    {
+        return outcome(
             false,
             format!("expected a message containing {m:?}, got {seen}"),
+        );
+    }
+    match (&case.expect.object, &v.object) {
+        (Some(want), Some(got)) if !contains(got, want) => outcome(
+            false,
+            format!("expected the object to contain {want}, got {got}"),
         ),
+        (Some(_), None) => outcome(false, format!("no mutated object to compare: {seen}")),
         _ => outcome(true, seen),
+    }
+}
+
+/// Whether `got` has every field of `want` with its value (maps compared
+/// key by key, anything else whole).
+fn contains(got: &Value, want: &Value) -> bool {
+    match (got, want) {
+        (Value::Object(got), Value::Object(want)) => want
+            .iter()
+            .all(|(k, w)| got.get(k).is_some_and(|g| contains(g, w))),
+        _ => got == want,
     }
 }
