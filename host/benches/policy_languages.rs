@@ -148,22 +148,15 @@ async fn admission_policy_row(state: &AppState, added: &dyn Fn(Duration) -> f64)
         std::hint::black_box(Policy::read(&fresh));
     }
     let compile = started.elapsed() / 100;
-    for (resource, object) in [
-        ("validatingadmissionpolicies", policy),
-        ("validatingadmissionpolicybindings", binding),
-    ] {
-        let res = state
-            .catalogue
-            .builtin()
-            .lookup("admissionregistration.k8s.io", "v1", resource)
-            .expect("served")
-            .clone();
-        state
-            .registry
-            .create(&res, None, object, WriteOptions::default())
-            .await
-            .expect("created");
-    }
+    create_all(
+        state,
+        "v1",
+        [
+            ("validatingadmissionpolicies", policy),
+            ("validatingadmissionpolicybindings", binding),
+        ],
+    )
+    .await;
     let runtime = PluginRuntime::new(None).expect("runtime");
     let mut chain = chain_of(
         state,
@@ -213,24 +206,15 @@ async fn mutating_policy_row(state: &AppState, patch: &str, added: &dyn Fn(Durat
     let binding = json!({"apiVersion": "admissionregistration.k8s.io/v1beta1",
         "kind": "MutatingAdmissionPolicyBinding", "metadata": {"name": name},
         "spec": {"policyName": name}});
-    let mut created = Vec::new();
-    for (resource, object) in [
-        ("mutatingadmissionpolicies", policy),
-        ("mutatingadmissionpolicybindings", binding),
-    ] {
-        let res = state
-            .catalogue
-            .get()
-            .lookup("admissionregistration.k8s.io", "v1beta1", resource)
-            .expect("served")
-            .clone();
-        state
-            .registry
-            .create(&res, None, object, WriteOptions::default())
-            .await
-            .expect("created");
-        created.push((res, name.clone()));
-    }
+    let created = create_all(
+        state,
+        "v1beta1",
+        [
+            ("mutatingadmissionpolicies", policy),
+            ("mutatingadmissionpolicybindings", binding),
+        ],
+    )
+    .await;
     let runtime = PluginRuntime::new(None).expect("runtime");
     let mut chain = chain_of(
         state,
@@ -255,6 +239,35 @@ async fn mutating_policy_row(state: &AppState, patch: &str, added: &dyn Fn(Durat
             .await
             .expect("deleted");
     }
+}
+
+/// Creates the admission policy objects (group admissionregistration.k8s.io
+/// at `version`); their resources and names.
+async fn create_all<const N: usize>(
+    state: &AppState,
+    version: &str,
+    objects: [(&str, Value); N],
+) -> Vec<(capstan::catalogue::ResourceInfo, String)> {
+    let mut created = Vec::new();
+    for (resource, object) in objects {
+        let res = state
+            .catalogue
+            .get()
+            .lookup("admissionregistration.k8s.io", version, resource)
+            .expect("served")
+            .clone();
+        let name = object["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        state
+            .registry
+            .create(&res, None, object, WriteOptions::default())
+            .await
+            .expect("created");
+        created.push((res, name));
+    }
+    created
 }
 
 fn main() {

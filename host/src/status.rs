@@ -136,22 +136,18 @@ impl ApiError {
             "RequestEntityTooLarge" => 413,
             _ => 422,
         };
-        let mut details = name_details(group, resource, name);
-        details["causes"] = json!([{ "message": message }]);
         let qualified = qualified_resource(group, resource);
+        let full = format!("{qualified} \"{name}\" is forbidden: {message}");
         ApiError {
-            details: Some(Box::new(details)),
-            ..Self::new(
-                code,
-                reason,
-                format!("{qualified} \"{name}\" is forbidden: {message}"),
-            )
+            code,
+            message: full,
+            ..Self::policy_denied(group, resource, name, message, reason)
         }
     }
 
     /// kube's error of its generic policy dispatcher (MutatingAdmissionPolicy):
-    /// `admission.NewForbidden`'s 403 and details, the message and reason
-    /// the policy's.
+    /// `admission.NewForbidden`'s 403 and details, the message (its one
+    /// cause too) and reason the policy's.
     pub fn policy_denied(
         group: &str,
         resource: &str,

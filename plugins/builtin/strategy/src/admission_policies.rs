@@ -378,6 +378,13 @@ fn one_validation(validation: &Value, at: &str, env: &Env) -> Vec<Cause> {
 /// `validateValidatingAdmissionPolicyBindingSpec`.
 pub fn validate_binding(object: &Value) -> Vec<Cause> {
     let spec = object.get("spec").unwrap_or(&Value::Null);
+    let mut causes = common_binding(spec);
+    causes.extend(actions(list(spec, "validationActions")));
+    causes
+}
+
+/// What both kinds of binding check: policyName, paramRef, matchResources.
+pub(crate) fn common_binding(spec: &Value) -> Vec<Cause> {
     let mut causes = Vec::new();
     let policy = text(spec, "policyName");
     if policy.is_empty() {
@@ -392,11 +399,10 @@ pub fn validate_binding(object: &Value) -> Vec<Cause> {
     if let Some(resources) = spec.get("matchResources").filter(|m| m.is_object()) {
         causes.extend(match_resources(resources, "spec.matchResources"));
     }
-    causes.extend(actions(list(spec, "validationActions")));
     causes
 }
 
-pub(crate) fn param_ref(param: &Value) -> Vec<Cause> {
+fn param_ref(param: &Value) -> Vec<Cause> {
     let mut causes = Vec::new();
     let has_name = !text(param, "name").is_empty();
     let selector = param.get("selector").filter(|s| s.is_object());

@@ -13,7 +13,7 @@ use kube_cel::policy_types::Type;
 use serde_json::{json, Value};
 
 use crate::admission_policies::{
-    common_spec, match_resources, match_resources_defaults, param_ref, variables, Env,
+    common_binding, common_spec, match_resources_defaults, variables, Env,
 };
 use crate::common::{self, list, text};
 use crate::json::set_default;
@@ -149,19 +149,8 @@ fn json_patches() -> Type<'static> {
 /// `validateMutatingAdmissionPolicyBindingSpec`.
 pub fn validate_binding(object: &Value) -> Vec<Cause> {
     let spec = object.get("spec").unwrap_or(&Value::Null);
-    let mut causes = Vec::new();
-    let policy = text(spec, "policyName");
-    if policy.is_empty() {
-        causes.push(common::required("spec.policyName", ""));
-    } else {
-        let errs = common::dns1123_subdomain(policy);
-        common::invalid_each(&mut causes, "spec.policyName", policy, errs);
-    }
-    if let Some(param) = spec.get("paramRef").filter(|p| p.is_object()) {
-        causes.extend(param_ref(param));
-    }
+    let mut causes = common_binding(spec);
     if let Some(resources) = spec.get("matchResources").filter(|m| m.is_object()) {
-        causes.extend(match_resources(resources, "spec.matchResources"));
         causes.extend(operations(resources, "spec.matchResources"));
     }
     causes
