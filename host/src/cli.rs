@@ -243,6 +243,34 @@ pub struct ServeArgs {
     /// (422 on write; on load, after resolving symlinks).
     #[arg(long = "policy-bundle-dir")]
     pub policy_bundle_dirs: Vec<PathBuf>,
+    /// The audit policy (audit.k8s.io/v1 Policy, YAML or JSON): which
+    /// requests are recorded, at which level and stages.
+    #[arg(long = "audit-policy-file")]
+    pub audit_policy_file: Option<PathBuf>,
+    /// Where audit events are written, one JSON Event a line (`-`: standard output).
+    #[arg(long = "audit-log-path")]
+    pub audit_log_path: Option<String>,
+    /// Days rotated audit log files are kept (0: no bound).
+    #[arg(long = "audit-log-maxage", default_value_t = 0)]
+    pub audit_log_maxage: u64,
+    /// Rotated audit log files kept (0: all).
+    #[arg(long = "audit-log-maxbackup", default_value_t = 0)]
+    pub audit_log_maxbackup: usize,
+    /// Megabytes of audit log before it is rotated (0: never).
+    #[arg(long = "audit-log-maxsize", default_value_t = 0)]
+    pub audit_log_maxsize: u64,
+    /// The audit log's format: json (kube's `legacy` text is not written).
+    #[arg(long = "audit-log-format", default_value = "json")]
+    pub audit_log_format: String,
+    /// A kubeconfig naming the webhook audit events are POSTed to, in batches.
+    #[arg(long = "audit-webhook-config-file")]
+    pub audit_webhook_config_file: Option<PathBuf>,
+    /// Events in one batch to the audit webhook.
+    #[arg(long = "audit-webhook-batch-max-size", default_value_t = 400)]
+    pub audit_webhook_batch_max_size: usize,
+    /// How long an event waits for its batch to fill before it is sent.
+    #[arg(long = "audit-webhook-batch-max-wait", default_value = "30s", value_parser = parse_duration)]
+    pub audit_webhook_batch_max_wait: Duration,
     /// kube-apiserver's feature gates, `Name=true` (comma-separated). Capstan
     /// knows MutatingAdmissionPolicy (off by default, as in kube 1.34).
     #[arg(long = "feature-gates", value_delimiter = ',')]

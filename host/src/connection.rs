@@ -71,7 +71,11 @@ pub async fn serve(
         .and_then(|c| c.first())
         .map(|c| c.to_vec());
     let activity = Arc::new(Activity::new(Instant::now()));
-    let svc = service(app, PeerIdentity::new(certificate), activity.clone());
+    let svc = service(
+        app,
+        PeerIdentity::new(certificate, Some(peer.ip())),
+        activity.clone(),
+    );
     let builder = builder();
     let conn = builder.serve_connection_with_upgrades(TokioIo::new(tls), svc);
     let mut conn = std::pin::pin!(conn);

@@ -99,7 +99,9 @@ impl RequestKind<'_> {
         }
     }
 
-    fn is_long_running(&self) -> bool {
+    /// A watch, or a subresource whose requests stay open (exec, attach,
+    /// portforward, log, proxy).
+    pub fn is_long_running(&self) -> bool {
         self.resource.is_some_and(|r| {
             r.verb == Verb::Watch
                 || r.subresource

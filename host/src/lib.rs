@@ -4,6 +4,7 @@
 
 pub mod accept;
 pub mod admission;
+pub mod audit;
 pub mod auth;
 pub mod bundles;
 pub mod catalogue;

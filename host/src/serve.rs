@@ -171,6 +171,9 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let mut catalogue = Catalogue::builtin();
     catalogue.enable_gated(&gates);
     let mut state = AppState::new(catalogue, storage.clone(), address.clone());
+    let auditor = Arc::new(crate::audit::from_args(&args)?);
+    state.metrics.push(auditor.metrics());
+    state.audit = auditor;
     watermarks::follow(storage, state.watermarks.clone());
     let cache = cache_dir::resolve(args.plugin_cache_dir.as_deref(), &args.data_dir);
     let runtime = PluginRuntime::new(Some(cache)).context("starting the plugin runtime")?;

@@ -2,6 +2,7 @@
 //! and HTTP/2, and the router that sends each request to health, discovery,
 //! OpenAPI or the resource handlers.
 
+use crate::audit::{self, policy::Stage, Recording};
 use crate::auth::authenticate::Credentials;
 use crate::auth::{impersonate, Attributes, UserInfo};
 use crate::inflight::RequestKind;
@@ -28,13 +29,16 @@ use tokio::sync::OwnedSemaphorePermit;
 pub struct PeerIdentity {
     pub certificate: Option<Vec<u8>>,
     certificate_user: Arc<std::sync::OnceLock<UserInfo>>,
+    /// The client's address (audit events' sourceIPs).
+    pub address: Option<std::net::IpAddr>,
 }
 
 impl PeerIdentity {
-    pub fn new(certificate: Option<Vec<u8>>) -> Self {
+    pub fn new(certificate: Option<Vec<u8>>, address: Option<std::net::IpAddr>) -> Self {
         PeerIdentity {
             certificate,
             certificate_user: Default::default(),
+            address,
         }
     }
 }
@@ -102,23 +106,23 @@ async fn entry(State(state): State<Arc<AppState>>, req: Request) -> Response {
     resp
 }
 
-/// Authenticates, resolves impersonation, takes an in-flight slot and
-/// authorizes the request (kube's filter order); the user it acts as is
-/// put into its extensions. The slot is held until the response is sent.
+/// Resolves impersonation, takes an in-flight slot and authorizes the
+/// request (kube's filter order after authentication); the user it acts as
+/// is put into its extensions, and the decision into its audit event. The
+/// slot is held until the response is sent.
 async fn admit_request(
     state: &AppState,
     req: &mut Request,
     resource: Option<&request_info::ResourceRequest>,
+    requester: UserInfo,
+    audit: Option<&Recording>,
 ) -> Result<Option<OwnedSemaphorePermit>, ApiError> {
-    let peer = req
-        .extensions()
-        .get::<PeerIdentity>()
-        .cloned()
-        .unwrap_or_default();
-    let creds = Credentials::new(peer.certificate.clone(), req.headers())?;
     let auth = &state.auth;
-    let requester = authenticate(state, &peer, &creds).await?;
+    let impersonating = req.headers().contains_key(impersonate::USER);
     let user = impersonate::resolve(&auth.authorizer, requester, req.headers()).await?;
+    if let (Some(r), true) = (audit, impersonating) {
+        r.impersonated(&user);
+    }
     let path = req.uri().path();
     let kind = RequestKind {
         method: req.method(),
@@ -126,10 +130,24 @@ async fn admit_request(
         resource,
     };
     let slot = state.inflight.admit(&kind, &user)?;
-    if !is_public(path) {
+    let (allowed, reason) = if is_public(path) {
+        (true, String::new())
+    } else {
         let named = resource.map(|r| r.for_authorization(req.uri().query()));
         let attrs = Attributes::of_request(user.clone(), req.method(), path, named.as_deref());
-        auth.authorizer.check(&attrs).await?;
+        let decision = auth.authorizer.authorize(&attrs).await;
+        if !decision.allowed() {
+            if let Some(r) = audit {
+                r.annotate("authorization.k8s.io/decision", "forbid");
+                r.annotate("authorization.k8s.io/reason", decision.reason());
+            }
+            return Err(crate::auth::authorize::forbidden(&attrs, decision.reason()));
+        }
+        (true, decision.reason().to_string())
+    };
+    if let (Some(r), true) = (audit, allowed) {
+        r.annotate("authorization.k8s.io/decision", "allow");
+        r.annotate("authorization.k8s.io/reason", &reason);
     }
     req.extensions_mut().insert(user);
     Ok(slot)
@@ -138,31 +156,79 @@ async fn admit_request(
 /// The requester; a certificate-only request reuses its connection's result.
 async fn authenticate(
     state: &AppState,
-    peer: &PeerIdentity,
-    creds: &Credentials,
+    peer: PeerIdentity,
+    creds: Result<Credentials, ApiError>,
 ) -> Result<UserInfo, ApiError> {
+    let creds = creds?;
     let certificate_only = creds.token.is_none() && peer.certificate.is_some();
     if let Some(user) = peer.certificate_user.get().filter(|_| certificate_only) {
         return Ok(user.clone());
     }
-    let user = state.auth.authenticator.authenticate(creds).await?;
+    let user = state.auth.authenticator.authenticate(&creds).await?;
     if certificate_only {
         let _ = peer.certificate_user.set(user.clone());
     }
     Ok(user)
 }
 
-async fn route(state: &AppState, mut req: Request) -> Response {
+async fn route(state: &AppState, req: Request) -> Response {
     let path = req.uri().path().to_string();
     let query = req.uri().query().map(String::from);
     let resource = request_info::parse(req.method(), &path, query.as_deref());
-    let deadline = state.inflight.deadline(&RequestKind {
+    let labels = resource.as_ref().map(RequestLabels::of);
+    let audit_id = audit_id(req.headers());
+    let peer = req
+        .extensions()
+        .get::<PeerIdentity>()
+        .cloned()
+        .unwrap_or_default();
+    let creds = Credentials::new(peer.certificate.clone(), req.headers());
+    let mut resp = match authenticate(state, peer, creds).await {
+        Ok(requester) => {
+            let recording = audit_start(state, &req, resource.as_ref(), &requester, &audit_id);
+            let serve = serve_authenticated(state, req, resource, requester, recording.clone());
+            match recording {
+                Some(r) => audit::scope(r, serve).await,
+                None => serve.await,
+            }
+        }
+        Err(e) => {
+            audit_unauthenticated(state, &req, resource.as_ref(), &audit_id, &e);
+            e.into_response()
+        }
+    };
+    if let Ok(id) = http::HeaderValue::from_str(&audit_id) {
+        resp.headers_mut().insert("audit-id", id);
+    }
+    if let Some(labels) = labels {
+        let served = |l: &RequestLabels| l.served_by(&state.catalogue.get());
+        state
+            .requests
+            .record(labels, resp.status().as_u16(), served);
+    }
+    resp
+}
+
+/// Admits and serves an authenticated request within its deadline; its
+/// audit event written when the response is complete (for a watch, when
+/// its stream ends).
+async fn serve_authenticated(
+    state: &AppState,
+    mut req: Request,
+    resource: Option<request_info::ResourceRequest>,
+    requester: UserInfo,
+    recording: Option<Arc<Recording>>,
+) -> Response {
+    let path = req.uri().path().to_string();
+    let kind = RequestKind {
         method: req.method(),
         path: &path,
         resource: resource.as_ref(),
-    });
-    let labels = resource.as_ref().map(RequestLabels::of);
-    let resp = match admit_request(state, &mut req, resource.as_ref()).await {
+    };
+    let deadline = state.inflight.deadline(&kind);
+    let long_running = kind.is_long_running();
+    let audit = recording.as_deref();
+    let resp = match admit_request(state, &mut req, resource.as_ref(), requester, audit).await {
         Ok(slot) => {
             let served = within(deadline, serve_admitted(state, req, resource)).await;
             match slot {
@@ -172,13 +238,97 @@ async fn route(state: &AppState, mut req: Request) -> Response {
         }
         Err(e) => e.into_response(),
     };
-    if let Some(labels) = labels {
-        let served = |l: &RequestLabels| l.served_by(&state.catalogue.get());
-        state
-            .requests
-            .record(labels, resp.status().as_u16(), served);
+    let Some(recording) = recording else {
+        return resp;
+    };
+    recording.set_code(resp.status().as_u16());
+    let auditor = state.audit.clone();
+    if long_running && resp.status().is_success() {
+        auditor.emit(&recording, Stage::ResponseStarted);
+        return held_body::hold(resp, AuditComplete { auditor, recording });
     }
+    auditor.emit(&recording, Stage::ResponseComplete);
     resp
+}
+
+/// Writes a long-running request's ResponseComplete event when its
+/// response body ends (or is dropped).
+struct AuditComplete {
+    auditor: Arc<audit::Auditor>,
+    recording: Arc<Recording>,
+}
+
+impl Drop for AuditComplete {
+    fn drop(&mut self) {
+        self.auditor.emit(&self.recording, Stage::ResponseComplete);
+    }
+}
+
+/// The request's audit ID: the client's `Audit-ID`, else a new UUID.
+fn audit_id(headers: &http::HeaderMap) -> String {
+    headers
+        .get("audit-id")
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty() && v.len() <= 128)
+        .map(String::from)
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string())
+}
+
+fn audit_request<'a>(
+    req: &'a Request,
+    resource: Option<&'a request_info::ResourceRequest>,
+    audit_id: &str,
+) -> audit::event::Request<'a> {
+    let peer = req.extensions().get::<PeerIdentity>();
+    audit::event::Request {
+        audit_id: audit_id.to_string(),
+        method: req.method(),
+        uri: req.uri(),
+        headers: req.headers(),
+        source_ip: peer.and_then(|p| p.address).map(|a| a.to_string()),
+        resource,
+    }
+}
+
+/// The request's audit state, if the policy records it; its
+/// RequestReceived event written.
+fn audit_start(
+    state: &AppState,
+    req: &Request,
+    resource: Option<&request_info::ResourceRequest>,
+    requester: &UserInfo,
+    audit_id: &str,
+) -> Option<Arc<Recording>> {
+    let decision = state
+        .audit
+        .decide(requester, req.method(), req.uri().path(), resource)?;
+    let about = audit_request(req, resource, audit_id);
+    let recording = Arc::new(Recording::new(decision, requester.clone(), &about));
+    state.audit.emit(&recording, Stage::RequestReceived);
+    Some(recording)
+}
+
+/// kube's event of a request that failed authentication: its user empty,
+/// written once, at ResponseStarted.
+fn audit_unauthenticated(
+    state: &AppState,
+    req: &Request,
+    resource: Option<&request_info::ResourceRequest>,
+    audit_id: &str,
+    error: &ApiError,
+) {
+    let nobody = UserInfo::default();
+    let Some(decision) = state
+        .audit
+        .decide(&nobody, req.method(), req.uri().path(), resource)
+    else {
+        return;
+    };
+    let about = audit_request(req, resource, audit_id);
+    let recording = Recording::new(decision, nobody, &about);
+    recording.set_response(&error.to_status());
+    recording.set_code(error.code);
+    state.audit.emit(&recording, Stage::ResponseStarted);
 }
 
 /// The response, or kube's 504 when `deadline` passes first (the request

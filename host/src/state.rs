@@ -19,6 +19,8 @@ pub struct AppState {
     /// The served resources: the built-ins and, as they come and go, CRDs'.
     pub catalogue: Arc<LiveCatalogue>,
     pub storage: Arc<dyn Storage>,
+    /// Audit logging (`--audit-policy-file` and its backends).
+    pub audit: Arc<crate::audit::Auditor>,
     /// Per-resource write revisions (the plugins' `watermark` import).
     pub watermarks: Arc<Watermarks>,
     pub registry: Registry,
@@ -79,6 +81,7 @@ impl AppState {
             requests,
             catalogue,
             storage,
+            audit: Arc::default(),
             watermarks,
             registry,
             admission,

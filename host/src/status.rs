@@ -459,7 +459,9 @@ pub fn success_status(group: &str, resource: &str, name: &str, uid: &str) -> Val
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let code = StatusCode::from_u16(self.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let body = crate::kube_json::to_vec(&self.to_status());
+        let status = self.to_status();
+        crate::audit::response_object(&status);
+        let body = crate::kube_json::to_vec(&status);
         let mut resp = (code, body).into_response();
         resp.headers_mut().insert(
             http::header::CONTENT_TYPE,

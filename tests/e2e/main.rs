@@ -7,6 +7,7 @@ mod access_control;
 mod admission_plugins;
 mod admission_policies;
 mod api_discovery;
+mod audit;
 mod c_plugins;
 mod cluster_apis;
 mod connections;

@@ -277,6 +277,12 @@ impl Chain {
                 push(warnings, v.warnings.iter().cloned());
                 for (k, val) in &v.audit_annotations {
                     tracing::info!(entry = %e.config.name, key = %k, value = %val, "admission audit annotation");
+                    // kube prefixes a webhook's keys with its name; the
+                    // built-ins speak as kube's own plugins.
+                    match e.verbatim {
+                        true => crate::audit::annotate(k, val),
+                        false => crate::audit::annotate(&format!("{}/{k}", e.config.name), val),
+                    }
                 }
                 Ok(Some(v))
             }

@@ -14,7 +14,7 @@ use super::user::{service_account_parts, UserInfo, AUTHENTICATED};
 use crate::status::ApiError;
 use std::collections::BTreeMap;
 
-const USER: &str = "impersonate-user";
+pub const USER: &str = "impersonate-user";
 const UID: &str = "impersonate-uid";
 const GROUP: &str = "impersonate-group";
 const EXTRA_PREFIX: &str = "impersonate-extra-";

@@ -18,6 +18,7 @@ pub async fn read(body: Body) -> ApiResult<bytes::Bytes> {
         Ok(c) => {
             let bytes = c.to_bytes();
             crate::cpu::mark_large(bytes.len());
+            crate::audit::request_body(&bytes);
             Ok(bytes)
         }
         Err(e) if e.is::<http_body_util::LengthLimitError>() => {
@@ -59,6 +60,7 @@ pub fn decode(bytes: &[u8], content_type: Option<&str>, schemas: &Schemas) -> Ap
         }
         _ => return Err(ApiError::unsupported_media_type()),
     };
+    crate::audit::request_object(&value);
     Ok(value)
 }
 

@@ -113,6 +113,7 @@ pub fn partial_metadata(obj: &Value) -> Value {
 
 /// Encodes `value` with the status code and any Warning headers.
 pub fn respond(code: StatusCode, value: &Value, output: Output, warnings: &[String]) -> Response {
+    crate::audit::response_object(value);
     let (body, ct) = match output {
         Output::Yaml => (
             crate::yaml::to_string(value)

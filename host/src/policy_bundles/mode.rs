@@ -118,9 +118,13 @@ impl ModeTransport {
         doc.to_string()
     }
 
-    /// The audit record of a violation: a log line, and a PolicyReport soon.
+    /// The audit record of a violation: the request's audit event's
+    /// annotation `policies.capstan.dev/<bundle>.<policy>`, a log line, and
+    /// a PolicyReport soon.
     fn audit(&self, review: &str, message: &str) {
         self.metrics.violations.notify_one();
+        let key = format!("policies.capstan.dev/{}", self.policy.replace('/', "."));
+        crate::audit::annotate(&key, message);
         let req: Value = serde_json::from_str::<Value>(review)
             .ok()
             .and_then(|mut r| r.get_mut("request").map(Value::take))

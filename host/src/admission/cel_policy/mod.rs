@@ -306,7 +306,9 @@ impl Run<'_> {
         for annotation in annotations {
             match annotation {
                 Annotation::Publish { key, value } => {
-                    tracing::info!(key = %format!("{}/{key}", policy.name), %value, "admission policy audit annotation");
+                    let key = format!("{}/{key}", policy.name);
+                    tracing::info!(%key, %value, "admission policy audit annotation");
+                    crate::audit::annotate(&key, &value);
                 }
                 Annotation::Error(why) if fail => self.denied.push(Denied {
                     policy: policy.name.clone(),
@@ -335,7 +337,9 @@ impl Run<'_> {
                 "expressionIndex": index,
                 "validationActions": binding.actions,
             }]);
-            tracing::info!(key = "validation.policy.admission.k8s.io/validation_failure", value = %value, "admission policy audit annotation");
+            let key = "validation.policy.admission.k8s.io/validation_failure";
+            tracing::info!(key, value = %value, "admission policy audit annotation");
+            crate::audit::annotate(key, &value.to_string());
         }
         if binding.warn {
             let warning = format!(

@@ -1,0 +1,358 @@
+//! Audit logging with the real binary: an audit policy with per-resource
+//! levels, a kubectl session, and the events in the log (and at a webhook)
+//! compared with what kube-apiserver 1.32 writes for the same session:
+//! stages, levels, objectRef, responseStatus, bodies only where the level
+//! says, impersonation, the authorization annotations, rotation.
+
+use crate::support::{eventually, stdout, Server};
+use http_body_util::BodyExt;
+use serde_json::Value;
+use std::convert::Infallible;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+const POLICY: &str = r#"apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+omitManagedFields: true
+rules:
+- level: None
+  users: [ignored]
+- level: None
+  nonResourceURLs: ["/healthz*", "/readyz*", "/livez*", "/openapi*", /api, /apis, "/api/*", "/apis/*"]
+- level: Metadata
+  resources: [{group: "", resources: [secrets]}]
+- level: RequestResponse
+  resources: [{group: "", resources: [configmaps]}]
+- level: Metadata
+"#;
+
+fn events(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON event a line"))
+        .collect()
+}
+
+/// The events about namespace `ns`, as (verb, resource, stage, level, code).
+fn summary(all: &[Value], ns: &str) -> Vec<(String, String, String, String, u64)> {
+    let text = |e: &Value, p: &str| {
+        e.pointer(p)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    all.iter()
+        .filter(|e| e.pointer("/objectRef/namespace").and_then(Value::as_str) == Some(ns))
+        .map(|e| {
+            (
+                text(e, "/verb"),
+                text(e, "/objectRef/resource"),
+                text(e, "/stage"),
+                text(e, "/level"),
+                e.pointer("/responseStatus/code")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+fn started(dir: &Path, extra: &[&str]) -> Server {
+    let policy = dir.join("policy.yaml");
+    std::fs::write(&policy, POLICY).unwrap();
+    let log = dir.join("audit.log");
+    let mut args = vec![
+        "--audit-policy-file".to_string(),
+        policy.display().to_string(),
+        "--audit-log-path".to_string(),
+        log.display().to_string(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    Server::start_with(&args)
+}
+
+#[test]
+fn a_kubectl_session_is_audited_at_the_policys_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = started(dir.path(), &[]);
+    let log = dir.path().join("audit.log");
+    s.ok(&["create", "namespace", "audited"]);
+    s.ok(&[
+        "-n",
+        "audited",
+        "create",
+        "secret",
+        "generic",
+        "s1",
+        "--from-literal=k=v",
+    ]);
+    s.ok(&["-n", "audited", "get", "secret", "s1"]);
+    s.ok(&[
+        "-n",
+        "audited",
+        "create",
+        "configmap",
+        "c1",
+        "--from-literal=a=b",
+    ]);
+    s.ok(&["-n", "audited", "delete", "configmap", "c1"]);
+    let denied = s.kubectl(&["-n", "audited", "get", "pods", "--as=someone"]);
+    assert!(!denied.status.success());
+    let ignored = s.user_kubeconfig("ignored", &[]);
+    let _ = s.kubectl_with(&ignored, &["-n", "audited", "get", "configmaps"]);
+    // A client's Audit-ID is kept, and answered.
+    let out = s.curl(&[
+        "-sk",
+        "-D",
+        "-",
+        "-o",
+        "/dev/null",
+        "-H",
+        "Audit-ID: my-audit-id",
+        &s.url("/api/v1/namespaces/audited/configmaps"),
+    ]);
+    assert!(
+        stdout(&out)
+            .to_ascii_lowercase()
+            .contains("audit-id: my-audit-id"),
+        "{}",
+        stdout(&out)
+    );
+
+    let wanted = 7;
+    assert!(
+        eventually(Duration::from_secs(10), || summary(
+            &events(&log),
+            "audited"
+        )
+        .len()
+            >= wanted),
+        "{:?}",
+        summary(&events(&log), "audited")
+    );
+    let all = events(&log);
+    let seen: Vec<_> = summary(&all, "audited");
+    let row = |verb: &str, resource: &str, level: &str, code: u64| {
+        (
+            verb.to_string(),
+            resource.to_string(),
+            "ResponseComplete".to_string(),
+            level.to_string(),
+            code,
+        )
+    };
+    assert_eq!(
+        seen,
+        [
+            row("create", "secrets", "Metadata", 201),
+            row("get", "secrets", "Metadata", 200),
+            row("create", "configmaps", "RequestResponse", 201),
+            row("delete", "configmaps", "RequestResponse", 200),
+            row("get", "configmaps", "RequestResponse", 404),
+            row("list", "pods", "Metadata", 403),
+            row("list", "configmaps", "RequestResponse", 200),
+        ],
+        "RequestReceived omitted; nothing for the user `ignored`"
+    );
+    let of = |verb: &str, resource: &str| {
+        all.iter()
+            .find(|e| {
+                e["verb"] == verb
+                    && e["objectRef"]["resource"] == resource
+                    && e["objectRef"]["namespace"] == "audited"
+            })
+            .unwrap()
+            .clone()
+    };
+    let secret = of("create", "secrets");
+    assert!(secret.get("requestObject").is_none() && secret.get("responseObject").is_none());
+    assert_eq!(
+        secret["objectRef"]["name"], "s1",
+        "a create is named by its object"
+    );
+    assert_eq!(
+        secret["annotations"]["authorization.k8s.io/decision"],
+        "allow"
+    );
+    let configmap = of("create", "configmaps");
+    assert_eq!(
+        configmap["requestObject"]["data"]["a"], "b",
+        "kubectl's protobuf body, decoded"
+    );
+    assert_eq!(configmap["responseObject"]["data"]["a"], "b");
+    assert!(
+        configmap["responseObject"]["metadata"]
+            .get("managedFields")
+            .is_none(),
+        "omitManagedFields"
+    );
+    let deleted = of("delete", "configmaps");
+    assert_eq!(deleted["responseStatus"]["status"], "Success");
+    let forbidden = of("list", "pods");
+    assert_eq!(forbidden["impersonatedUser"]["username"], "someone");
+    assert_eq!(
+        forbidden["annotations"]["authorization.k8s.io/decision"],
+        "forbid"
+    );
+    assert_eq!(forbidden["responseStatus"]["reason"], "Forbidden");
+    assert!(all.iter().all(|e| e["user"]["username"] != "ignored"));
+    let ours = all
+        .iter()
+        .find(|e| e["auditID"] == "my-audit-id")
+        .expect("the client's Audit-ID");
+    assert_eq!(ours["verb"], "list");
+
+    let metrics = s.ok(&["get", "--raw", "/metrics"]);
+    let counted = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("apiserver_audit_event_total "))
+        .and_then(|n| n.parse::<f64>().ok())
+        .unwrap_or(0.0);
+    assert!(counted >= all.len() as f64, "{counted} < {}", all.len());
+}
+
+#[test]
+fn the_log_is_rotated_and_events_reach_a_webhook_in_batches() {
+    let dir = tempfile::tempdir().unwrap();
+    let (port, ca, received) = start_collector();
+    let kubeconfig = dir.path().join("webhook.kubeconfig");
+    let b64 = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, ca);
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: audit\n  cluster:\n    server: https://127.0.0.1:{port}/events\n    certificate-authority-data: {b64}\n\
+             users:\n- name: audit\n  user: {{}}\ncontexts:\n- name: audit\n  context: {{cluster: audit, user: audit}}\ncurrent-context: audit\n"
+        ),
+    )
+    .unwrap();
+    let kc = kubeconfig.display().to_string();
+    let s = started(
+        dir.path(),
+        &[
+            "--audit-log-maxsize",
+            "1",
+            "--audit-log-maxbackup",
+            "1",
+            "--audit-webhook-config-file",
+            &kc,
+            "--audit-webhook-batch-max-size",
+            "5",
+            "--audit-webhook-batch-max-wait",
+            "1s",
+        ],
+    );
+    s.ok(&["create", "namespace", "big"]);
+    // Configmaps at RequestResponse: each ~600 KiB twice (request and
+    // response), so the 1 MB log rotates.
+    let value = "x".repeat(600 * 1024);
+    for i in 0..4 {
+        let body = format!("{{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{{\"name\":\"c{i}\"}},\"data\":{{\"v\":\"{value}\"}}}}");
+        s.ok_stdin(&["-n", "big", "create", "-f", "-"], &body);
+    }
+    let backups = || {
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| {
+                let name = e.file_name().to_string_lossy().to_string();
+                name.starts_with("audit-") && name.ends_with(".log")
+            })
+            .count()
+    };
+    assert!(
+        eventually(Duration::from_secs(10), || backups() == 1),
+        "one backup kept: {}",
+        backups()
+    );
+    assert!(
+        std::fs::metadata(dir.path().join("audit.log"))
+            .unwrap()
+            .len()
+            < 2 * 1024 * 1024
+    );
+    // The webhook gets EventLists of at most 5 events.
+    assert!(eventually(Duration::from_secs(15), || {
+        received
+            .lock()
+            .unwrap()
+            .iter()
+            .flat_map(|l| l["items"].as_array().cloned().unwrap_or_default())
+            .any(|e| e["objectRef"]["name"] == "c3")
+    }));
+    let lists = received.lock().unwrap().clone();
+    assert!(lists
+        .iter()
+        .all(|l| l["kind"] == "EventList" && l["items"].as_array().unwrap().len() <= 5));
+    assert!(lists.len() >= 2, "batched: {} posts", lists.len());
+}
+
+/// A TLS server on 127.0.0.1 collecting the JSON bodies POSTed to it;
+/// (port, CA PEM, bodies).
+fn start_collector() -> (u16, String, Arc<Mutex<Vec<Value>>>) {
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let ca = ca_params.self_signed(&ca_key).unwrap();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let params = rcgen::CertificateParams::new(vec!["127.0.0.1".to_string()]).unwrap();
+    let cert = params.signed_by(&key, &ca, &ca_key).unwrap();
+    let config = rustls::ServerConfig::builder()
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![rustls::pki_types::CertificateDer::from(cert.der().to_vec())],
+            rustls::pki_types::PrivateKeyDer::try_from(key.serialize_der()).unwrap(),
+        )
+        .unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let received = Arc::new(Mutex::new(Vec::new()));
+    let sink = received.clone();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(collect(listener, config, sink));
+    });
+    (port, ca.pem(), received)
+}
+
+async fn collect(
+    listener: std::net::TcpListener,
+    config: rustls::ServerConfig,
+    sink: Arc<Mutex<Vec<Value>>>,
+) {
+    listener.set_nonblocking(true).unwrap();
+    let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    loop {
+        let Ok((tcp, _)) = listener.accept().await else {
+            continue;
+        };
+        let (acceptor, sink) = (acceptor.clone(), sink.clone());
+        tokio::spawn(async move {
+            let Ok(tls) = acceptor.accept(tcp).await else {
+                return;
+            };
+            let svc =
+                hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
+                    let sink = sink.clone();
+                    async move {
+                        let body = req.into_body().collect().await.unwrap().to_bytes();
+                        if let Ok(list) = serde_json::from_slice::<Value>(&body) {
+                            sink.lock().unwrap().push(list);
+                        }
+                        Ok::<_, Infallible>(http::Response::new(http_body_util::Full::new(
+                            bytes::Bytes::from_static(b"{}"),
+                        )))
+                    }
+                });
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(hyper_util::rt::TokioIo::new(tls), svc)
+                .await;
+        });
+    }
+}
