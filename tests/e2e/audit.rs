@@ -59,7 +59,7 @@ fn summary(all: &[Value], ns: &str) -> Vec<(String, String, String, String, u64)
         .collect()
 }
 
-fn started(dir: &Path, extra: &[&str]) -> Server {
+pub(crate) fn started(dir: &Path, extra: &[&str]) -> Server {
     let policy = dir.join("policy.yaml");
     std::fs::write(&policy, POLICY).unwrap();
     let log = dir.join("audit.log");
@@ -355,4 +355,105 @@ async fn collect(
                 .await;
         });
     }
+}
+
+/// The annotation `key` of the ResponseComplete event of the pod `name`'s create.
+fn pod_annotation(log: &Path, name: &str, key: &str) -> Option<String> {
+    events(log)
+        .iter()
+        .filter(|e| e["stage"] == "ResponseComplete" && e["verb"] == "create")
+        .filter(|e| e["objectRef"]["resource"] == "pods" && e["objectRef"]["name"] == name)
+        .find_map(|e| e["annotations"][key].as_str().map(String::from))
+}
+
+#[test]
+fn admission_annotations_reach_the_audit_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = started(dir.path(), &[]);
+    let log = dir.path().join("audit.log");
+    s.ok(&["create", "namespace", "psa"]);
+    s.ok(&[
+        "label",
+        "namespace",
+        "psa",
+        "pod-security.kubernetes.io/enforce=baseline",
+        "pod-security.kubernetes.io/audit=restricted",
+    ]);
+    // A ValidatingAdmissionPolicy bound with validationActions [Audit].
+    let vap = r#"apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: pinned-images}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
+  validations:
+  - expression: "!object.spec.containers.exists(c, c.image.endsWith(':latest'))"
+    message: images must not be latest
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: pinned-images}
+spec: {policyName: pinned-images, validationActions: [Audit]}
+"#;
+    s.ok_stdin(&["apply", "-f", "-"], vap);
+    let build = tempfile::tempdir().unwrap();
+    let (_, tar) = crate::policy_bundles::build_baseline(build.path());
+    let bundles = s.dir.path().join("bundles");
+    std::fs::create_dir_all(&bundles).unwrap();
+    std::fs::copy(&tar, bundles.join("baseline.tar")).unwrap();
+    let bundle = "apiVersion: policies.capstan.dev/v1alpha1\nkind: PolicyBundle\nmetadata:\n  name: baseline\n\
+                  spec:\n  bundle: baseline.tar\n  mode: Audit\n  policies: [disallow-latest-tag]\n";
+    s.ok_stdin(&["apply", "-f", "-"], bundle);
+    let (status, _, message) = crate::policy_bundle_api::wait_ready(&s, "baseline");
+    assert_eq!(status, "True", "{message}");
+
+    let mut n = 0;
+    assert!(
+        eventually(Duration::from_secs(20), || {
+            n += 1;
+            let name = format!("web{n}");
+            s.ok(&["-n", "psa", "run", &name, "--image=nginx:latest"]);
+            std::thread::sleep(Duration::from_millis(200));
+            pod_annotation(
+                &log,
+                &name,
+                "validation.policy.admission.k8s.io/validation_failure",
+            )
+            .is_some()
+                && pod_annotation(
+                    &log,
+                    &name,
+                    "policies.capstan.dev/baseline.disallow-latest-tag",
+                )
+                .is_some()
+        }),
+        "the policies never annotated an event"
+    );
+    let name = format!("web{n}");
+    assert_eq!(
+        pod_annotation(&log, &name, "pod-security.kubernetes.io/enforce-policy").as_deref(),
+        Some("baseline:latest")
+    );
+    let violations =
+        pod_annotation(&log, &name, "pod-security.kubernetes.io/audit-violations").unwrap();
+    assert!(
+        violations.starts_with("would violate PodSecurity \"restricted:latest\""),
+        "{violations}"
+    );
+    let failure = pod_annotation(
+        &log,
+        &name,
+        "validation.policy.admission.k8s.io/validation_failure",
+    )
+    .unwrap();
+    let failure: Value = serde_json::from_str(&failure).unwrap();
+    assert_eq!(failure[0]["message"], "images must not be latest");
+    assert_eq!(failure[0]["policy"], "pinned-images");
+    let bundled = pod_annotation(
+        &log,
+        &name,
+        "policies.capstan.dev/baseline.disallow-latest-tag",
+    )
+    .unwrap();
+    assert!(bundled.contains("uses image \"nginx:latest\""), "{bundled}");
 }

@@ -26,6 +26,8 @@ pub struct Defaults {
     pub enforce: String,
     #[serde(default = "privileged")]
     pub warn: String,
+    #[serde(default = "privileged")]
+    pub audit: String,
 }
 
 impl Default for Defaults {
@@ -33,6 +35,7 @@ impl Default for Defaults {
         Defaults {
             enforce: privileged(),
             warn: privileged(),
+            audit: privileged(),
         }
     }
 }
@@ -54,13 +57,21 @@ pub struct Exemptions {
 }
 
 impl Config {
-    /// True for an exempt user, namespace or runtime class.
-    pub fn exempt(&self, req: &AdmissionRequest, spec: &Value) -> bool {
+    /// Why the request is exempt (kube's `exempt` audit annotation: user,
+    /// namespace or runtimeClass), if it is.
+    pub fn exemption(&self, req: &AdmissionRequest, spec: &Value) -> Option<&'static str> {
         let e = &self.exemptions;
         let runtime_class = object::get_str(spec, &["runtimeClassName"]).unwrap_or("");
-        e.usernames.contains(&req.user_info.username)
-            || e.namespaces.contains(&req.namespace)
-            || (!runtime_class.is_empty() && e.runtime_classes.iter().any(|r| r == runtime_class))
+        if e.usernames.contains(&req.user_info.username) {
+            Some("user")
+        } else if e.namespaces.contains(&req.namespace) {
+            Some("namespace")
+        } else if !runtime_class.is_empty() && e.runtime_classes.iter().any(|r| r == runtime_class)
+        {
+            Some("runtimeClass")
+        } else {
+            None
+        }
     }
 }
 

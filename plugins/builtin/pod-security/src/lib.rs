@@ -4,10 +4,13 @@
 //! restricted; optional `-version`) decide. Pods violating the enforce level
 //! are rejected (`violates PodSecurity "restricted:latest": ...`); violations
 //! of the warn level become warnings (`would violate PodSecurity ...`); pod
-//! templates of workload resources only ever get warnings.
+//! templates of workload resources only ever get warnings. kube's audit
+//! annotations: `pod-security.kubernetes.io/enforce-policy` on every pod
+//! evaluated, `.../audit-violations` for the audit level's violations,
+//! `.../exempt` for an exempt request.
 //!
 //! Configuration (all optional), like kube's PodSecurityConfiguration:
-//! `{"defaults": {"enforce": "privileged", "warn": "privileged"},
+//! `{"defaults": {"enforce": "privileged", "warn": "privileged", "audit": "privileged"},
 //!   "exemptions": {"usernames": [], "namespaces": [], "runtimeClasses": []}}`.
 
 mod checks;
@@ -28,24 +31,62 @@ impl AdmissionPlugin for PodSecurity {
             return Ok(AdmissionResponse::allow());
         };
         let config: Config = host::config()?;
-        if config.exempt(req, spec) {
-            return Ok(AdmissionResponse::allow());
+        if let Some(why) = config.exemption(req, spec) {
+            return Ok(AdmissionResponse::allow().with_audit_annotation(annotation("exempt"), why));
         }
         let namespace = host::get_object("v1", "namespaces", None, &req.namespace)?;
         let labels = namespace.as_ref().map(object::labels).unwrap_or_default();
-        let enforce = Policy::from_labels(&labels, "enforce", &config.defaults.enforce);
-        let warn = Policy::from_labels(&labels, "warn", &config.defaults.warn);
-        Ok(decide(req, spec, is_pod, &enforce, &warn))
+        let d = &config.defaults;
+        let levels = Levels {
+            enforce: Policy::from_labels(&labels, "enforce", &d.enforce),
+            warn: Policy::from_labels(&labels, "warn", &d.warn),
+            audit: Policy::from_labels(&labels, "audit", &d.audit),
+        };
+        let response = decide(req, spec, is_pod, &levels);
+        Ok(audited(response, spec, is_pod, &levels))
     }
+}
+
+/// The namespace's three levels.
+struct Levels {
+    enforce: Policy,
+    warn: Policy,
+    audit: Policy,
+}
+
+/// kube's audit annotation key `pod-security.kubernetes.io/<key>`.
+fn annotation(key: &str) -> String {
+    format!("pod-security.kubernetes.io/{key}")
+}
+
+/// The response with kube's audit annotations: the enforced policy of a
+/// pod, and the audit level's violations.
+fn audited(
+    mut response: AdmissionResponse,
+    spec: &Value,
+    is_pod: bool,
+    l: &Levels,
+) -> AdmissionResponse {
+    if is_pod {
+        response = response.with_audit_annotation(annotation("enforce-policy"), l.enforce.label());
+    }
+    if let Some(reasons) = l.audit.check(spec) {
+        let text = format!(
+            "would violate PodSecurity \"{}\": {reasons}",
+            l.audit.label()
+        );
+        response = response.with_audit_annotation(annotation("audit-violations"), text);
+    }
+    response
 }
 
 fn decide(
     req: &AdmissionRequest,
     spec: &Value,
     is_pod: bool,
-    enforce: &Policy,
-    warn: &Policy,
+    levels: &Levels,
 ) -> AdmissionResponse {
+    let (enforce, warn) = (&levels.enforce, &levels.warn);
     let enforced = enforce.check(spec);
     if is_pod {
         if let Some(reasons) = &enforced {

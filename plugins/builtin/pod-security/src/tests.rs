@@ -136,3 +136,26 @@ fn unchanged_pod_updates_are_not_checked() {
     req.sub_resource = Some("status".into());
     assert!(PodSecurity::review(&req).unwrap().allowed);
 }
+
+#[test]
+fn audit_annotations_name_the_enforced_policy_and_audit_violations() {
+    testing::reset();
+    namespace(json!({"pod-security.kubernetes.io/enforce": "baseline",
+                     "pod-security.kubernetes.io/audit": "restricted"}));
+    let r = create(nginx());
+    assert!(r.allowed);
+    assert_eq!(
+        r.audit_annotations["pod-security.kubernetes.io/enforce-policy"],
+        "baseline:latest"
+    );
+    let violations = &r.audit_annotations["pod-security.kubernetes.io/audit-violations"];
+    assert!(
+        violations.starts_with(
+            "would violate PodSecurity \"restricted:latest\": allowPrivilegeEscalation != false"
+        ),
+        "{violations}"
+    );
+    assert!(!create(hardened())
+        .audit_annotations
+        .contains_key("pod-security.kubernetes.io/audit-violations"));
+}
