@@ -13,6 +13,40 @@ pub trait MetricSource: Send + Sync {
     fn render(&self, out: &mut Exposition);
 }
 
+/// A histogram's state: one count per bucket of `bounds`, then the
+/// overflow, and the sum of what was observed.
+#[derive(Clone, Debug)]
+pub struct Histogram {
+    bounds: &'static [f64],
+    counts: Vec<u64>,
+    sum: f64,
+}
+
+impl Histogram {
+    pub fn new(bounds: &'static [f64]) -> Histogram {
+        Histogram {
+            bounds,
+            counts: vec![0; bounds.len() + 1],
+            sum: 0.0,
+        }
+    }
+
+    pub fn observe(&mut self, value: f64) {
+        let bucket = self
+            .bounds
+            .iter()
+            .position(|b| value <= *b)
+            .unwrap_or(self.bounds.len());
+        self.counts[bucket] += 1;
+        self.sum += value;
+    }
+
+    /// Its samples, named `name`, with `labels`.
+    pub fn render(&self, out: &mut Exposition, name: &str, labels: Labels<'_>) {
+        out.histogram(name, labels, self.bounds, &self.counts, self.sum);
+    }
+}
+
 /// The sources a server exposes.
 pub type Sources = Vec<Arc<dyn MetricSource>>;
 
@@ -112,6 +146,114 @@ pub fn serve(sources: &Sources) -> Response {
         http::HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
     );
     resp
+}
+
+/// The `process_*` families every Go server exposes (client_golang's
+/// process collector), read from `/proc/self` at scrape time (Linux).
+pub struct ProcessMetrics {
+    start_time: f64,
+}
+
+impl ProcessMetrics {
+    pub fn new() -> ProcessMetrics {
+        ProcessMetrics {
+            start_time: process_start_time().unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_secs_f64())
+                    .unwrap_or_default()
+            }),
+        }
+    }
+}
+
+impl Default for ProcessMetrics {
+    fn default() -> Self {
+        ProcessMetrics::new()
+    }
+}
+
+/// Clock ticks a second (`sysconf(_SC_CLK_TCK)`, 100 on Linux).
+const TICKS: f64 = 100.0;
+const PAGE: f64 = 4096.0;
+
+/// The fields of `/proc/self/stat` after the command's parentheses.
+fn stat_fields() -> Option<Vec<String>> {
+    let text = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let rest = &text[text.rfind(')')? + 2..];
+    Some(rest.split_whitespace().map(String::from).collect())
+}
+
+fn process_start_time() -> Option<f64> {
+    let fields = stat_fields()?;
+    let started_ticks: f64 = fields.get(19)?.parse().ok()?;
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let boot: f64 = stat
+        .lines()
+        .find_map(|l| l.strip_prefix("btime "))?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(boot + started_ticks / TICKS)
+}
+
+fn max_fds() -> Option<f64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+    line.split_whitespace().nth(3)?.parse().ok()
+}
+
+impl MetricSource for ProcessMetrics {
+    fn render(&self, out: &mut Exposition) {
+        let fields = stat_fields().unwrap_or_default();
+        let field = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok());
+        let gauges = [
+            (
+                "process_cpu_seconds_total",
+                "counter",
+                "Total user and system CPU time spent in seconds.",
+                field(11).zip(field(12)).map(|(u, s)| (u + s) / TICKS),
+            ),
+            (
+                "process_open_fds",
+                "gauge",
+                "Number of open file descriptors.",
+                std::fs::read_dir("/proc/self/fd")
+                    .ok()
+                    .map(|d| d.count() as f64),
+            ),
+            (
+                "process_max_fds",
+                "gauge",
+                "Maximum number of open file descriptors.",
+                max_fds(),
+            ),
+            (
+                "process_resident_memory_bytes",
+                "gauge",
+                "Resident memory size in bytes.",
+                field(21).map(|pages| pages * PAGE),
+            ),
+            (
+                "process_start_time_seconds",
+                "gauge",
+                "Start time of the process since unix epoch in seconds.",
+                Some(self.start_time),
+            ),
+            (
+                "process_virtual_memory_bytes",
+                "gauge",
+                "Virtual memory size in bytes.",
+                field(20),
+            ),
+        ];
+        for (name, kind, help, value) in gauges {
+            if let Some(v) = value {
+                out.family(name, kind, help);
+                out.sample(name, &[], v);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

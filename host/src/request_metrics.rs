@@ -1,7 +1,12 @@
-//! `apiserver_request_total`, as kube-apiserver counts its resource
-//! requests: by verb (GET, LIST, WATCH, POST, PUT, PATCH, DELETE,
-//! DELETECOLLECTION), group, version, resource, subresource, scope
-//! (resource, namespace, cluster), component and response code. The number
+//! kube-apiserver's request metrics of resource requests:
+//! `apiserver_request_total` (by verb (GET, LIST, WATCH, POST, PUT, PATCH,
+//! DELETE, DELETECOLLECTION), group, version, resource, subresource, scope
+//! (resource, namespace, cluster), component and response code),
+//! `apiserver_request_duration_seconds` and `apiserver_response_sizes`
+//! (histograms with kube's buckets; long-running requests are not timed),
+//! `apiserver_longrunning_requests` (watches and other long-running
+//! requests open now) and `apiserver_current_inflight_requests` (by
+//! readOnly and mutating). The number
 //! of series is bounded whatever a client sends: a path can name any group,
 //! version, resource and subresource, so a request for one the server does
 //! not serve is counted with all four labels `<other>` (kube-apiserver
@@ -78,61 +83,184 @@ fn verb(v: Verb) -> &'static str {
     }
 }
 
-/// The counts, per label set and code.
+/// kube's `apiserver_request_duration_seconds` buckets.
+const DURATION_BUCKETS: &[f64] = &[
+    0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0,
+    10.0, 15.0, 20.0, 30.0, 45.0, 60.0,
+];
+/// kube's `apiserver_response_sizes` buckets.
+const SIZE_BUCKETS: &[f64] = &[1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+
+/// The requests' figures, per label set (and code for the counts).
 #[derive(Default)]
-pub struct RequestMetrics(Mutex<BTreeMap<(RequestLabels, u16), u64>>);
+pub struct RequestMetrics(Mutex<Figures>);
+
+#[derive(Default)]
+struct Figures {
+    counts: BTreeMap<(RequestLabels, u16), u64>,
+    durations: BTreeMap<RequestLabels, crate::metrics::Histogram>,
+    sizes: BTreeMap<RequestLabels, crate::metrics::Histogram>,
+    long_running: BTreeMap<RequestLabels, i64>,
+    /// Requests being served now: read-only, mutating.
+    inflight: [i64; 2],
+}
+
+/// What one answered request adds.
+pub struct Answered {
+    pub code: u16,
+    /// None for a long-running request (not timed).
+    pub seconds: Option<f64>,
+    /// The body's size, when known.
+    pub bytes: Option<u64>,
+}
 
 impl RequestMetrics {
-    fn lock(&self) -> MutexGuard<'_, BTreeMap<(RequestLabels, u16), u64>> {
+    fn lock(&self) -> MutexGuard<'_, Figures> {
         self.0
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// One request answered with `code`. `served` is asked only of a label
-    /// set not counted yet: whether the server serves what it names.
+    /// One request answered. `served` is asked only of a label set not
+    /// counted yet: whether the server serves what it names.
     pub fn record(
         &self,
         labels: RequestLabels,
-        code: u16,
+        answered: Answered,
         served: impl FnOnce(&RequestLabels) -> bool,
     ) {
         let mut all = self.lock();
-        let key = (labels, code);
-        if let Some(n) = all.get_mut(&key) {
-            *n += 1;
-            return;
+        let known = all.counts.contains_key(&(labels.clone(), answered.code));
+        let labels = if !known && (all.counts.len() >= MAX_SERIES || !served(&labels)) {
+            labels.other()
+        } else {
+            labels
+        };
+        *all.counts
+            .entry((labels.clone(), answered.code))
+            .or_default() += 1;
+        if let Some(seconds) = answered.seconds {
+            let h = all.durations.entry(labels.clone());
+            h.or_insert_with(|| crate::metrics::Histogram::new(DURATION_BUCKETS))
+                .observe(seconds);
         }
-        let (mut labels, code) = key;
-        if all.len() >= MAX_SERIES || !served(&labels) {
-            labels = labels.other();
+        if let Some(bytes) = answered.bytes {
+            let h = all.sizes.entry(labels);
+            h.or_insert_with(|| crate::metrics::Histogram::new(SIZE_BUCKETS))
+                .observe(bytes as f64);
         }
-        *all.entry((labels, code)).or_default() += 1;
+    }
+
+    /// A long-running request starts (bounded as the counts are); it ends
+    /// when the returned guard is dropped.
+    pub fn long_running(self: &std::sync::Arc<Self>, labels: RequestLabels) -> Running {
+        let mut all = self.lock();
+        let labels =
+            if all.long_running.len() >= MAX_SERIES && !all.long_running.contains_key(&labels) {
+                labels.other()
+            } else {
+                labels
+            };
+        *all.long_running.entry(labels.clone()).or_default() += 1;
+        Running {
+            metrics: self.clone(),
+            labels: Some(labels),
+            mutating: None,
+        }
+    }
+
+    /// A request takes an in-flight slot (read-only or mutating); it is
+    /// given back when the returned guard is dropped.
+    pub fn inflight(self: &std::sync::Arc<Self>, mutating: bool) -> Running {
+        self.lock().inflight[usize::from(mutating)] += 1;
+        Running {
+            metrics: self.clone(),
+            labels: None,
+            mutating: Some(mutating),
+        }
+    }
+}
+
+/// A request counted while it runs.
+pub struct Running {
+    metrics: std::sync::Arc<RequestMetrics>,
+    labels: Option<RequestLabels>,
+    mutating: Option<bool>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let mut all = self.metrics.lock();
+        if let Some(labels) = self.labels.take() {
+            if let Some(n) = all.long_running.get_mut(&labels) {
+                *n -= 1;
+            }
+        }
+        if let Some(m) = self.mutating {
+            all.inflight[usize::from(m)] -= 1;
+        }
+    }
+}
+
+impl RequestLabels {
+    /// kube's labels of the request families, with the family's own
+    /// (`code`, `dry_run`), in name order as Prometheus' client sorts them.
+    fn pairs<'a>(&'a self, own: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
+        let mut labels = own.to_vec();
+        labels.extend([
+            ("component", "apiserver"),
+            ("group", self.group.as_str()),
+            ("resource", self.resource.as_str()),
+            ("scope", self.scope),
+            ("subresource", self.subresource.as_str()),
+            ("verb", self.verb),
+            ("version", self.version.as_str()),
+        ]);
+        labels.sort_by_key(|(name, _)| *name);
+        labels
     }
 }
 
 impl MetricSource for RequestMetrics {
     fn render(&self, out: &mut Exposition) {
+        let all = self.lock();
         out.family(
             NAME,
             "counter",
-            "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.",
+            "[STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.",
         );
-        for ((l, code), n) in self.lock().iter() {
+        for ((l, code), n) in all.counts.iter() {
             let code = code.to_string();
-            let labels = [
-                ("code", code.as_str()),
-                ("component", "apiserver"),
-                ("dry_run", ""),
-                ("group", l.group.as_str()),
-                ("resource", l.resource.as_str()),
-                ("scope", l.scope),
-                ("subresource", l.subresource.as_str()),
-                ("verb", l.verb),
-                ("version", l.version.as_str()),
-            ];
+            let labels = l.pairs(&[("code", code.as_str()), ("dry_run", "")]);
             out.sample(NAME, &labels, *n as f64);
         }
+        let duration = "apiserver_request_duration_seconds";
+        out.family(duration, "histogram", "[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.");
+        for (l, h) in all.durations.iter() {
+            h.render(out, duration, &l.pairs(&[("dry_run", "")]));
+        }
+        let sizes = "apiserver_response_sizes";
+        out.family(sizes, "histogram", "[STABLE] Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.");
+        for (l, h) in all.sizes.iter() {
+            h.render(out, sizes, &l.pairs(&[]));
+        }
+        let long = "apiserver_longrunning_requests";
+        out.family(long, "gauge", "[STABLE] Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.");
+        for (l, n) in all.long_running.iter() {
+            out.sample(long, &l.pairs(&[]), *n as f64);
+        }
+        let inflight = "apiserver_current_inflight_requests";
+        out.family(inflight, "gauge", "[STABLE] Maximal number of currently used inflight request limit of this apiserver per request kind in last second.");
+        out.sample(
+            inflight,
+            &[("request_kind", "mutating")],
+            all.inflight[1] as f64,
+        );
+        out.sample(
+            inflight,
+            &[("request_kind", "readOnly")],
+            all.inflight[0] as f64,
+        );
     }
 }
 
@@ -141,6 +269,14 @@ mod tests {
     use super::*;
     use crate::catalogue::Catalogue;
     use http::Method;
+
+    fn ok(code: u16) -> Answered {
+        Answered {
+            code,
+            seconds: Some(0.01),
+            bytes: Some(2048),
+        }
+    }
 
     fn labels(method: Method, path: &str, query: Option<&str>) -> RequestLabels {
         RequestLabels::of(&crate::request_info::parse(&method, path, query).unwrap())
@@ -152,27 +288,27 @@ mod tests {
         let served = |l: &RequestLabels| l.served_by(&Catalogue::builtin());
         m.record(
             labels(Method::GET, "/api/v1/namespaces/default/pods", None),
-            200,
+            ok(200),
             served,
         );
         m.record(
             labels(Method::GET, "/api/v1/namespaces/default/pods", None),
-            200,
+            ok(200),
             served,
         );
         m.record(
             labels(Method::GET, "/api/v1/pods", Some("watch=true")),
-            200,
+            ok(200),
             served,
         );
         m.record(
             labels(Method::POST, "/apis/apps/v1/namespaces/a/deployments", None),
-            201,
+            ok(201),
             served,
         );
         m.record(
             labels(Method::PUT, "/api/v1/namespaces/a/pods/p/status", None),
-            409,
+            ok(409),
             served,
         );
         let mut out = Exposition::default();
@@ -199,13 +335,13 @@ mod tests {
                 format!("/api/v1/junk{i}"),
                 format!("/api/v1/namespaces/a/pods/p/sub{i}"),
             ] {
-                m.record(labels(Method::GET, &path, None), 404, |l| {
+                m.record(labels(Method::GET, &path, None), ok(404), |l| {
                     l.served_by(&catalogue)
                 });
             }
         }
         // One series per verb and scope, whatever the names.
-        let all = m.lock();
+        let all = &m.lock().counts;
         assert!(all.len() <= 3, "{all:?}");
         assert!(all.keys().all(|(l, _)| l.group == OTHER
             && l.version == OTHER
@@ -219,9 +355,9 @@ mod tests {
         let m = RequestMetrics::default();
         for i in 0..MAX_SERIES + 100 {
             let path = format!("/apis/g{i}.example/v1/foos");
-            m.record(labels(Method::GET, &path, None), 200, |_| true);
+            m.record(labels(Method::GET, &path, None), ok(200), |_| true);
         }
-        let all = m.lock();
+        let all = &m.lock().counts;
         assert_eq!(all.len(), MAX_SERIES + 1);
         let other = all.iter().find(|((l, _), _)| l.group == OTHER);
         assert_eq!(other.map(|(_, n)| *n), Some(100));

@@ -202,6 +202,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     chain.admission_policies = policies_of(Phase::Validating).map(Arc::new);
     chain.mutating_policies = policies_of(Phase::Mutating).map(Arc::new);
     chain.auth = Some(state.auth.clone());
+    state.metrics.push(chain.metrics.clone());
     state.admission = Arc::new(chain);
     tracing::info!(chain = ?state.admission.names(), "admission chain");
     state.inflight = InFlight::new(

@@ -6,7 +6,7 @@ use crate::audit::{self, policy::Stage, Recording};
 use crate::auth::authenticate::Credentials;
 use crate::auth::{impersonate, Attributes, UserInfo};
 use crate::inflight::RequestKind;
-use crate::request_metrics::RequestLabels;
+use crate::request_metrics::{Answered, RequestLabels};
 use crate::state::AppState;
 use crate::status::ApiError;
 use crate::{accept, connection, discovery_routes, handlers, health, held_body, request_info};
@@ -172,10 +172,19 @@ async fn authenticate(
 }
 
 async fn route(state: &AppState, req: Request) -> Response {
+    let started = std::time::Instant::now();
     let path = req.uri().path().to_string();
     let query = req.uri().query().map(String::from);
     let resource = request_info::parse(req.method(), &path, query.as_deref());
     let labels = resource.as_ref().map(RequestLabels::of);
+    let long_running = RequestKind {
+        method: req.method(),
+        path: &path,
+        resource: resource.as_ref(),
+    }
+    .is_long_running();
+    let mutating = !matches!(*req.method(), http::Method::GET | http::Method::HEAD);
+    let inflight = (!long_running).then(|| state.requests.inflight(mutating));
     let audit_id = audit_id(req.headers());
     let peer = req
         .extensions()
@@ -200,13 +209,22 @@ async fn route(state: &AppState, req: Request) -> Response {
     if let Ok(id) = http::HeaderValue::from_str(&audit_id) {
         resp.headers_mut().insert("audit-id", id);
     }
-    if let Some(labels) = labels {
-        let served = |l: &RequestLabels| l.served_by(&state.catalogue.get());
-        state
-            .requests
-            .record(labels, resp.status().as_u16(), served);
+    let Some(labels) = labels else {
+        return resp;
+    };
+    let served = |l: &RequestLabels| l.served_by(&state.catalogue.get());
+    let bytes = hyper::body::Body::size_hint(resp.body()).exact();
+    let answered = Answered {
+        code: resp.status().as_u16(),
+        seconds: (!long_running).then(|| started.elapsed().as_secs_f64()),
+        bytes,
+    };
+    state.requests.record(labels.clone(), answered, served);
+    match (long_running && resp.status().is_success(), inflight) {
+        (true, _) => held_body::hold(resp, state.requests.long_running(labels)),
+        (false, Some(slot)) => held_body::hold(resp, slot),
+        (false, None) => resp,
     }
-    resp
 }
 
 /// Admits and serves an authenticated request within its deadline; its

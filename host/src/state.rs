@@ -77,7 +77,10 @@ impl AppState {
         ));
         let requests = Arc::new(crate::request_metrics::RequestMetrics::default());
         AppState {
-            metrics: vec![requests.clone() as Arc<dyn crate::metrics::MetricSource>],
+            metrics: vec![
+                requests.clone() as Arc<dyn crate::metrics::MetricSource>,
+                Arc::new(crate::metrics::ProcessMetrics::new()),
+            ],
             requests,
             catalogue,
             storage,

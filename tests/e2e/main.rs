@@ -32,6 +32,7 @@ mod kind_validation;
 mod kube_132_kinds;
 mod lifecycle;
 mod metadata_informers;
+mod metrics;
 mod mutating_admission_policies;
 mod namespaces;
 mod objects;

@@ -65,6 +65,8 @@ pub struct Chain {
     pub mutating_policies: Option<Arc<AdmissionPolicies>>,
     /// What matchConditions' `authorizer` asks (None: checks fail).
     pub auth: Option<Arc<crate::auth::Auth>>,
+    /// kube's admission latency metrics.
+    pub metrics: Arc<super::metrics::AdmissionMetrics>,
 }
 
 impl Chain {
@@ -83,6 +85,7 @@ impl Chain {
             admission_policies: None,
             mutating_policies: None,
             auth: None,
+            metrics: Arc::default(),
         }
     }
 
@@ -296,6 +299,21 @@ impl Chain {
     pub async fn mutate(
         &self,
         req: &ReviewRequest,
+        obj: Value,
+        old: Option<&Value>,
+        warnings: &Mutex<Vec<String>>,
+    ) -> ApiResult<Value> {
+        let started = std::time::Instant::now();
+        let out = self.mutate_all(req, obj, old, warnings).await;
+        let step = super::metrics::step_type(true);
+        let rejected = out.is_err();
+        (self.metrics).step(req.operation, rejected, step, started.elapsed());
+        out
+    }
+
+    async fn mutate_all(
+        &self,
+        req: &ReviewRequest,
         mut obj: Value,
         old: Option<&Value>,
         warnings: &Mutex<Vec<String>>,
@@ -361,6 +379,38 @@ impl Chain {
         review: &mut SharedReview,
         warnings: &Mutex<Vec<String>>,
     ) -> ApiResult<Value> {
+        let started = std::time::Instant::now();
+        let out = self.patched_by(e, req, obj, old, review, warnings).await;
+        self.timed(e, req, (true, out.is_err()), started);
+        out
+    }
+
+    /// One entry's call, counted in kube's admission metrics.
+    fn timed(
+        &self,
+        e: &CallableEntry,
+        req: &ReviewRequest,
+        (mutating, rejected): (bool, bool),
+        started: std::time::Instant,
+    ) {
+        use super::metrics::{step_type, Family};
+        let family = match e.config.module.as_str() {
+            "webhook" => Family::Webhook,
+            _ => Family::Controller,
+        };
+        let key = (req.operation, rejected, step_type(mutating));
+        (self.metrics).entry(family, &e.config.name, key, started.elapsed());
+    }
+
+    async fn patched_by(
+        &self,
+        e: &CallableEntry,
+        req: &ReviewRequest,
+        obj: Value,
+        old: Option<&Value>,
+        review: &mut SharedReview,
+        warnings: &Mutex<Vec<String>>,
+    ) -> ApiResult<Value> {
         let encoded = review.get(req, Some(&obj), old);
         let Some(v) = self.call(e, req, encoded, warnings).await? else {
             return Ok(obj);
@@ -385,6 +435,20 @@ impl Chain {
         old: Option<&Value>,
         warnings: &Mutex<Vec<String>>,
     ) -> ApiResult<()> {
+        let started = std::time::Instant::now();
+        let out = self.validate_all(req, obj, old, warnings).await;
+        let step = super::metrics::step_type(false);
+        (self.metrics).step(req.operation, out.is_err(), step, started.elapsed());
+        out
+    }
+
+    async fn validate_all(
+        &self,
+        req: &ReviewRequest,
+        obj: Option<&Value>,
+        old: Option<&Value>,
+        warnings: &Mutex<Vec<String>>,
+    ) -> ApiResult<()> {
         let (attrs, mut review) = (attributes(req), SharedReview::default());
         for e in self.entries_for(Phase::Validating, req).await {
             if let EntryRef::AdmissionPolicies(p) = &e {
@@ -396,10 +460,15 @@ impl Chain {
                 continue;
             }
             let encoded = review.get(req, obj, old);
-            if let Some(v) = self.call(e, req, encoded, warnings).await? {
-                if let Some(denial) = v.denial {
-                    return Err(denial);
-                }
+            let started = std::time::Instant::now();
+            let verdict = self.call(e, req, encoded, warnings).await;
+            let denial = match verdict {
+                Ok(v) => v.and_then(|v| v.denial),
+                Err(e) => Some(e),
+            };
+            self.timed(e, req, (false, denial.is_some()), started);
+            if let Some(denial) = denial {
+                return Err(denial);
             }
         }
         Ok(())

@@ -9,6 +9,7 @@ pub mod chain;
 pub mod config;
 pub mod match_conditions;
 pub mod matcher;
+pub mod metrics;
 pub mod review;
 pub mod watched;
 pub mod webhook;

@@ -1,0 +1,208 @@
+//! `/metrics` with the real binary: the whole exposition checked against
+//! the Prometheus text format (names, labels, values, TYPE before samples,
+//! histograms cumulative), and kube-apiserver's families moving by exactly
+//! what known requests add.
+
+use crate::support::Server;
+use std::collections::BTreeMap;
+use std::process::{Command, Stdio};
+
+/// Samples by their full text before the value (`name{labels}`).
+type Samples = BTreeMap<String, f64>;
+
+/// Parses the exposition, panicking at the first line the text format
+/// does not allow.
+fn parse(text: &str) -> Samples {
+    let mut typed: BTreeMap<String, String> = BTreeMap::new();
+    let mut samples = Samples::new();
+    for (i, line) in text.lines().enumerate() {
+        let at = |why: &str| format!("line {}: {why}: {line}", i + 1);
+        if let Some(rest) = line.strip_prefix("# TYPE ") {
+            let (name, kind) = rest.split_once(' ').expect("TYPE name kind");
+            assert!(valid_name(name), "{}", at("bad name"));
+            assert!(
+                ["counter", "gauge", "histogram", "summary", "untyped"].contains(&kind),
+                "{}",
+                at("kind")
+            );
+            assert!(
+                typed.insert(name.to_string(), kind.to_string()).is_none(),
+                "{}",
+                at("TYPE twice")
+            );
+            continue;
+        }
+        if line.starts_with("# HELP ") || line.is_empty() {
+            continue;
+        }
+        assert!(!line.starts_with('#'), "{}", at("unknown comment"));
+        let (series, value) = line.rsplit_once(' ').expect("a sample and its value");
+        let value: f64 = match value {
+            "+Inf" => f64::INFINITY,
+            "-Inf" => f64::NEG_INFINITY,
+            v => v.parse().unwrap_or_else(|_| panic!("{}", at("value"))),
+        };
+        let name = series.split('{').next().unwrap();
+        assert!(valid_name(name), "{}", at("bad name"));
+        if let Some(labels) = series.strip_prefix(name).filter(|l| !l.is_empty()) {
+            check_labels(labels).unwrap_or_else(|e| panic!("{}", at(&e)));
+        }
+        let family = ["_bucket", "_sum", "_count"]
+            .iter()
+            .find_map(|s| {
+                name.strip_suffix(s)
+                    .filter(|f| typed.get(*f).is_some_and(|k| k == "histogram"))
+            })
+            .unwrap_or(name);
+        assert!(
+            typed.contains_key(family),
+            "{}",
+            at("no TYPE before the sample")
+        );
+        assert!(
+            samples.insert(series.to_string(), value).is_none(),
+            "{}",
+            at("sample twice")
+        );
+    }
+    samples
+}
+
+fn valid_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == ':')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+}
+
+/// `{a="x",b="y"}` with escaped quotes, backslashes and newlines only.
+fn check_labels(labels: &str) -> Result<(), String> {
+    let inner = labels
+        .strip_prefix('{')
+        .and_then(|l| l.strip_suffix('}'))
+        .ok_or("labels not in braces")?;
+    let mut rest = inner;
+    while !rest.is_empty() {
+        let (name, after) = rest.split_once("=\"").ok_or("label without =\"")?;
+        if !valid_name(name) || name.starts_with("__") {
+            return Err(format!("label name {name}"));
+        }
+        let mut chars = after.char_indices();
+        let end = loop {
+            match chars.next().ok_or("unterminated value")? {
+                (_, '\\') => match chars.next() {
+                    Some((_, '\\' | '"' | 'n')) => {}
+                    _ => return Err("bad escape".into()),
+                },
+                (i, '"') => break i,
+                _ => {}
+            }
+        };
+        rest = &after[end + 1..];
+        rest = rest.strip_prefix(',').unwrap_or(rest);
+    }
+    Ok(())
+}
+
+fn scrape(s: &Server) -> Samples {
+    parse(&s.ok(&["get", "--raw", "/metrics"]))
+}
+
+fn get(samples: &Samples, series: &str) -> f64 {
+    samples.get(series).copied().unwrap_or(0.0)
+}
+
+/// The labels of a configmap GET, after `code` (for the counts) and before
+/// `dry_run` (in name order, as Prometheus' client sorts them).
+const COMPONENT: &str = r#"component="apiserver""#;
+const CONFIGMAP_GET: &str =
+    r#"group="",resource="configmaps",scope="resource",subresource="",verb="GET",version="v1""#;
+
+#[test]
+fn the_exposition_parses_and_kubes_families_count_known_requests() {
+    let s = Server::start();
+    s.ok(&["create", "configmap", "seen", "--from-literal=a=b"]);
+    let before = scrape(&s);
+    for _ in 0..3 {
+        s.ok(&["get", "configmap", "seen"]);
+    }
+    let _ = s.kubectl(&["get", "configmap", "missing"]);
+    s.ok(&["create", "configmap", "another"]);
+    let mut watch = Command::new(crate::support::kubectl_path())
+        .args([
+            "--kubeconfig",
+            &s.kubeconfig().display().to_string(),
+            "get",
+            "configmaps",
+            "--watch",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let watching = crate::support::eventually(std::time::Duration::from_secs(10), || {
+        scrape(&s).iter().any(|(k, v)| {
+            k.starts_with("apiserver_longrunning_requests{")
+                && k.contains("verb=\"WATCH\"")
+                && *v >= 1.0
+        })
+    });
+    let _ = watch.kill();
+    let _ = watch.wait();
+    assert!(watching, "an open watch is a long-running request");
+    let after = scrape(&s);
+    let delta = |series: &str| get(&after, series) - get(&before, series);
+
+    let ok =
+        format!(r#"apiserver_request_total{{code="200",{COMPONENT},dry_run="",{CONFIGMAP_GET}}}"#);
+    assert_eq!(delta(&ok), 3.0);
+    let missing =
+        format!(r#"apiserver_request_total{{code="404",{COMPONENT},dry_run="",{CONFIGMAP_GET}}}"#);
+    assert_eq!(delta(&missing), 1.0);
+    let timed = format!(
+        r#"apiserver_request_duration_seconds_count{{{COMPONENT},dry_run="",{CONFIGMAP_GET}}}"#
+    );
+    assert_eq!(delta(&timed), 4.0, "every GET is timed");
+    let inf = format!(
+        r#"apiserver_request_duration_seconds_bucket{{{COMPONENT},dry_run="",{CONFIGMAP_GET},le="+Inf"}}"#
+    );
+    assert_eq!(
+        get(&after, &inf),
+        get(&after, &timed),
+        "the +Inf bucket is the count"
+    );
+    let sized = format!(r#"apiserver_response_sizes_count{{{COMPONENT},{CONFIGMAP_GET}}}"#);
+    assert_eq!(delta(&sized), 4.0);
+    let admitted = r#"apiserver_admission_step_admission_duration_seconds_count{operation="CREATE",rejected="false",type="admit"}"#;
+    assert_eq!(
+        delta(admitted),
+        1.0,
+        "one create went through the mutating phase"
+    );
+    let validated = r#"apiserver_admission_step_admission_duration_seconds_count{operation="CREATE",rejected="false",type="validate"}"#;
+    assert_eq!(delta(validated), 1.0);
+    let lifecycle = r#"apiserver_admission_controller_admission_duration_seconds_count{name="namespace-lifecycle",operation="CREATE",rejected="false",type="validate"}"#;
+    assert_eq!(
+        delta(lifecycle),
+        1.0,
+        "{:?}",
+        after
+            .keys()
+            .filter(|k| k.contains("controller_admission"))
+            .collect::<Vec<_>>()
+    );
+    assert!(get(&after, "process_cpu_seconds_total") > 0.0);
+    assert!(get(&after, "process_resident_memory_bytes") > 1e6);
+    assert!(get(&after, "process_open_fds") > 0.0);
+    let started = get(&after, "process_start_time_seconds");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    assert!(
+        started > now - 600.0 && started <= now + 1.0,
+        "{started} vs {now}"
+    );
+    assert!(after.contains_key(r#"apiserver_current_inflight_requests{request_kind="mutating"}"#));
+}
