@@ -271,6 +271,11 @@ pub struct ServeArgs {
     /// How long an event waits for its batch to fill before it is sent.
     #[arg(long = "audit-webhook-batch-max-wait", default_value = "30s", value_parser = parse_duration)]
     pub audit_webhook_batch_max_wait: Duration,
+    /// After SIGTERM, how long the server keeps serving new requests while
+    /// /readyz already fails (kube-apiserver's --shutdown-delay-duration),
+    /// before it stops accepting and drains the requests in flight.
+    #[arg(long = "shutdown-delay-duration", default_value = "0s", value_parser = parse_duration)]
+    pub shutdown_delay: Duration,
     /// kube-apiserver's feature gates, `Name=true` (comma-separated). Capstan
     /// knows MutatingAdmissionPolicy (off by default, as in kube 1.34).
     #[arg(long = "feature-gates", value_delimiter = ',')]

@@ -57,7 +57,7 @@ pub async fn serve(
     peer: SocketAddr,
     acceptor: tokio_rustls::TlsAcceptor,
     app: axum::Router,
-    timeouts: Timeouts,
+    (timeouts, shutdown): (Timeouts, crate::shutdown::Shutdown),
 ) {
     let tls = match tokio::time::timeout(timeouts.read_header, acceptor.accept(tcp)).await {
         Ok(Ok(tls)) => tls,
@@ -100,6 +100,12 @@ pub async fn serve(
                 return;
             }
             () = tokio::time::sleep_until(wake.into()) => {}
+            // Shutting down: the connection closes after its current
+            // requests (HTTP/2: GOAWAY).
+            () = shutdown.closing(), if closing.is_none() => {
+                conn.as_mut().graceful_shutdown();
+                closing = Some(Instant::now());
+            }
         }
     }
 }

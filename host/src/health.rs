@@ -45,8 +45,16 @@ pub async fn probe(state: &AppState, path: &str, verbose: bool) -> Option<Respon
     }
     let only = parts.next();
     let storage = state.storage.is_ready().await.map_err(|e| e.to_string());
-    let checks: Vec<(&str, Result<(), String>)> =
+    let mut checks: Vec<(&str, Result<(), String>)> =
         vec![("ping", Ok(())), ("log", Ok(())), ("etcd", storage)];
+    if endpoint == "readyz" {
+        // kube's: ready until a shutdown begins.
+        let shutdown = match state.shutdown.is_shutting_down() {
+            true => Err("shutting down".to_string()),
+            false => Ok(()),
+        };
+        checks.push(("shutdown", shutdown));
+    }
     if let Some(name) = only {
         let (_, r) = checks.iter().find(|(n, _)| *n == name)?;
         return Some(match r {

@@ -44,6 +44,7 @@ pub mod request_metrics;
 pub mod selectors;
 pub mod serve;
 pub mod server;
+pub mod shutdown;
 pub mod simulated_nodes;
 pub mod state;
 pub mod status;

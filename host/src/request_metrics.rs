@@ -169,6 +169,11 @@ impl RequestMetrics {
         }
     }
 
+    /// Requests being served now (long-running ones aside).
+    pub fn in_flight(&self) -> i64 {
+        self.lock().inflight.iter().sum()
+    }
+
     /// A request takes an in-flight slot (read-only or mutating); it is
     /// given back when the returned guard is dropped.
     pub fn inflight(self: &std::sync::Arc<Self>, mutating: bool) -> Running {

@@ -273,15 +273,46 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         startup_ms = started.elapsed().as_millis() as u64,
         "capstan is serving; use: kubectl --kubeconfig {}", kubeconfig_path.display()
     );
+    let limits = (timeouts(&args), state.shutdown.clone());
+    let mut serving = Box::pin(server::serve(
+        listener,
+        tls,
+        server::router(state.clone()),
+        limits,
+    ));
     tokio::select! {
-        served = server::serve(listener, tls, server::router(state), timeouts(&args)) => served,
-        () = shutdown_signal() => {
-            tracing::info!("shutting down");
-            if let Some(election) = election {
-                election.release().await;
-            }
-            Ok(())
+        served = &mut serving => return served,
+        () = shutdown_signal() => {}
+    }
+    shut_down(&state, &args, serving).await;
+    if let Some(election) = election {
+        election.release().await;
+    }
+    Ok(())
+}
+
+/// kube's graceful shutdown (`shutdown.rs`): unready and watches ended at
+/// once, new requests served for `--shutdown-delay-duration`, then the
+/// listener closed and the requests in flight drained.
+async fn shut_down(
+    state: &AppState,
+    args: &ServeArgs,
+    mut serving: std::pin::Pin<Box<impl std::future::Future<Output = Result<()>>>>,
+) {
+    tracing::info!(delay = ?args.shutdown_delay, "shutting down: /readyz fails, watches end");
+    state.shutdown.begin();
+    let _ = tokio::time::timeout(args.shutdown_delay, &mut serving).await;
+    // No more connections; the open ones close after their requests.
+    drop(serving);
+    state.shutdown.close();
+    let drained = tokio::time::timeout(crate::shutdown::DRAIN, async {
+        while state.requests.in_flight() > 0 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
+    });
+    match drained.await {
+        Ok(()) => tracing::info!("requests in flight drained; exiting"),
+        Err(_) => tracing::warn!("requests still in flight after the drain period; exiting"),
     }
 }
 

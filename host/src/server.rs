@@ -68,12 +68,13 @@ pub fn router(state: Arc<AppState>) -> axum::Router {
     axum::Router::new().fallback(entry).with_state(state)
 }
 
-/// Accepts connections forever, each served with `timeouts`.
+/// Accepts connections until dropped, each served with `timeouts` and
+/// told to close once `shutdown` begins.
 pub async fn serve(
     listener: TcpListener,
     tls: rustls::ServerConfig,
     app: axum::Router,
-    timeouts: connection::Timeouts,
+    (timeouts, shutdown): (connection::Timeouts, crate::shutdown::Shutdown),
 ) -> Result<()> {
     let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(tls));
     let mut backoff = accept::Backoff::default();
@@ -82,7 +83,8 @@ pub async fn serve(
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!(%peer, error = %e, "could not set TCP_NODELAY");
         }
-        let serving = connection::serve(tcp, peer, acceptor.clone(), app.clone(), timeouts);
+        let limits = (timeouts, shutdown.clone());
+        let serving = connection::serve(tcp, peer, acceptor.clone(), app.clone(), limits);
         tokio::spawn(serving);
     }
 }

@@ -21,6 +21,8 @@ pub struct AppState {
     pub storage: Arc<dyn Storage>,
     /// Audit logging (`--audit-policy-file` and its backends).
     pub audit: Arc<crate::audit::Auditor>,
+    /// Set on SIGTERM (`shutdown.rs`).
+    pub shutdown: crate::shutdown::Shutdown,
     /// Per-resource write revisions (the plugins' `watermark` import).
     pub watermarks: Arc<Watermarks>,
     pub registry: Registry,
@@ -85,6 +87,7 @@ impl AppState {
             catalogue,
             storage,
             audit: Arc::default(),
+            shutdown: Default::default(),
             watermarks,
             registry,
             admission,

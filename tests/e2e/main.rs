@@ -54,6 +54,7 @@ mod real_crds;
 mod real_crds_invalid;
 mod replicas;
 mod rust_plugins;
+mod shutdown;
 mod simulated_nodes;
 mod tables;
 mod toolchains;

@@ -184,6 +184,7 @@ pub async fn watch(call: &Call<'_>) -> ApiResult<Response> {
                 filter,
                 bookmarks,
                 last_revision: start,
+                shutdown: call.state.shutdown.clone(),
             };
             tokio::spawn(pump.run(
                 initial,
@@ -221,6 +222,8 @@ struct Pump {
     filter: Filter,
     bookmarks: bool,
     last_revision: i64,
+    /// A shutdown ends the watch cleanly: the client watches again elsewhere.
+    shutdown: crate::shutdown::Shutdown,
 }
 
 impl Pump {
@@ -247,11 +250,15 @@ impl Pump {
         }
         let deadline = tokio::time::sleep(timeout);
         tokio::pin!(deadline);
+        let shutdown = self.shutdown.clone();
+        let shutting_down = shutdown.wait();
+        tokio::pin!(shutting_down);
         let mut ticker = tokio::time::interval(BOOKMARK_EVERY);
         ticker.tick().await;
         loop {
             let line = tokio::select! {
                 _ = &mut deadline => return,
+                _ = &mut shutting_down => return,
                 _ = tx.closed() => return,
                 _ = ticker.tick(), if self.bookmarks => Some(self.enc.bookmark(self.last_revision, false)),
                 ev = stream.next() => match ev {
