@@ -271,6 +271,16 @@ pub struct ServeArgs {
     /// How long an event waits for its batch to fill before it is sent.
     #[arg(long = "audit-webhook-batch-max-wait", default_value = "30s", value_parser = parse_duration)]
     pub audit_webhook_batch_max_wait: Duration,
+    /// Log verbosity, as kube-apiserver's klog `-v` (up to 3: info, 4–5:
+    /// debug, 6 and more: trace). RUST_LOG, when set, wins.
+    #[arg(short = 'v', long = "v", default_value_t = 0)]
+    pub verbosity: u8,
+    /// Verbosity per module, `module=N` (comma-separated; e.g. admission=5).
+    #[arg(long = "vmodule", value_delimiter = ',')]
+    pub vmodule: Vec<String>,
+    /// The log format: text, or json (kube's structured JSON lines).
+    #[arg(long = "logging-format", default_value = "text")]
+    pub logging_format: String,
     /// After SIGTERM, how long the server keeps serving new requests while
     /// /readyz already fails (kube-apiserver's --shutdown-delay-duration),
     /// before it stops accepting and drains the requests in flight.

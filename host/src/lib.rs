@@ -25,6 +25,7 @@ pub mod inflight;
 pub mod kube_client;
 pub mod kube_json;
 pub mod kubeconfig;
+pub mod logging;
 pub mod managed_fields;
 pub mod metrics;
 pub mod patch;

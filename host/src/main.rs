@@ -7,14 +7,13 @@ use clap::Parser;
 const WORKER_STACK: usize = 8 << 20;
 
 fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "capstan=info".into()),
-        )
-        .with_writer(std::io::stderr)
-        .init();
     let cli = Cli::parse();
+    match &cli.command {
+        Command::Serve(args) => {
+            capstan::logging::init(args.verbosity, &args.vmodule, &args.logging_format)?
+        }
+        _ => capstan::logging::init(0, &[], "text")?,
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         // CPU-heavy request steps run on the worker's own stack (block_in_place)

@@ -31,6 +31,7 @@ mod js_plugins;
 mod kind_validation;
 mod kube_132_kinds;
 mod lifecycle;
+mod logging;
 mod metadata_informers;
 mod metrics;
 mod mutating_admission_policies;
