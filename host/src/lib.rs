@@ -52,6 +52,7 @@ pub mod status;
 pub mod storage;
 pub mod table;
 pub mod unread_body;
+pub mod watch_metrics;
 pub mod yaml;
 
 #[cfg(test)]

@@ -88,6 +88,11 @@ const DURATION_BUCKETS: &[f64] = &[
     0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0,
     10.0, 15.0, 20.0, 30.0, 45.0, 60.0,
 ];
+/// kube's `apiserver_request_sli_duration_seconds` buckets.
+const SLI_BUCKETS: &[f64] = &[
+    0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 15.0, 20.0,
+    30.0, 45.0, 60.0,
+];
 /// kube's `apiserver_response_sizes` buckets.
 const SIZE_BUCKETS: &[f64] = &[1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
 
@@ -99,6 +104,8 @@ pub struct RequestMetrics(Mutex<Figures>);
 struct Figures {
     counts: BTreeMap<(RequestLabels, u16), u64>,
     durations: BTreeMap<RequestLabels, crate::metrics::Histogram>,
+    /// Without the time spent calling admission webhooks.
+    sli: BTreeMap<RequestLabels, crate::metrics::Histogram>,
     sizes: BTreeMap<RequestLabels, crate::metrics::Histogram>,
     long_running: BTreeMap<RequestLabels, i64>,
     /// Requests being served now: read-only, mutating.
@@ -110,6 +117,8 @@ pub struct Answered {
     pub code: u16,
     /// None for a long-running request (not timed).
     pub seconds: Option<f64>,
+    /// Of those, the time spent calling admission webhooks.
+    pub webhook_seconds: f64,
     /// The body's size, when known.
     pub bytes: Option<u64>,
 }
@@ -143,6 +152,10 @@ impl RequestMetrics {
             let h = all.durations.entry(labels.clone());
             h.or_insert_with(|| crate::metrics::Histogram::new(DURATION_BUCKETS))
                 .observe(seconds);
+            let sli = (seconds - answered.webhook_seconds).max(0.0);
+            let h = all.sli.entry(labels.clone());
+            h.or_insert_with(|| crate::metrics::Histogram::new(SLI_BUCKETS))
+                .observe(sli);
         }
         if let Some(bytes) = answered.bytes {
             let h = all.sizes.entry(labels);
@@ -244,6 +257,11 @@ impl MetricSource for RequestMetrics {
         for (l, h) in all.durations.iter() {
             h.render(out, duration, &l.pairs(&[("dry_run", "")]));
         }
+        let sli = "apiserver_request_sli_duration_seconds";
+        out.family(sli, "histogram", "[ALPHA] Response latency distribution (not counting webhook duration and priority & fairness queue wait times) in seconds for each verb, group, version, resource, subresource, scope and component.");
+        for (l, h) in all.sli.iter() {
+            h.render(out, sli, &l.pairs(&[]));
+        }
         let sizes = "apiserver_response_sizes";
         out.family(sizes, "histogram", "[STABLE] Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.");
         for (l, h) in all.sizes.iter() {
@@ -279,6 +297,7 @@ mod tests {
         Answered {
             code,
             seconds: Some(0.01),
+            webhook_seconds: 0.0,
             bytes: Some(2048),
         }
     }
@@ -367,4 +386,24 @@ mod tests {
         let other = all.iter().find(|((l, _), _)| l.group == OTHER);
         assert_eq!(other.map(|(_, n)| *n), Some(100));
     }
+}
+
+tokio::task_local! {
+    /// Seconds the request being served spent calling admission webhooks.
+    static WEBHOOK_SECONDS: std::cell::Cell<f64>;
+}
+
+/// Runs one request's future; its webhook time is returned with its output.
+pub async fn timing_webhooks<F: std::future::Future>(serve: F) -> (F::Output, f64) {
+    WEBHOOK_SECONDS
+        .scope(std::cell::Cell::new(0.0), async {
+            let out = serve.await;
+            (out, WEBHOOK_SECONDS.with(|c| c.get()))
+        })
+        .await
+}
+
+/// The request being served spent `seconds` calling a webhook.
+pub fn webhook_called(seconds: f64) {
+    let _ = WEBHOOK_SECONDS.try_with(|c| c.set(c.get() + seconds));
 }

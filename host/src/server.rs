@@ -194,20 +194,23 @@ async fn route(state: &AppState, req: Request) -> Response {
         .cloned()
         .unwrap_or_default();
     let creds = Credentials::new(peer.certificate.clone(), req.headers());
-    let mut resp = match authenticate(state, peer, creds).await {
-        Ok(requester) => {
-            let recording = audit_start(state, &req, resource.as_ref(), &requester, &audit_id);
-            let serve = serve_authenticated(state, req, resource, requester, recording.clone());
-            match recording {
-                Some(r) => audit::scope(r, serve).await,
-                None => serve.await,
+    let served = crate::request_metrics::timing_webhooks(async {
+        match authenticate(state, peer, creds).await {
+            Ok(requester) => {
+                let recording = audit_start(state, &req, resource.as_ref(), &requester, &audit_id);
+                let serve = serve_authenticated(state, req, resource, requester, recording.clone());
+                match recording {
+                    Some(r) => audit::scope(r, serve).await,
+                    None => serve.await,
+                }
+            }
+            Err(e) => {
+                audit_unauthenticated(state, &req, resource.as_ref(), &audit_id, &e);
+                e.into_response()
             }
         }
-        Err(e) => {
-            audit_unauthenticated(state, &req, resource.as_ref(), &audit_id, &e);
-            e.into_response()
-        }
-    };
+    });
+    let (mut resp, webhook_seconds) = served.await;
     if let Ok(id) = http::HeaderValue::from_str(&audit_id) {
         resp.headers_mut().insert("audit-id", id);
     }
@@ -219,6 +222,7 @@ async fn route(state: &AppState, req: Request) -> Response {
     let answered = Answered {
         code: resp.status().as_u16(),
         seconds: (!long_running).then(|| started.elapsed().as_secs_f64()),
+        webhook_seconds,
         bytes,
     };
     state.requests.record(labels.clone(), answered, served);

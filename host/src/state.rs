@@ -21,6 +21,8 @@ pub struct AppState {
     pub storage: Arc<dyn Storage>,
     /// Audit logging (`--audit-policy-file` and its backends).
     pub audit: Arc<crate::audit::Auditor>,
+    /// Events sent to watchers, by kind.
+    pub watch_events: Arc<crate::watch_metrics::WatchMetrics>,
     /// Set on SIGTERM (`shutdown.rs`).
     pub shutdown: crate::shutdown::Shutdown,
     /// Per-resource write revisions (the plugins' `watermark` import).
@@ -78,9 +80,11 @@ impl AppState {
             Default::default(),
         ));
         let requests = Arc::new(crate::request_metrics::RequestMetrics::default());
+        let watch_events = Arc::new(crate::watch_metrics::WatchMetrics::default());
         AppState {
             metrics: vec![
                 requests.clone() as Arc<dyn crate::metrics::MetricSource>,
+                watch_events.clone(),
                 Arc::new(crate::metrics::ProcessMetrics::new()),
             ],
             requests,
@@ -88,6 +92,7 @@ impl AppState {
             storage,
             audit: Arc::default(),
             shutdown: Default::default(),
+            watch_events: watch_events.clone(),
             watermarks,
             registry,
             admission,

@@ -148,9 +148,15 @@ fn the_exposition_parses_and_kubes_families_count_known_requests() {
                 && *v >= 1.0
         })
     });
+    s.ok(&["create", "configmap", "watched"]);
+    let event = r#"apiserver_watch_events_total{group="",kind="ConfigMap",version="v1"}"#;
+    let sent = crate::support::eventually(std::time::Duration::from_secs(10), || {
+        get(&scrape(&s), event) > get(&before, event)
+    });
     let _ = watch.kill();
     let _ = watch.wait();
     assert!(watching, "an open watch is a long-running request");
+    assert!(sent, "the watcher's event is counted");
     let after = scrape(&s);
     let delta = |series: &str| get(&after, series) - get(&before, series);
 
@@ -172,20 +178,23 @@ fn the_exposition_parses_and_kubes_families_count_known_requests() {
         get(&after, &timed),
         "the +Inf bucket is the count"
     );
+    let sli =
+        format!(r#"apiserver_request_sli_duration_seconds_count{{{COMPONENT},{CONFIGMAP_GET}}}"#);
+    assert_eq!(delta(&sli), 4.0, "and in the SLI histogram");
     let sized = format!(r#"apiserver_response_sizes_count{{{COMPONENT},{CONFIGMAP_GET}}}"#);
     assert_eq!(delta(&sized), 4.0);
     let admitted = r#"apiserver_admission_step_admission_duration_seconds_count{operation="CREATE",rejected="false",type="admit"}"#;
     assert_eq!(
         delta(admitted),
-        1.0,
-        "one create went through the mutating phase"
+        2.0,
+        "two creates went through the mutating phase"
     );
     let validated = r#"apiserver_admission_step_admission_duration_seconds_count{operation="CREATE",rejected="false",type="validate"}"#;
-    assert_eq!(delta(validated), 1.0);
+    assert_eq!(delta(validated), 2.0);
     let lifecycle = r#"apiserver_admission_controller_admission_duration_seconds_count{name="namespace-lifecycle",operation="CREATE",rejected="false",type="validate"}"#;
     assert_eq!(
         delta(lifecycle),
-        1.0,
+        2.0,
         "{:?}",
         after
             .keys()

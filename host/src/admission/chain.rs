@@ -399,7 +399,11 @@ impl Chain {
             _ => Family::Controller,
         };
         let key = (req.operation, rejected, step_type(mutating));
-        (self.metrics).entry(family, &e.config.name, key, started.elapsed());
+        let took = started.elapsed();
+        if let Family::Webhook = family {
+            crate::request_metrics::webhook_called(took.as_secs_f64());
+        }
+        (self.metrics).entry(family, &e.config.name, key, took);
     }
 
     async fn patched_by(

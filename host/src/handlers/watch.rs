@@ -185,6 +185,7 @@ pub async fn watch(call: &Call<'_>) -> ApiResult<Response> {
                 bookmarks,
                 last_revision: start,
                 shutdown: call.state.shutdown.clone(),
+                metrics: call.state.watch_events.clone(),
             };
             tokio::spawn(pump.run(
                 initial,
@@ -224,6 +225,8 @@ struct Pump {
     last_revision: i64,
     /// A shutdown ends the watch cleanly: the client watches again elsewhere.
     shutdown: crate::shutdown::Shutdown,
+    /// `apiserver_watch_events_*`.
+    metrics: Arc<crate::watch_metrics::WatchMetrics>,
 }
 
 impl Pump {
@@ -284,7 +287,11 @@ impl Pump {
         self.last_revision = ev.kv.mod_revision;
         let shared = self.lines.get(ev);
         let kind = self.line_type(&shared)?;
-        self.enc.event_line(kind, &shared).await
+        let line = self.enc.event_line(kind, &shared).await?;
+        let res = &self.enc.res;
+        let watched = (res.group.as_str(), res.version.as_str(), res.kind.as_str());
+        self.metrics.sent(watched, line.len());
+        Some(line)
     }
 
     /// ADDED/MODIFIED/DELETED as seen through the selectors: an object that
