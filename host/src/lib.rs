@@ -10,6 +10,7 @@ pub mod bundles;
 pub mod catalogue;
 pub mod certificates;
 pub mod cli;
+pub mod client_certificates;
 pub mod connection;
 pub mod controllers;
 pub mod cosign;

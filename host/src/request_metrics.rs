@@ -108,6 +108,8 @@ struct Figures {
     sli: BTreeMap<RequestLabels, crate::metrics::Histogram>,
     sizes: BTreeMap<RequestLabels, crate::metrics::Histogram>,
     long_running: BTreeMap<RequestLabels, i64>,
+    /// Requests the server ended itself: timed out (504), throttled (429).
+    terminations: BTreeMap<(RequestLabels, u16), u64>,
     /// Requests being served now: read-only, mutating.
     inflight: [i64; 2],
 }
@@ -251,6 +253,20 @@ impl MetricSource for RequestMetrics {
             let code = code.to_string();
             let labels = l.pairs(&[("code", code.as_str()), ("dry_run", "")]);
             out.sample(NAME, &labels, *n as f64);
+        }
+        let terminations = "apiserver_request_terminations_total";
+        out.family(
+            terminations,
+            "counter",
+            "[ALPHA] Number of requests which apiserver terminated in self-defense.",
+        );
+        for ((l, code), n) in all.terminations.iter() {
+            let code = code.to_string();
+            out.sample(
+                terminations,
+                &l.pairs(&[("code", code.as_str())]),
+                *n as f64,
+            );
         }
         let duration = "apiserver_request_duration_seconds";
         out.family(duration, "histogram", "[STABLE] Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.");

@@ -173,6 +173,8 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let mut state = AppState::new(catalogue, storage.clone(), address.clone());
     let auditor = Arc::new(crate::audit::from_args(&args)?);
     state.metrics.push(auditor.metrics());
+    let apiservices = crate::catalogue::live::ApiServiceAvailability(state.catalogue.clone());
+    state.metrics.push(Arc::new(apiservices));
     state.audit = auditor;
     watermarks::follow(storage, state.watermarks.clone());
     let cache = cache_dir::resolve(args.plugin_cache_dir.as_deref(), &args.data_dir);

@@ -29,6 +29,8 @@ use tokio::sync::OwnedSemaphorePermit;
 pub struct PeerIdentity {
     pub certificate: Option<Vec<u8>>,
     certificate_user: Arc<std::sync::OnceLock<UserInfo>>,
+    /// The certificate's notAfter (Unix seconds), read once.
+    certificate_expiry: Arc<std::sync::OnceLock<Option<i64>>>,
     /// The client's address (audit events' sourceIPs).
     pub address: Option<std::net::IpAddr>,
 }
@@ -38,6 +40,7 @@ impl PeerIdentity {
         PeerIdentity {
             certificate,
             certificate_user: Default::default(),
+            certificate_expiry: Default::default(),
             address,
         }
     }
@@ -162,6 +165,14 @@ async fn authenticate(
     creds: Result<Credentials, ApiError>,
 ) -> Result<UserInfo, ApiError> {
     let creds = creds?;
+    if let Some(der) = &peer.certificate {
+        let expiry = peer
+            .certificate_expiry
+            .get_or_init(|| crate::client_certificates::not_after(der));
+        if let Some(at) = expiry {
+            state.certificates.observe(*at);
+        }
+    }
     let certificate_only = creds.token.is_none() && peer.certificate.is_some();
     if let Some(user) = peer.certificate_user.get().filter(|_| certificate_only) {
         return Ok(user.clone());

@@ -21,6 +21,8 @@ pub struct AppState {
     pub storage: Arc<dyn Storage>,
     /// Audit logging (`--audit-policy-file` and its backends).
     pub audit: Arc<crate::audit::Auditor>,
+    /// Client certificates' remaining lifetimes.
+    pub certificates: Arc<crate::client_certificates::Expirations>,
     /// Events sent to watchers, by kind.
     pub watch_events: Arc<crate::watch_metrics::WatchMetrics>,
     /// Set on SIGTERM (`shutdown.rs`).
@@ -81,10 +83,12 @@ impl AppState {
         ));
         let requests = Arc::new(crate::request_metrics::RequestMetrics::default());
         let watch_events = Arc::new(crate::watch_metrics::WatchMetrics::default());
+        let certificates = Arc::new(crate::client_certificates::Expirations::default());
         AppState {
             metrics: vec![
                 requests.clone() as Arc<dyn crate::metrics::MetricSource>,
                 watch_events.clone(),
+                certificates.clone(),
                 Arc::new(crate::metrics::ProcessMetrics::new()),
             ],
             requests,
@@ -93,6 +97,7 @@ impl AppState {
             audit: Arc::default(),
             shutdown: Default::default(),
             watch_events: watch_events.clone(),
+            certificates: certificates.clone(),
             watermarks,
             registry,
             admission,

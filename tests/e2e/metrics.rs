@@ -201,6 +201,11 @@ fn the_exposition_parses_and_kubes_families_count_known_requests() {
             .filter(|k| k.contains("controller_admission"))
             .collect::<Vec<_>>()
     );
+    let certs = "apiserver_client_certificate_expiration_seconds_count";
+    assert!(
+        delta(certs) >= 4.0,
+        "kubectl's client certificate is observed"
+    );
     assert!(get(&after, "process_cpu_seconds_total") > 0.0);
     assert!(get(&after, "process_resident_memory_bytes") > 1e6);
     assert!(get(&after, "process_open_fds") > 0.0);
@@ -214,4 +219,58 @@ fn the_exposition_parses_and_kubes_families_count_known_requests() {
         "{started} vs {now}"
     );
     assert!(after.contains_key(r#"apiserver_current_inflight_requests{request_kind="mutating"}"#));
+}
+
+/// The series kube-prometheus' apiserver rules read: every metric name in
+/// their expressions that no rule of theirs records (and not Prometheus'
+/// own `up`).
+fn series_the_rules_read() -> Vec<String> {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/e2e/data/kube-prometheus/apiserver-rules.yaml"
+    ))
+    .unwrap();
+    let doc: serde_json::Value = capstan::yaml::config_from_str(&text).unwrap();
+    let rules: Vec<&serde_json::Value> = doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["rules"].as_array().unwrap())
+        .collect();
+    let recorded: Vec<&str> = rules.iter().filter_map(|r| r["record"].as_str()).collect();
+    let mut read = Vec::new();
+    for expr in rules.iter().filter_map(|r| r["expr"].as_str()) {
+        for word in expr.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':')) {
+            let metric = word.starts_with("apiserver_") || word.starts_with("aggregator_");
+            if metric && !recorded.contains(&word) && !read.contains(&word.to_string()) {
+                read.push(word.to_string());
+            }
+        }
+    }
+    read
+}
+
+#[test]
+fn every_series_kube_prometheus_apiserver_rules_read_is_exposed() {
+    let s = Server::start();
+    s.ok(&["get", "namespaces"]);
+    let text = s.ok(&["get", "--raw", "/metrics"]);
+    let families: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("# TYPE "))
+        .filter_map(|l| l.split(' ').next())
+        .collect();
+    let needed = series_the_rules_read();
+    assert!(needed.len() >= 5, "{needed:?}");
+    let missing: Vec<&String> = needed
+        .iter()
+        .filter(|n| {
+            let family = ["_bucket", "_count", "_sum"]
+                .iter()
+                .find_map(|s| n.strip_suffix(s))
+                .unwrap_or(n);
+            !families.contains(&family) && !families.contains(&n.as_str())
+        })
+        .collect();
+    assert!(missing.is_empty(), "not exposed: {missing:?}");
 }

@@ -163,6 +163,34 @@ fn changed_group_versions(old: &[CustomEntry], new: &[CustomEntry]) -> BTreeSet<
     changed
 }
 
+/// kube-aggregator's `aggregator_unavailable_apiservice{name}`: every
+/// group-version this server serves is a local APIService (`v1.apps`,
+/// `v1.` for the core group), always available (0).
+pub struct ApiServiceAvailability(pub Arc<LiveCatalogue>);
+
+impl crate::metrics::MetricSource for ApiServiceAvailability {
+    fn render(&self, out: &mut crate::metrics::Exposition) {
+        let gauge = "aggregator_unavailable_apiservice";
+        out.family(gauge, "gauge", "[ALPHA] Gauge of APIServices which are marked as unavailable broken down by APIService name.");
+        let mut names: Vec<String> = self
+            .0
+            .get()
+            .groups()
+            .into_iter()
+            .flat_map(|(group, versions)| versions.into_iter().map(move |v| format!("{v}.{group}")))
+            .collect();
+        names.sort();
+        for name in names {
+            out.sample(gauge, &[("name", name.as_str())], 0.0);
+        }
+        out.family(
+            "aggregator_unavailable_apiservice_total",
+            "counter",
+            "[ALPHA] Counter of APIServices which are marked as unavailable broken down by APIService name and reason.",
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
