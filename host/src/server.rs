@@ -140,7 +140,9 @@ async fn admit_request(
     } else {
         let named = resource.map(|r| r.for_authorization(req.uri().query()));
         let attrs = Attributes::of_request(user.clone(), req.method(), path, named.as_deref());
+        let started = std::time::Instant::now();
         let decision = auth.authorizer.authorize(&attrs).await;
+        (state.auth_metrics).authorized(decision.result(), started.elapsed());
         if !decision.allowed() {
             if let Some(r) = audit {
                 r.annotate("authorization.k8s.io/decision", "forbid");
@@ -177,7 +179,10 @@ async fn authenticate(
     if let Some(user) = peer.certificate_user.get().filter(|_| certificate_only) {
         return Ok(user.clone());
     }
-    let user = state.auth.authenticator.authenticate(&creds).await?;
+    let started = std::time::Instant::now();
+    let user = state.auth.authenticator.authenticate(&creds).await;
+    (state.auth_metrics).authenticated(user.is_ok(), started.elapsed());
+    let user = user?;
     if certificate_only {
         let _ = peer.certificate_user.set(user.clone());
     }

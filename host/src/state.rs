@@ -21,6 +21,8 @@ pub struct AppState {
     pub storage: Arc<dyn Storage>,
     /// Audit logging (`--audit-policy-file` and its backends).
     pub audit: Arc<crate::audit::Auditor>,
+    /// Authentication and authorization attempts.
+    pub auth_metrics: Arc<crate::auth::metrics::AuthMetrics>,
     /// Client certificates' remaining lifetimes.
     pub certificates: Arc<crate::client_certificates::Expirations>,
     /// Events sent to watchers, by kind.
@@ -84,11 +86,13 @@ impl AppState {
         let requests = Arc::new(crate::request_metrics::RequestMetrics::default());
         let watch_events = Arc::new(crate::watch_metrics::WatchMetrics::default());
         let certificates = Arc::new(crate::client_certificates::Expirations::default());
+        let auth_metrics = Arc::new(crate::auth::metrics::AuthMetrics::default());
         AppState {
             metrics: vec![
                 requests.clone() as Arc<dyn crate::metrics::MetricSource>,
                 watch_events.clone(),
                 certificates.clone(),
+                auth_metrics.clone(),
                 Arc::new(crate::metrics::ProcessMetrics::new()),
             ],
             requests,
@@ -98,6 +102,7 @@ impl AppState {
             shutdown: Default::default(),
             watch_events: watch_events.clone(),
             certificates: certificates.clone(),
+            auth_metrics: auth_metrics.clone(),
             watermarks,
             registry,
             admission,

@@ -201,6 +201,11 @@ fn the_exposition_parses_and_kubes_families_count_known_requests() {
             .filter(|k| k.contains("controller_admission"))
             .collect::<Vec<_>>()
     );
+    let authorized = r#"authorization_attempts_total{result="allowed"}"#;
+    assert!(
+        delta(authorized) >= 5.0,
+        "kubectl's requests are authorized"
+    );
     let certs = "apiserver_client_certificate_expiration_seconds_count";
     assert!(
         delta(certs) >= 4.0,

@@ -21,6 +21,15 @@ impl Decision {
         matches!(self, Decision::Allow(_))
     }
 
+    /// kube's `authorization_attempts_total` result.
+    pub fn result(&self) -> &'static str {
+        match self {
+            Decision::Allow(_) => "allowed",
+            Decision::Deny(_) => "denied",
+            Decision::NoOpinion(_) => "no-opinion",
+        }
+    }
+
     pub fn reason(&self) -> &str {
         match self {
             Decision::Allow(r) | Decision::Deny(r) | Decision::NoOpinion(r) => r,

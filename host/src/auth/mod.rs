@@ -9,6 +9,7 @@ pub mod authenticate;
 pub mod authorize;
 pub mod config;
 pub mod impersonate;
+pub mod metrics;
 pub mod service_account;
 mod transport;
 pub mod user;
