@@ -93,6 +93,7 @@ impl AppState {
                 watch_events.clone(),
                 certificates.clone(),
                 auth_metrics.clone(),
+                Arc::new(crate::plugins::metrics::Source),
                 Arc::new(crate::metrics::ProcessMetrics::new()),
             ],
             requests,

@@ -201,6 +201,10 @@ fn the_exposition_parses_and_kubes_families_count_known_requests() {
             .filter(|k| k.contains("controller_admission"))
             .collect::<Vec<_>>()
     );
+    let plugin = r#"capstan_plugin_calls_total{plugin="namespace-lifecycle",result="ok"}"#;
+    let entry = r#"apiserver_admission_controller_admission_duration_seconds_count{name="namespace-lifecycle",operation="CREATE",rejected="false",type="admit"}"#;
+    let calls = delta(lifecycle) + delta(entry);
+    assert_eq!(delta(plugin), calls, "one plugin call per admission call");
     let authorized = r#"authorization_attempts_total{result="allowed"}"#;
     assert!(
         delta(authorized) >= 5.0,

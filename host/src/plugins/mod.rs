@@ -22,6 +22,7 @@ mod failure;
 mod host_imports;
 mod limiter;
 pub mod manifest;
+pub mod metrics;
 mod offload;
 mod output;
 mod runtime;

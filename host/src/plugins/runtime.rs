@@ -179,6 +179,7 @@ impl PluginRuntime {
             .map_err(|e| anyhow::anyhow!("plugin {name:?}: cannot compile the component: {e:#}"))?;
         abi::check_version(name, &self.engine, &component)?;
         tracing::debug!(plugin = name, ?source, elapsed = ?started.elapsed(), "plugin compiled");
+        super::metrics::PLUGINS.compiled(name, started.elapsed());
         Ok((component, source))
     }
 
@@ -308,8 +309,9 @@ impl Plugin {
     /// passed through unparsed: the caller must parse it and treat text that
     /// does not parse as a failure.
     pub async fn call(&self, input: &str, ctx: CallContext) -> Result<String, PluginFailure> {
+        let started = Instant::now();
         let timeout = ctx.limits.timeout;
-        let mut instance = self.instance(ctx)?;
+        let (mut instance, reused) = self.instance(ctx)?;
         let plugin = self.clone();
         let input_len = input.len();
         let input = input.to_owned();
@@ -339,16 +341,24 @@ impl Plugin {
                 },
             )),
         };
-        match &result {
-            Ok(_) => self.warm.give_back(instance),
-            Err(failure) => tracing::debug!(plugin = &*self.name, %failure, "plugin call failed"),
-        }
+        let kind = match &result {
+            Ok(_) => {
+                self.warm.give_back(instance);
+                "ok"
+            }
+            Err(failure) => {
+                tracing::debug!(plugin = &*self.name, %failure, "plugin call failed");
+                failure.kind()
+            }
+        };
+        super::metrics::PLUGINS.called(&self.name, kind, started.elapsed(), reused);
         result
     }
 
-    /// A reused instance rearmed for this call, or a new store.
-    fn instance(&self, ctx: CallContext) -> Result<Instance, PluginFailure> {
+    /// A reused instance rearmed for this call (true), or a new store.
+    fn instance(&self, ctx: CallContext) -> Result<(Instance, bool), PluginFailure> {
         let reused = self.warm.take();
+        let was_reused = reused.is_some();
         let mut instance = match reused {
             Some(mut instance) => {
                 instance.store.data_mut().rearm(ctx.config, ctx.reader);
@@ -367,7 +377,7 @@ impl Plugin {
             }
         };
         arm(&mut instance.store, &ctx.limits)?;
-        Ok(instance)
+        Ok((instance, was_reused))
     }
 
     /// Instantiates if needed, then calls.
