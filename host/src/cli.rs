@@ -281,6 +281,12 @@ pub struct ServeArgs {
     /// The log format: text, or json (kube's structured JSON lines).
     #[arg(long = "logging-format", default_value = "text")]
     pub logging_format: String,
+    /// API Priority and Fairness: requests classified by the FlowSchemas and
+    /// limited by their PriorityLevelConfigurations' shares of the two
+    /// in-flight limits (`--enable-priority-and-fairness=false`: the two
+    /// limits alone).
+    #[arg(long = "enable-priority-and-fairness", default_value_t = true, action = clap::ArgAction::Set)]
+    pub enable_priority_and_fairness: bool,
     /// After SIGTERM, how long the server keeps serving new requests while
     /// /readyz already fails (kube-apiserver's --shutdown-delay-duration),
     /// before it stops accepting and drains the requests in flight.

@@ -17,6 +17,7 @@ pub mod cosign;
 pub mod cpu;
 pub mod crd;
 pub mod discovery_routes;
+pub mod flowcontrol;
 pub mod go_json;
 pub mod handlers;
 pub mod health;

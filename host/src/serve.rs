@@ -12,6 +12,7 @@ use crate::cli::ServeArgs;
 use crate::connection::Timeouts;
 use crate::controllers::leader::{Election, Timing};
 use crate::crd::conversion::ConversionSetup;
+use crate::flowcontrol::FlowControl;
 use crate::inflight::InFlight;
 use crate::plugins::wasm_strategy::{WasmStrategy, STRATEGY_PLUGIN};
 use crate::plugins::{cache_dir, embedded, PluginRuntime};
@@ -212,6 +213,17 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         args.max_mutating_requests_inflight,
     )
     .with_request_timeout(args.request_timeout);
+    let seats = args.max_requests_inflight + args.max_mutating_requests_inflight;
+    // Both limits 0: no limit, nothing to share.
+    if args.enable_priority_and_fairness && seats > 0 {
+        let timeout = (!args.request_timeout.is_zero()).then_some(args.request_timeout);
+        let catalogue = state.catalogue.get();
+        let fc = FlowControl::new(&state.registry, &catalogue, seats, timeout).map(Arc::new);
+        if let Some(fc) = &fc {
+            state.metrics.push(fc.clone());
+        }
+        state.flow_control = fc;
+    }
     state.pki = Some(pki.clone());
     state.on_etcd = !args.etcd_servers.is_empty();
     state.policies = policies.clone();

@@ -20,7 +20,6 @@ use std::future::Future;
 use std::path::Path;
 use std::sync::Arc;
 use tokio::net::TcpListener;
-use tokio::sync::OwnedSemaphorePermit;
 
 /// Whether the TLS peer presented a client certificate our CA verified, and
 /// the user the authentication chain made of it (kept for the connection:
@@ -111,17 +110,23 @@ async fn entry(State(state): State<Arc<AppState>>, req: Request) -> Response {
     resp
 }
 
-/// Resolves impersonation, takes an in-flight slot and authorizes the
-/// request (kube's filter order after authentication); the user it acts as
-/// is put into its extensions, and the decision into its audit event. The
-/// slot is held until the response is sent.
+/// What admitting a request holds until its response is sent: an
+/// in-flight permit or a priority level's seat.
+type Slot = Option<Box<dyn std::any::Any + Send>>;
+
+/// Resolves impersonation, takes an in-flight slot (a priority level's
+/// seat under API Priority and Fairness) and authorizes the request
+/// (kube's filter order after authentication); the user it acts as is put
+/// into its extensions, and the decision into its audit event. The slot
+/// is held until the response is sent; the FlowSchema's and priority
+/// level's UIDs come with it.
 async fn admit_request(
     state: &AppState,
     req: &mut Request,
     resource: Option<&request_info::ResourceRequest>,
     requester: UserInfo,
     audit: Option<&Recording>,
-) -> Result<Option<OwnedSemaphorePermit>, ApiError> {
+) -> Result<(Slot, Option<(String, String)>), ApiError> {
     let auth = &state.auth;
     let impersonating = req.headers().contains_key(impersonate::USER);
     let user = impersonate::resolve(&auth.authorizer, requester, req.headers()).await?;
@@ -134,7 +139,34 @@ async fn admit_request(
         path,
         resource,
     };
-    let slot = state.inflight.admit(&kind, &user)?;
+    let flow = match &state.flow_control {
+        Some(fc) => {
+            let classified = crate::flowcontrol::config::Request {
+                user: &user,
+                method: kind.method,
+                path,
+                resource,
+            };
+            fc.admit(&classified, !kind.is_long_running()).await
+        }
+        None => None,
+    };
+    let (slot, uids): (Slot, _) = match flow {
+        Some(admitted) => {
+            let admitted = admitted?;
+            let seat = admitted
+                .seat
+                .map(|s| Box::new(s) as Box<dyn std::any::Any + Send>);
+            (seat, Some(admitted.uids))
+        }
+        None => {
+            let permit = state.inflight.admit(&kind, &user)?;
+            (
+                permit.map(|p| Box::new(p) as Box<dyn std::any::Any + Send>),
+                None,
+            )
+        }
+    };
     let (allowed, reason) = if is_public(path) {
         (true, String::new())
     } else {
@@ -157,7 +189,7 @@ async fn admit_request(
         r.annotate("authorization.k8s.io/reason", &reason);
     }
     req.extensions_mut().insert(user);
-    Ok(slot)
+    Ok((slot, uids))
 }
 
 /// The requester; a certificate-only request reuses its connection's result.
@@ -269,8 +301,11 @@ async fn serve_authenticated(
     let long_running = kind.is_long_running();
     let audit = recording.as_deref();
     let resp = match admit_request(state, &mut req, resource.as_ref(), requester, audit).await {
-        Ok(slot) => {
-            let served = within(deadline, serve_admitted(state, req, resource)).await;
+        Ok((slot, uids)) => {
+            let mut served = within(deadline, serve_admitted(state, req, resource)).await;
+            if let Some((schema, level)) = uids {
+                flow_headers(&mut served, &schema, &level);
+            }
             match slot {
                 Some(slot) => held_body::hold(served, slot),
                 None => served,
@@ -289,6 +324,18 @@ async fn serve_authenticated(
     }
     auditor.emit(&recording, Stage::ResponseComplete);
     resp
+}
+
+/// kube's `X-Kubernetes-PF-FlowSchema-UID` and `-PriorityLevel-UID`.
+fn flow_headers(resp: &mut Response, schema: &str, level: &str) {
+    for (name, uid) in [
+        ("x-kubernetes-pf-flowschema-uid", schema),
+        ("x-kubernetes-pf-prioritylevel-uid", level),
+    ] {
+        if let Ok(v) = http::HeaderValue::from_str(uid) {
+            resp.headers_mut().insert(name, v);
+        }
+    }
 }
 
 /// Writes a long-running request's ResponseComplete event when its

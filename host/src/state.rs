@@ -44,6 +44,8 @@ pub struct AppState {
     pub server_address: String,
     /// The in-flight limits (unlimited unless `serve` sets them).
     pub inflight: InFlight,
+    /// API Priority and Fairness (None: the in-flight limits alone).
+    pub flow_control: Option<Arc<crate::flowcontrol::FlowControl>>,
     /// The data directory's CA and certificates (the root CA publisher and
     /// the CSR signer use them); `None` in states built without one.
     pub pki: Option<crate::pki::PkiPaths>,
@@ -112,6 +114,7 @@ impl AppState {
             event_lines: Arc::new(EventLines::default()),
             server_address,
             inflight: InFlight::default(),
+            flow_control: None,
             pki: None,
             on_etcd: false,
             conversion: Arc::default(),

@@ -47,6 +47,7 @@ mod policy_examples;
 mod policy_hostile_sources;
 mod policy_registry;
 mod policy_reports;
+mod priority_and_fairness;
 mod protobuf_bodies;
 mod protobuf_responses;
 mod python_client;
