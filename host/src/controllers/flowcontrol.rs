@@ -4,8 +4,8 @@
 //! `system`, `workload-low`, …), each marked with the
 //! `apf.kubernetes.io/autoupdate-spec` annotation. Created when missing
 //! (restarts and concurrent replicas are safe); a user's change to one is
-//! kept. Only the objects and their status (`dangling.rs`): Capstan does
-//! not enforce priority and fairness.
+//! kept. The objects and their status (`dangling.rs`); the server
+//! enforces them (`crate::flowcontrol`).
 
 pub mod dangling;
 
