@@ -23,6 +23,23 @@ type StatusDetails struct {
 	Causes []StatusCause `json:"causes,omitempty"`
 }
 
+// MarshalJSON writes `group` whenever the details name an object (name or
+// kind set), the core group's "" included, as the JS, Python and C SDKs do:
+// Forbidden and NotFound give {name, group, kind}; details holding only
+// causes (WithCause on a Deny) have no group.
+func (d StatusDetails) MarshalJSON() ([]byte, error) {
+	var group *string
+	if d.Group != "" || d.Name != "" || d.Kind != "" {
+		group = &d.Group
+	}
+	return json.Marshal(struct {
+		Name   string        `json:"name,omitempty"`
+		Group  *string       `json:"group,omitempty"`
+		Kind   string        `json:"kind,omitempty"`
+		Causes []StatusCause `json:"causes,omitempty"`
+	}{d.Name, group, d.Kind, d.Causes})
+}
+
 // StatusCause is one cause of a denial (e.g. one invalid field).
 type StatusCause struct {
 	Reason  string `json:"reason,omitempty"`

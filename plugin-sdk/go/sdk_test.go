@@ -37,6 +37,28 @@ func TestForbiddenIsWordedLikeKube(t *testing.T) {
 	}
 }
 
+func TestDetailsCarryTheCoreGroupAsTheOtherSDKsDo(t *testing.T) {
+	core := capstan.Forbidden(capstantest.Request(capstan.Create, "v1", "pods", "Pod", "ns", pod("web")), "x")
+	for _, c := range []struct {
+		resp *capstan.AdmissionResponse
+		want string
+	}{
+		{core, `{"name":"web","group":"","kind":"pods"}`},
+		{capstan.NotFound("", "configmaps", "c"), `{"name":"c","group":"","kind":"configmaps"}`},
+		{capstan.Forbidden(capstantest.Request(capstan.Create, "apps/v1", "deployments", "Deployment", "ns", pod("d")), "x"), `{"name":"d","group":"apps","kind":"deployments"}`},
+		{capstan.Deny(422, "Invalid", "bad").WithCause("FieldValueInvalid", "spec.x", "no"), `{"causes":[{"reason":"FieldValueInvalid","message":"no","field":"spec.x"}]}`},
+	} {
+		got, err := json.Marshal(c.resp.Status.Details)
+		if err != nil || string(got) != c.want {
+			t.Fatalf("got %s (%v), want %s", got, err, c.want)
+		}
+		var back capstan.StatusDetails
+		if err := json.Unmarshal(got, &back); err != nil || !reflect.DeepEqual(back, *c.resp.Status.Details) {
+			t.Fatalf("%s decoded as %+v (%v)", got, back, err)
+		}
+	}
+}
+
 func TestRunAdmissionAnswersTheReviewWithPatchWarningsAndAnnotations(t *testing.T) {
 	capstantest.Reset()
 	r := capstantest.Request(capstan.Create, "v1", "pods", "Pod", "ns", pod("web"))
