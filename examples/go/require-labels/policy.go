@@ -1,9 +1,8 @@
-// Package requirelabels is the example admission plugin `require-labels`:
-// it rejects creates and updates of objects that lack any of the labels
-// listed in its configuration, `{"labels": ["team"]}`. Subresources
-// (status, scale...) and deletes are not checked. The same policy as
-// examples/require-labels (Rust) and examples/js/require-labels.
-package requirelabels
+// Package policy is the admission policy `require-labels`: it rejects
+// creates and updates of objects that lack any of the labels listed in its
+// configuration, `{"labels": ["team"]}`. Subresources (status, scale...)
+// and deletes are not checked.
+package policy
 
 import (
 	"encoding/json"

@@ -1,5 +1,5 @@
 // Unit tests against the SDK's fake host: offline, no Wasm.
-package requirelabels
+package policy
 
 import (
 	"encoding/json"

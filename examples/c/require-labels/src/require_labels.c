@@ -1,8 +1,7 @@
-/* Example admission plugin `require-labels`: rejects creates and updates of
+/* Admission policy `require-labels`: rejects creates and updates of
  * objects that lack any of the labels listed in its configuration,
  * `{"labels": ["team"]}`. Subresources (status, scale...) and deletes are
- * not checked. The same policy as examples/require-labels (Rust) and
- * examples/js/require-labels. */
+ * not checked. */
 #include "capstan/sdk.h"
 
 #include <string.h>

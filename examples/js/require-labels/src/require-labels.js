@@ -1,7 +1,7 @@
-// Example admission plugin `require-labels`: rejects creates and updates of
+// Admission policy `require-labels`: rejects creates and updates of
 // objects that lack any of the labels listed in its configuration,
 // `{"labels": ["team"]}`. Subresources (status, scale...) and deletes are
-// not checked. The same policy as examples/require-labels (Rust).
+// not checked.
 
 import { Level, allow, config, forbidden, log, object, writtenObject } from '@capstan/plugin-sdk';
 

@@ -1,4 +1,4 @@
-//! Example admission plugin `require-labels`: rejects creates and updates of
+//! Admission policy `require-labels`: rejects creates and updates of
 //! objects that lack any of the labels listed in its configuration,
 //! `{"labels": ["team"]}`. Subresources (status, scale...) and deletes are
 //! not checked.
@@ -17,10 +17,10 @@ struct Config {
     labels: Vec<String>,
 }
 
-/// The plugin.
-pub struct RequireLabels;
+/// The policy.
+pub struct Policy;
 
-impl AdmissionPlugin for RequireLabels {
+impl AdmissionPlugin for Policy {
     fn review(req: &AdmissionRequest) -> Result<AdmissionResponse, String> {
         let writes = matches!(req.operation, Operation::Create | Operation::Update);
         let Some(obj) = req
@@ -50,7 +50,7 @@ impl AdmissionPlugin for RequireLabels {
     }
 }
 
-capstan_plugin_sdk::admission_plugin!(RequireLabels);
+capstan_plugin_sdk::admission_plugin!(Policy);
 
 #[cfg(test)]
 mod tests {
@@ -66,7 +66,7 @@ mod tests {
             "ns",
             obj,
         );
-        RequireLabels::review(&req).unwrap()
+        Policy::review(&req).unwrap()
     }
 
     #[test]
@@ -105,9 +105,9 @@ mod tests {
             json!({"metadata": {}}),
         );
         req.sub_resource = Some("status".into());
-        assert!(RequireLabels::review(&req).unwrap().allowed);
+        assert!(Policy::review(&req).unwrap().allowed);
         testing::set_config(json!({"label": "team"}));
-        assert!(RequireLabels::review(&testing::request(
+        assert!(Policy::review(&testing::request(
             Operation::Create,
             "v1",
             "pods",
