@@ -243,6 +243,10 @@ pub struct ServeArgs {
     /// (422 on write; on load, after resolving symlinks).
     #[arg(long = "policy-bundle-dir")]
     pub policy_bundle_dirs: Vec<PathBuf>,
+    /// OpenTelemetry tracing (apiserver.config.k8s.io/v1 TracingConfiguration:
+    /// the OTLP/gRPC collector's endpoint and samplingRatePerMillion).
+    #[arg(long = "tracing-config-file")]
+    pub tracing_config_file: Option<PathBuf>,
     /// The audit policy (audit.k8s.io/v1 Policy, YAML or JSON): which
     /// requests are recorded, at which level and stages.
     #[arg(long = "audit-policy-file")]
@@ -285,7 +289,13 @@ pub struct ServeArgs {
     /// limited by their PriorityLevelConfigurations' shares of the two
     /// in-flight limits (`--enable-priority-and-fairness=false`: the two
     /// limits alone).
-    #[arg(long = "enable-priority-and-fairness", default_value_t = true, action = clap::ArgAction::Set)]
+    #[arg(
+        long = "enable-priority-and-fairness",
+        default_value_t = true,
+        action = clap::ArgAction::Set,
+        num_args = 0..=1,
+        default_missing_value = "true"
+    )]
     pub enable_priority_and_fairness: bool,
     /// After SIGTERM, how long the server keeps serving new requests while
     /// /readyz already fails (kube-apiserver's --shutdown-delay-duration),

@@ -118,8 +118,15 @@ async fn post(
 ) -> Result<String, String> {
     let (endpoint, path) = target(url, ca_bundle)?;
     let body = bytes::Bytes::from(body);
+    // The calling span's trace context (W3C), as kube's webhook clients send it.
+    let mut traced = http::HeaderMap::new();
+    crate::otel::inject(&mut traced);
     let request = || {
-        http::Request::post(path.as_str())
+        let mut request = http::Request::post(path.as_str());
+        if let Some(headers) = request.headers_mut() {
+            headers.extend(traced.clone());
+        }
+        request
             .header(
                 http::header::HOST,
                 format!("{}:{}", endpoint.host, endpoint.port),

@@ -30,6 +30,7 @@ pub mod kubeconfig;
 pub mod logging;
 pub mod managed_fields;
 pub mod metrics;
+pub mod otel;
 pub mod patch;
 pub mod pki;
 pub mod plugin_componentize;

@@ -22,7 +22,8 @@ use crate::policy_bundles::{Controller as PolicyController, PolicySet};
 use crate::state::AppState;
 use crate::storage::sqlite::SqliteStorage;
 use crate::storage::{
-    compactor, watermarks, CachedStorage, EtcdOptions, EtcdStorage, EtcdTls, Storage,
+    compactor, instrumented, instrumented::Instrumented, watermarks, CachedStorage, EtcdOptions,
+    EtcdStorage, EtcdTls, Storage,
 };
 use crate::{controllers, kubeconfig, pki, server};
 use anyhow::{Context, Result};
@@ -152,7 +153,14 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         extra.push(args.bind_address.to_string());
     }
     let pki = pki::ensure(&args.data_dir, &extra).context("preparing certificates")?;
-    let mut storage = open_storage(&args).await?;
+    let exporter = tracing_exporter(&args)?;
+    let backend = if args.etcd_servers.is_empty() {
+        "sqlite"
+    } else {
+        "etcd3"
+    };
+    let instrumented = Arc::new(Instrumented::new(open_storage(&args).await?, backend));
+    let mut storage: Arc<dyn Storage> = instrumented.clone();
     if args.watch_cache {
         let cache = CachedStorage::start(storage);
         if !cache.wait_synced(Duration::from_secs(30)).await {
@@ -174,6 +182,8 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let mut state = AppState::new(catalogue, storage.clone(), address.clone());
     let auditor = Arc::new(crate::audit::from_args(&args)?);
     state.metrics.push(auditor.metrics());
+    state.metrics.push(instrumented.metrics.clone());
+    instrumented::count_objects(instrumented, state.catalogue.clone());
     let apiservices = crate::catalogue::live::ApiServiceAvailability(state.catalogue.clone());
     state.metrics.push(Arc::new(apiservices));
     state.audit = auditor;
@@ -299,10 +309,28 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         () = shutdown_signal() => {}
     }
     shut_down(&state, &args, serving).await;
+    if let Some(exporter) = exporter {
+        // The spans still queued, flushed (blocking) within a bound.
+        let flushed = tokio::task::spawn_blocking(move || exporter.shutdown());
+        let _ = tokio::time::timeout(Duration::from_secs(5), flushed).await;
+    }
     if let Some(election) = election {
         election.release().await;
     }
     Ok(())
+}
+
+/// `--tracing-config-file`: spans exported from now on.
+fn tracing_exporter(args: &ServeArgs) -> Result<Option<crate::otel::Exporter>> {
+    let Some(path) = &args.tracing_config_file else {
+        return Ok(None);
+    };
+    let config =
+        crate::otel::config::TracingConfiguration::load(path).map_err(anyhow::Error::msg)?;
+    let instance = format!("apiserver-{}", uuid::Uuid::new_v4());
+    let exporter = crate::otel::init(&config, &instance).map_err(anyhow::Error::msg)?;
+    tracing::info!(endpoint = %config.url().unwrap_or_default(), rate_per_million = config.sampling_rate_per_million.unwrap_or(0), "exporting traces");
+    Ok(Some(exporter))
 }
 
 /// kube's graceful shutdown (`shutdown.rs`): unready and watches ended at

@@ -173,7 +173,9 @@ async fn admit_request(
         let named = resource.map(|r| r.for_authorization(req.uri().query()));
         let attrs = Attributes::of_request(user.clone(), req.method(), path, named.as_deref());
         let started = std::time::Instant::now();
-        let decision = auth.authorizer.authorize(&attrs).await;
+        let span = crate::otel::Span::start("Authorize", Vec::new);
+        let decision = span.run(auth.authorizer.authorize(&attrs)).await;
+        span.set("decision", decision.result());
         (state.auth_metrics).authorized(decision.result(), started.elapsed());
         if !decision.allowed() {
             if let Some(r) = audit {
@@ -212,7 +214,11 @@ async fn authenticate(
         return Ok(user.clone());
     }
     let started = std::time::Instant::now();
-    let user = state.auth.authenticator.authenticate(&creds).await;
+    let span = crate::otel::Span::start("Authenticate", Vec::new);
+    let user = span
+        .run(state.auth.authenticator.authenticate(&creds))
+        .await;
+    span.set("authenticated", user.is_ok());
     (state.auth_metrics).authenticated(user.is_ok(), started.elapsed());
     let user = user?;
     if certificate_only {
@@ -242,11 +248,22 @@ async fn route(state: &AppState, req: Request) -> Response {
         .cloned()
         .unwrap_or_default();
     let creds = Credentials::new(peer.certificate.clone(), req.headers());
+    let trace = crate::otel::RequestTrace::start(
+        req.headers(),
+        crate::otel::request::span_name(req.method(), resource.as_ref()),
+        || crate::otel::request::http_attributes(&req),
+    );
     let served = crate::request_metrics::timing_webhooks(async {
         match authenticate(state, peer, creds).await {
             Ok(requester) => {
                 let recording = audit_start(state, &req, resource.as_ref(), &requester, &audit_id);
-                let serve = serve_authenticated(state, req, resource, requester, recording.clone());
+                let serve = serve_authenticated(
+                    state,
+                    req,
+                    resource,
+                    requester,
+                    (recording.clone(), &audit_id),
+                );
                 match recording {
                     Some(r) => audit::scope(r, serve).await,
                     None => serve.await,
@@ -258,7 +275,8 @@ async fn route(state: &AppState, req: Request) -> Response {
             }
         }
     });
-    let (mut resp, webhook_seconds) = served.await;
+    let (mut resp, webhook_seconds) = trace.run(served).await;
+    trace.finish(resp.status().as_u16());
     if let Ok(id) = http::HeaderValue::from_str(&audit_id) {
         resp.headers_mut().insert("audit-id", id);
     }
@@ -289,7 +307,7 @@ async fn serve_authenticated(
     mut req: Request,
     resource: Option<request_info::ResourceRequest>,
     requester: UserInfo,
-    recording: Option<Arc<Recording>>,
+    (recording, audit_id): (Option<Arc<Recording>>, &str),
 ) -> Response {
     let path = req.uri().path().to_string();
     let kind = RequestKind {
@@ -302,7 +320,10 @@ async fn serve_authenticated(
     let audit = recording.as_deref();
     let resp = match admit_request(state, &mut req, resource.as_ref(), requester, audit).await {
         Ok((slot, uids)) => {
-            let mut served = within(deadline, serve_admitted(state, req, resource)).await;
+            let handler = handler_span(&req, resource.as_ref(), audit_id);
+            let serving = within(deadline, serve_admitted(state, req, resource));
+            let mut served = handler.run(serving).await;
+            handler.set("http.status_code", i64::from(served.status().as_u16()));
             if let Some((schema, level)) = uids {
                 flow_headers(&mut served, &schema, &level);
             }
@@ -324,6 +345,21 @@ async fn serve_authenticated(
     }
     auditor.emit(&recording, Stage::ResponseComplete);
     resp
+}
+
+/// kube's handler span (`Create`, `List`, ...) of a resource request.
+fn handler_span(
+    req: &Request,
+    resource: Option<&request_info::ResourceRequest>,
+    audit_id: &str,
+) -> crate::otel::Span {
+    use crate::otel::{request, Span};
+    match resource {
+        Some(r) => Span::start(request::handler_name(r.verb), || {
+            request::handler_attributes(req, r, audit_id)
+        }),
+        None => Span::none(),
+    }
 }
 
 /// kube's `X-Kubernetes-PF-FlowSchema-UID` and `-PriorityLevel-UID`.

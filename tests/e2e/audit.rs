@@ -292,20 +292,7 @@ fn the_log_is_rotated_and_events_reach_a_webhook_in_batches() {
 /// A TLS server on 127.0.0.1 collecting the JSON bodies POSTed to it;
 /// (port, CA PEM, bodies).
 fn start_collector() -> (u16, String, Arc<Mutex<Vec<Value>>>) {
-    let ca_key = rcgen::KeyPair::generate().unwrap();
-    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    let ca = ca_params.self_signed(&ca_key).unwrap();
-    let key = rcgen::KeyPair::generate().unwrap();
-    let params = rcgen::CertificateParams::new(vec!["127.0.0.1".to_string()]).unwrap();
-    let cert = params.signed_by(&key, &ca, &ca_key).unwrap();
-    let config = rustls::ServerConfig::builder()
-        .with_no_client_auth()
-        .with_single_cert(
-            vec![rustls::pki_types::CertificateDer::from(cert.der().to_vec())],
-            rustls::pki_types::PrivateKeyDer::try_from(key.serialize_der()).unwrap(),
-        )
-        .unwrap();
+    let (config, ca) = crate::support::loopback_tls();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let received = Arc::new(Mutex::new(Vec::new()));
@@ -317,7 +304,7 @@ fn start_collector() -> (u16, String, Arc<Mutex<Vec<Value>>>) {
             .unwrap();
         rt.block_on(collect(listener, config, sink));
     });
-    (port, ca.pem(), received)
+    (port, ca, received)
 }
 
 async fn collect(

@@ -112,7 +112,10 @@ fn silent_and_half_sent_connections_are_closed_without_blocking_others() {
 
 #[test]
 fn requests_beyond_the_inflight_limits_get_429_while_probes_and_watches_go_on() {
+    // The two limits alone, as kube without API Priority and Fairness (with
+    // it, a request beyond its level's seats waits in a queue first).
     let s = Server::start_with(&[
+        "--enable-priority-and-fairness=false",
         "--max-requests-inflight",
         "1",
         "--max-mutating-requests-inflight",

@@ -38,6 +38,7 @@ mod mutating_admission_policies;
 mod namespaces;
 mod objects;
 mod openapi_v2;
+mod otel_tracing;
 mod patching;
 mod plugin_cache;
 mod pod_subresources;

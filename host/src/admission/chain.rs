@@ -416,7 +416,10 @@ impl Chain {
         warnings: &Mutex<Vec<String>>,
     ) -> ApiResult<Value> {
         let encoded = review.get(req, Some(&obj), old);
-        let Some(v) = self.call(e, req, encoded, warnings).await? else {
+        let span = super::trace::entry_span(e, req, true);
+        let called = span.run(self.call(e, req, encoded, warnings)).await;
+        super::trace::record_verdict(&span, &called);
+        let Some(v) = called? else {
             return Ok(obj);
         };
         if let Some(denial) = v.denial {
@@ -465,7 +468,9 @@ impl Chain {
             }
             let encoded = review.get(req, obj, old);
             let started = std::time::Instant::now();
-            let verdict = self.call(e, req, encoded, warnings).await;
+            let span = super::trace::entry_span(e, req, false);
+            let verdict = span.run(self.call(e, req, encoded, warnings)).await;
+            super::trace::record_verdict(&span, &verdict);
             let denial = match verdict {
                 Ok(v) => v.and_then(|v| v.denial),
                 Err(e) => Some(e),

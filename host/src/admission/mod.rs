@@ -11,6 +11,7 @@ pub mod match_conditions;
 pub mod matcher;
 pub mod metrics;
 pub mod review;
+mod trace;
 pub mod watched;
 pub mod webhook;
 

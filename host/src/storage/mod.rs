@@ -9,6 +9,7 @@ pub mod compactor;
 #[cfg(test)]
 pub mod conformance;
 pub mod etcd;
+pub mod instrumented;
 pub mod sqlite;
 pub mod watermarks;
 

@@ -1,0 +1,308 @@
+//! The store as kube's etcd3 layer reports it, for either backend:
+//! `etcd_request_duration_seconds` and `etcd_requests_total` by operation
+//! and object type, `apiserver_storage_objects` (counted every minute, as
+//! kube's object count tracker), and a span per call (`Create etcd3`,
+//! `GuaranteedUpdate sqlite`, ...). It sits under the watch cache: only
+//! what reaches the backend is measured.
+
+use super::{
+    BoxFuture, ProgressWatch, RangeRequest, RangeResult, Revision, Storage, StorageResult,
+    WatchStream,
+};
+use crate::catalogue::live::LiveCatalogue;
+use crate::metrics::{Exposition, Histogram, MetricSource};
+use crate::storage::KeyValue;
+use bytes::Bytes;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// kube's etcd request latency buckets.
+const BUCKETS: &[f64] = &[
+    0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0,
+    10.0, 15.0, 20.0, 30.0, 45.0, 60.0,
+];
+/// Object types are as many as the resources served; past this, `<other>`.
+const MAX_TYPES: usize = 2_000;
+/// kube's object count tracker's period.
+const COUNT_EVERY: Duration = Duration::from_secs(60);
+
+pub struct Instrumented {
+    inner: Arc<dyn Storage>,
+    /// `etcd3` or `sqlite`: the spans' suffix.
+    backend: &'static str,
+    pub metrics: Arc<StorageMetrics>,
+}
+
+impl Instrumented {
+    pub fn new(inner: Arc<dyn Storage>, backend: &'static str) -> Self {
+        Instrumented {
+            inner,
+            backend,
+            metrics: Arc::default(),
+        }
+    }
+
+    fn timed<'a, T: Send + 'a>(
+        &'a self,
+        (operation, span): (&'static str, &'static str),
+        key: &'a str,
+        call: BoxFuture<'a, StorageResult<T>>,
+    ) -> BoxFuture<'a, StorageResult<T>> {
+        Box::pin(async move {
+            let kind = object_type(key);
+            let span = crate::otel::Span::start(format!("{span} {}", self.backend), || {
+                use opentelemetry::KeyValue as Kv;
+                vec![
+                    Kv::new("key", key.to_string()),
+                    Kv::new("resource", kind.clone()),
+                ]
+            });
+            let started = Instant::now();
+            let out = span.run(call).await;
+            self.metrics.observe(operation, kind, started.elapsed());
+            if let Err(e) = &out {
+                span.fail(&e.to_string());
+            }
+            out
+        })
+    }
+}
+
+/// kube's object type of a key: `configmaps`, `deployments.apps`.
+fn object_type(key: &str) -> String {
+    let rest = key.strip_prefix("/registry/").unwrap_or_default();
+    let mut parts = rest.split('/');
+    match (parts.next(), parts.next()) {
+        (Some("core"), Some(resource)) => resource.to_string(),
+        (Some(group), Some(resource)) if !group.is_empty() => format!("{resource}.{group}"),
+        _ => "unknown".to_string(),
+    }
+}
+
+impl Storage for Instrumented {
+    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, StorageResult<Option<KeyValue>>> {
+        self.timed(("get", "Get"), key, self.inner.get(key))
+    }
+
+    fn range<'a>(&'a self, req: RangeRequest<'a>) -> BoxFuture<'a, StorageResult<RangeResult>> {
+        let prefix = req.prefix;
+        self.timed(("list", "List"), prefix, self.inner.range(req))
+    }
+
+    fn count<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, StorageResult<i64>> {
+        self.timed(("listWithCount", "Count"), prefix, self.inner.count(prefix))
+    }
+
+    fn get_recent<'a>(
+        &'a self,
+        key: &'a str,
+        seen: Revision,
+    ) -> BoxFuture<'a, StorageResult<Option<KeyValue>>> {
+        self.timed(("get", "Get"), key, self.inner.get_recent(key, seen))
+    }
+
+    fn range_recent<'a>(
+        &'a self,
+        req: RangeRequest<'a>,
+        seen: Revision,
+    ) -> BoxFuture<'a, StorageResult<RangeResult>> {
+        let prefix = req.prefix;
+        self.timed(("list", "List"), prefix, self.inner.range_recent(req, seen))
+    }
+
+    fn create<'a>(&'a self, key: &'a str, value: Bytes) -> BoxFuture<'a, StorageResult<KeyValue>> {
+        self.timed(("create", "Create"), key, self.inner.create(key, value))
+    }
+
+    fn update<'a>(
+        &'a self,
+        key: &'a str,
+        value: Bytes,
+        expected: Revision,
+    ) -> BoxFuture<'a, StorageResult<KeyValue>> {
+        let call = self.inner.update(key, value, expected);
+        self.timed(("update", "GuaranteedUpdate"), key, call)
+    }
+
+    fn delete<'a>(
+        &'a self,
+        key: &'a str,
+        expected: Option<Revision>,
+    ) -> BoxFuture<'a, StorageResult<KeyValue>> {
+        self.timed(("delete", "Delete"), key, self.inner.delete(key, expected))
+    }
+
+    fn current_revision(&self) -> BoxFuture<'_, StorageResult<Revision>> {
+        self.inner.current_revision()
+    }
+
+    fn watch<'a>(
+        &'a self,
+        prefix: &'a str,
+        after_revision: Revision,
+    ) -> BoxFuture<'a, StorageResult<WatchStream>> {
+        self.inner.watch(prefix, after_revision)
+    }
+
+    fn watch_progress<'a>(
+        &'a self,
+        prefix: &'a str,
+        after_revision: Revision,
+    ) -> BoxFuture<'a, StorageResult<ProgressWatch>> {
+        self.inner.watch_progress(prefix, after_revision)
+    }
+
+    fn compact(&self, revision: Revision) -> BoxFuture<'_, StorageResult<()>> {
+        self.inner.compact(revision)
+    }
+
+    fn compacted_revision(&self) -> BoxFuture<'_, StorageResult<Revision>> {
+        self.inner.compacted_revision()
+    }
+
+    fn is_ready(&self) -> BoxFuture<'_, StorageResult<()>> {
+        self.inner.is_ready()
+    }
+}
+
+/// Counts every stored resource's objects now and every minute after
+/// (`apiserver_storage_objects`; -1 when a count failed, as kube).
+pub fn count_objects(store: Arc<Instrumented>, catalogue: Arc<LiveCatalogue>) {
+    tokio::spawn(async move {
+        loop {
+            let prefixes: BTreeMap<String, String> = catalogue
+                .get()
+                .resources()
+                .iter()
+                .filter(|r| r.is_stored())
+                .map(|r| {
+                    let prefix = crate::registry::keys::prefix(r, None);
+                    (object_type(&prefix), prefix)
+                })
+                .collect();
+            for (kind, prefix) in prefixes {
+                let n = store.count(&prefix).await.unwrap_or(-1);
+                store.metrics.objects(kind, n);
+            }
+            tokio::time::sleep(COUNT_EVERY).await;
+        }
+    });
+}
+
+type Calls = BTreeMap<(&'static str, String), (u64, Histogram)>;
+
+#[derive(Default)]
+pub struct StorageMetrics {
+    calls: Mutex<Calls>,
+    objects: Mutex<BTreeMap<String, i64>>,
+}
+
+impl StorageMetrics {
+    fn calls(&self) -> MutexGuard<'_, Calls> {
+        self.calls.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn observe(&self, operation: &'static str, kind: String, took: Duration) {
+        let mut calls = self.calls();
+        let key = match calls.len() >= MAX_TYPES && !calls.contains_key(&(operation, kind.clone()))
+        {
+            true => (operation, "<other>".to_string()),
+            false => (operation, kind),
+        };
+        let (n, h) = calls
+            .entry(key)
+            .or_insert_with(|| (0, Histogram::new(BUCKETS)));
+        *n += 1;
+        h.observe(took.as_secs_f64());
+    }
+
+    fn objects(&self, kind: String, n: i64) {
+        let mut objects = self.objects.lock().unwrap_or_else(|p| p.into_inner());
+        if objects.len() < MAX_TYPES || objects.contains_key(&kind) {
+            objects.insert(kind, n);
+        }
+    }
+}
+
+impl MetricSource for StorageMetrics {
+    fn render(&self, out: &mut Exposition) {
+        let calls = self.calls();
+        let duration = "etcd_request_duration_seconds";
+        out.family(
+            duration,
+            "histogram",
+            "[ALPHA] Etcd request latency in seconds for each operation and object type.",
+        );
+        for ((operation, kind), (_, h)) in calls.iter() {
+            h.render(out, duration, &[("operation", operation), ("type", kind)]);
+        }
+        let total = "etcd_requests_total";
+        out.family(
+            total,
+            "counter",
+            "[ALPHA] Etcd request counts for each operation and object type.",
+        );
+        for ((operation, kind), (n, _)) in calls.iter() {
+            out.sample(
+                total,
+                &[("operation", operation), ("type", kind)],
+                *n as f64,
+            );
+        }
+        drop(calls);
+        let objects = "apiserver_storage_objects";
+        out.family(
+            objects,
+            "gauge",
+            "[STABLE] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
+        );
+        let counted = self.objects.lock().unwrap_or_else(|p| p.into_inner());
+        for (kind, n) in counted.iter() {
+            out.sample(objects, &[("resource", kind)], *n as f64);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_typed_as_kube_types_them() {
+        assert_eq!(
+            object_type("/registry/core/configmaps/default/a"),
+            "configmaps"
+        );
+        assert_eq!(
+            object_type("/registry/apps/deployments/"),
+            "deployments.apps"
+        );
+        assert_eq!(object_type("/elsewhere"), "unknown");
+    }
+
+    #[tokio::test]
+    async fn calls_are_timed_by_operation_and_type() {
+        let dir = tempfile::tempdir().unwrap();
+        let sqlite = crate::storage::sqlite::SqliteStorage::open(&dir.path().join("db")).unwrap();
+        let store = Instrumented::new(Arc::new(sqlite), "sqlite");
+        store
+            .create("/registry/core/configmaps/d/a", Bytes::from_static(b"{}"))
+            .await
+            .unwrap();
+        store.get("/registry/core/configmaps/d/a").await.unwrap();
+        let mut out = Exposition::default();
+        store.metrics.render(&mut out);
+        let text = out.into_text();
+        assert!(
+            text.contains("etcd_requests_total{operation=\"create\",type=\"configmaps\"} 1"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "etcd_request_duration_seconds_count{operation=\"get\",type=\"configmaps\"} 1"
+            ),
+            "{text}"
+        );
+    }
+}
