@@ -183,7 +183,6 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let auditor = Arc::new(crate::audit::from_args(&args)?);
     state.metrics.push(auditor.metrics());
     state.metrics.push(instrumented.metrics.clone());
-    instrumented::count_objects(instrumented, state.catalogue.clone());
     let apiservices = crate::catalogue::live::ApiServiceAvailability(state.catalogue.clone());
     state.metrics.push(Arc::new(apiservices));
     state.audit = auditor;
@@ -258,6 +257,8 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     controllers::local_api_services::register(&state)
         .await
         .map_err(|e| anyhow::anyhow!("local APIServices: {e}"))?;
+    // Counted once the bootstrap objects are in, then every minute.
+    instrumented::count_objects(instrumented, state.catalogue.clone());
     // Serve the stored CRDs' resources from the first request on.
     if !state.catalogue.caught_up(0, Duration::from_secs(5)).await {
         tracing::warn!("the stored CustomResourceDefinitions are not served yet");

@@ -283,3 +283,25 @@ fn every_series_kube_prometheus_apiserver_rules_read_is_exposed() {
         .collect();
     assert!(missing.is_empty(), "not exposed: {missing:?}");
 }
+
+#[test]
+fn storage_calls_and_stored_objects_are_counted_by_kind_as_kube_counts_them() {
+    let s = Server::start();
+    // No controller writes PodTemplates: the creates are the test's own.
+    let creates = r#"etcd_request_duration_seconds_count{operation="create",type="podtemplates"}"#;
+    let before = get(&scrape(&s), creates);
+    for name in ["a", "b"] {
+        s.ok_stdin(
+            &["create", "-f", "-"],
+            &format!("apiVersion: v1\nkind: PodTemplate\nmetadata: {{name: {name}}}\ntemplate: {{spec: {{containers: [{{name: c, image: i}}]}}}}\n"),
+        );
+    }
+    let after = scrape(&s);
+    assert_eq!(get(&after, creates) - before, 2.0);
+    let total = r#"etcd_requests_total{operation="create",type="podtemplates"}"#;
+    assert_eq!(get(&after, total), get(&after, creates));
+    // Counted after the bootstrap: kube's default ClusterRoles are there.
+    let roles = r#"apiserver_storage_objects{resource="clusterroles.rbac.authorization.k8s.io"}"#;
+    assert!(get(&after, roles) >= 60.0, "{}", get(&after, roles));
+    assert!(after.contains_key(r#"apiserver_storage_objects{resource="deployments.apps"}"#));
+}
