@@ -83,6 +83,10 @@ struct Args {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
+    /// Run only an OTLP/gRPC trace sink on this port of 127.0.0.1 (accepts
+    /// and drops every export), for tools/bench-operations.sh's traced runs.
+    #[arg(long)]
+    otlp_sink: Option<u16>,
 }
 
 impl Args {
@@ -115,6 +119,13 @@ impl Args {
 async fn main() -> ExitCode {
     init_logging();
     let args = Args::parse();
+    if let Some(port) = args.otlp_sink {
+        if let Err(e) = bench::otlp_sink::serve(port).await {
+            eprintln!("capstan-bench: OTLP sink: {e:#}");
+            return ExitCode::FAILURE;
+        }
+        return ExitCode::SUCCESS;
+    }
     if args.kubeconfig.is_none() && args.startup_binary.is_none() {
         eprintln!(
             "capstan-bench: pass --kubeconfig FILE and/or --startup-binary PATH (see --help)"

@@ -12,6 +12,7 @@ pub mod hostile_cel;
 pub mod kinds;
 pub use capstan::kube_client::kubeconfig;
 pub mod memory;
+pub mod otlp_sink;
 pub mod phases;
 pub mod report;
 pub mod runner;
