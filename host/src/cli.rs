@@ -263,7 +263,7 @@ pub struct ServeArgs {
     /// Megabytes of audit log before it is rotated (0: never).
     #[arg(long = "audit-log-maxsize", default_value_t = 0)]
     pub audit_log_maxsize: u64,
-    /// The audit log's format: json (kube's `legacy` text is not written).
+    /// The audit log's format: json (an Event a line) or legacy (kube's one-line text).
     #[arg(long = "audit-log-format", default_value = "json")]
     pub audit_log_format: String,
     /// A kubeconfig naming the webhook audit events are POSTed to, in batches.

@@ -31,6 +31,7 @@ pub mod logging;
 pub mod managed_fields;
 pub mod metrics;
 pub mod otel;
+pub mod panic_recovery;
 pub mod patch;
 pub mod pki;
 pub mod plugin_componentize;

@@ -257,13 +257,17 @@ async fn route(state: &AppState, req: Request) -> Response {
         match authenticate(state, peer, creds).await {
             Ok(requester) => {
                 let recording = audit_start(state, &req, resource.as_ref(), &requester, &audit_id);
-                let serve = serve_authenticated(
+                // Boxed: the request's whole future, kept off the stack of
+                // the futures wrapping it.
+                let serve = Box::pin(serve_authenticated(
                     state,
                     req,
                     resource,
                     requester,
                     (recording.clone(), &audit_id),
-                );
+                ));
+                let serve =
+                    crate::panic_recovery::recovering(&state.audit, recording.clone(), serve);
                 match recording {
                     Some(r) => audit::scope(r, serve).await,
                     None => serve.await,

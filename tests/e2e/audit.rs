@@ -444,3 +444,61 @@ spec: {policyName: pinned-images, validationActions: [Audit]}
     .unwrap();
     assert!(bundled.contains("uses image \"nginx:latest\""), "{bundled}");
 }
+
+#[test]
+fn the_legacy_format_writes_kube_s_text_lines_and_an_unknown_one_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("policy.yaml");
+    std::fs::write(
+        &policy,
+        "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: [{level: Metadata}]\n",
+    )
+    .unwrap();
+    let log = dir.path().join("audit.log");
+    let s = Server::start_with(&[
+        "--audit-policy-file",
+        policy.to_str().unwrap(),
+        "--audit-log-path",
+        log.to_str().unwrap(),
+        "--audit-log-format",
+        "legacy",
+    ]);
+    s.ok(&["get", "namespaces"]);
+    let wanted = r#"method="list" user="capstan-admin" groups="\"system:masters\",\"system:authenticated\"" as="<self>" asgroups="<lookup>""#;
+    let found = || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .any(|l| {
+                l.contains(" AUDIT: id=\"")
+                    && l.contains(wanted)
+                    && l.contains(r#"stage="ResponseComplete""#)
+                    && l.contains(r#"uri="/api/v1/namespaces?limit=500""#)
+                    && l.ends_with(r#"response="200""#)
+            })
+    };
+    assert!(
+        eventually(Duration::from_secs(10), found),
+        "{}",
+        std::fs::read_to_string(&log).unwrap_or_default()
+    );
+
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_capstan"))
+        .args([
+            "serve",
+            "--secure-port",
+            "0",
+            "--audit-log-format",
+            "xml",
+            "--data-dir",
+        ])
+        .arg(dir.path().join("other"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = crate::support::stderr(&out);
+    assert!(
+        err.contains(r#"invalid audit log format xml, allowed formats are "legacy,json""#),
+        "{err}"
+    );
+}

@@ -123,6 +123,12 @@ impl Recording {
         });
     }
 
+    /// kube's responseStatus of a request whose handler panicked.
+    pub fn panicked(&self, why: &str) {
+        let status = json!({"metadata": {}, "status": "Failure", "message": format!("APIServer panic'd: {why}"), "reason": "InternalError", "code": 500});
+        self.with_state(|s| s.response_status = Some(status));
+    }
+
     /// The status code of the response (unless a Status said more).
     pub fn set_code(&self, code: u16) {
         self.with_state(|s| {

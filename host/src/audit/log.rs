@@ -35,6 +35,35 @@ pub struct LogSink {
     queue: SyncSender<Arc<Value>>,
 }
 
+/// `--audit-log-format`: kube's two.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Format {
+    Json,
+    Legacy,
+}
+
+impl Format {
+    /// kube's check of the flag's value, in its words.
+    pub fn parse(name: &str) -> Result<Format, String> {
+        match name {
+            "json" => Ok(Format::Json),
+            "legacy" => Ok(Format::Legacy),
+            other => Err(format!(
+                "invalid audit log format {other}, allowed formats are \"legacy,json\""
+            )),
+        }
+    }
+
+    fn line(self, event: &Value) -> Option<Vec<u8>> {
+        let mut line = match self {
+            Format::Json => serde_json::to_vec(event).ok()?,
+            Format::Legacy => super::legacy::line(event).into_bytes(),
+        };
+        line.push(b'\n');
+        Some(line)
+    }
+}
+
 impl Sink for LogSink {
     fn send(&self, event: Arc<Value>) -> bool {
         match self.queue.try_send(event) {
@@ -50,7 +79,7 @@ impl Sink for LogSink {
 
 impl LogSink {
     /// Starts the writer of `path` (`-`: standard output).
-    pub fn start(path: &str, rotation: Rotation) -> std::io::Result<LogSink> {
+    pub fn start(path: &str, rotation: Rotation, format: Format) -> std::io::Result<LogSink> {
         let out = match path {
             "-" => Out::Stdout,
             file => Out::File(RotatingFile::open(PathBuf::from(file), rotation)?),
@@ -58,7 +87,7 @@ impl LogSink {
         let (queue, events) = sync_channel(QUEUE);
         std::thread::Builder::new()
             .name("audit-log".into())
-            .spawn(move || write_all(events, out))?;
+            .spawn(move || write_all(events, out, format))?;
         Ok(LogSink { queue })
     }
 }
@@ -68,13 +97,11 @@ enum Out {
     File(RotatingFile),
 }
 
-fn write_all(events: Receiver<Arc<Value>>, mut out: Out) {
+fn write_all(events: Receiver<Arc<Value>>, mut out: Out, format: Format) {
     while let Ok(event) = events.recv() {
-        let mut line = match serde_json::to_vec(event.as_ref()) {
-            Ok(line) => line,
-            Err(_) => continue,
+        let Some(line) = format.line(&event) else {
+            continue;
         };
-        line.push(b'\n');
         let written = match &mut out {
             Out::Stdout => std::io::stdout().lock().write_all(&line),
             Out::File(f) => f.write(&line),

@@ -14,6 +14,7 @@
 //! (`apiserver_audit_error_total`).
 
 pub mod event;
+mod legacy;
 pub mod log;
 pub mod policy;
 pub mod webhook;
@@ -170,12 +171,7 @@ tokio::task_local! {
 /// backends started.
 pub fn from_args(args: &crate::cli::ServeArgs) -> anyhow::Result<Auditor> {
     use anyhow::Context;
-    if args.audit_log_format != "json" {
-        anyhow::bail!(
-            "--audit-log-format {:?}: only json is written",
-            args.audit_log_format
-        );
-    }
+    let format = log::Format::parse(&args.audit_log_format).map_err(anyhow::Error::msg)?;
     let policy = match &args.audit_policy_file {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -193,7 +189,7 @@ pub fn from_args(args: &crate::cli::ServeArgs) -> anyhow::Result<Auditor> {
             max_backups: args.audit_log_maxbackup,
             max_age_days: args.audit_log_maxage,
         };
-        let sink = log::LogSink::start(path, rotation)
+        let sink = log::LogSink::start(path, rotation, format)
             .with_context(|| format!("opening --audit-log-path {path}"))?;
         auditor.add(Arc::new(sink));
     }

@@ -14,14 +14,17 @@ pub async fn serve(port: u16) -> anyhow::Result<()> {
     loop {
         let (tcp, _) = listener.accept().await?;
         tokio::spawn(async move {
-            let svc = hyper::service::service_fn(|req: http::Request<hyper::body::Incoming>| async {
-                use http_body_util::BodyExt;
-                let _ = req.into_body().collect().await;
-                Ok::<_, Infallible>(accepted())
-            });
+            let svc =
+                hyper::service::service_fn(|req: http::Request<hyper::body::Incoming>| async {
+                    use http_body_util::BodyExt;
+                    let _ = req.into_body().collect().await;
+                    Ok::<_, Infallible>(accepted())
+                });
             let exec = hyper_util::rt::TokioExecutor::new();
             let conn = hyper::server::conn::http2::Builder::new(exec);
-            let _ = conn.serve_connection(hyper_util::rt::TokioIo::new(tcp), svc).await;
+            let _ = conn
+                .serve_connection(hyper_util::rt::TokioIo::new(tcp), svc)
+                .await;
         });
     }
 }
