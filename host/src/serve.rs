@@ -161,11 +161,13 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     };
     let instrumented = Arc::new(Instrumented::new(open_storage(&args).await?, backend));
     let mut storage: Arc<dyn Storage> = instrumented.clone();
+    let mut cache_metrics = None;
     if args.watch_cache {
         let cache = CachedStorage::start(storage);
         if !cache.wait_synced(Duration::from_secs(30)).await {
             tracing::warn!("the watch cache is not synced yet; reads go to the store meanwhile");
         }
+        cache_metrics = Some(cache.metrics());
         storage = Arc::new(cache);
     }
     // Through the cache, so it knows the compaction point at once.
@@ -183,6 +185,9 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let auditor = Arc::new(crate::audit::from_args(&args)?);
     state.metrics.push(auditor.metrics());
     state.metrics.push(instrumented.metrics.clone());
+    if let Some(cache) = cache_metrics {
+        state.metrics.push(cache);
+    }
     let apiservices = crate::catalogue::live::ApiServiceAvailability(state.catalogue.clone());
     state.metrics.push(Arc::new(apiservices));
     state.audit = auditor;

@@ -304,4 +304,17 @@ fn storage_calls_and_stored_objects_are_counted_by_kind_as_kube_counts_them() {
     let roles = r#"apiserver_storage_objects{resource="clusterroles.rbac.authorization.k8s.io"}"#;
     assert!(get(&after, roles) >= 60.0, "{}", get(&after, roles));
     assert!(after.contains_key(r#"apiserver_storage_objects{resource="deployments.apps"}"#));
+    // The watch cache saw both creates, and serves the list from memory.
+    let received = r#"apiserver_watch_cache_events_received_total{resource="podtemplates"}"#;
+    let seen = crate::support::eventually(std::time::Duration::from_secs(5), || {
+        get(&scrape(&s), received) >= 2.0
+    });
+    assert!(seen, "{}", get(&scrape(&s), received));
+    s.ok(&["get", "podtemplates"]);
+    let listed = scrape(&s);
+    let lists = r#"apiserver_cache_list_total{index="",resource_prefix="/podtemplates"}"#;
+    assert!(get(&listed, lists) >= 1.0);
+    let returned =
+        r#"apiserver_cache_list_returned_objects_total{index="",resource_prefix="/podtemplates"}"#;
+    assert!(get(&listed, returned) >= 2.0);
 }

@@ -24,6 +24,7 @@
 
 mod live;
 mod memory;
+pub mod metrics;
 pub use memory::MemoryUse;
 mod read;
 mod reflector;
@@ -105,6 +106,7 @@ struct Shared {
     /// Asks the current inner watch for a progress report, if it can.
     progress: Mutex<Option<ProgressRequest>>,
     stats: CacheStats,
+    metrics: Arc<metrics::CacheMetrics>,
 }
 
 impl Shared {
@@ -124,6 +126,7 @@ impl Shared {
 
     /// Applies one inner watch event and wakes catch-up waiters.
     fn apply(&self, event: Event) {
+        self.metrics.received(&event.kv.key, event.revision());
         let revision = {
             let mut state = self.write_state();
             state.apply(event);
@@ -209,6 +212,7 @@ impl CachedStorage {
             revision: watch::Sender::new(0),
             progress: Mutex::new(None),
             stats: CacheStats::default(),
+            metrics: Arc::default(),
         });
         let reflector = tokio::spawn(reflector::run(shared.clone()));
         CachedStorage { shared, reflector }
@@ -250,6 +254,11 @@ impl CachedStorage {
     }
 
     /// How requests were served so far.
+    /// kube's watch cache metrics, for `/metrics`.
+    pub fn metrics(&self) -> Arc<metrics::CacheMetrics> {
+        self.shared.metrics.clone()
+    }
+
     pub fn stats(&self) -> &CacheStats {
         &self.shared.stats
     }
@@ -346,6 +355,8 @@ impl CachedStorage {
     async fn range_impl(&self, req: RangeRequest<'_>) -> StorageResult<RangeResult> {
         if let Some(result) = self.range_from_memory(&req).await {
             self.shared.count_memory();
+            let n = result.kvs.len();
+            self.shared.metrics.listed(req.prefix, n, n);
             return Ok(result);
         }
         self.shared.count_delegated();

@@ -11,7 +11,7 @@ use super::{
 };
 use crate::catalogue::live::LiveCatalogue;
 use crate::metrics::{Exposition, Histogram, MetricSource};
-use crate::storage::KeyValue;
+use crate::storage::{object_type, KeyValue};
 use bytes::Bytes;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -66,17 +66,6 @@ impl Instrumented {
             }
             out
         })
-    }
-}
-
-/// kube's object type of a key: `configmaps`, `deployments.apps`.
-fn object_type(key: &str) -> String {
-    let rest = key.strip_prefix("/registry/").unwrap_or_default();
-    let mut parts = rest.split('/');
-    match (parts.next(), parts.next()) {
-        (Some("core"), Some(resource)) => resource.to_string(),
-        (Some(group), Some(resource)) if !group.is_empty() => format!("{resource}.{group}"),
-        _ => "unknown".to_string(),
     }
 }
 

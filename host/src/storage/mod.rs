@@ -313,6 +313,18 @@ pub trait Storage: Send + Sync + 'static {
     fn is_ready(&self) -> BoxFuture<'_, StorageResult<()>>;
 }
 
+/// kube's object type of a key (metrics' `type`/`resource` label):
+/// `configmaps`, `deployments.apps`.
+pub fn object_type(key: &str) -> String {
+    let rest = key.strip_prefix("/registry/").unwrap_or_default();
+    let mut parts = rest.split('/');
+    match (parts.next(), parts.next()) {
+        (Some("core"), Some(resource)) => resource.to_string(),
+        (Some(group), Some(resource)) if !group.is_empty() => format!("{resource}.{group}"),
+        _ => "unknown".to_string(),
+    }
+}
+
 /// The smallest byte string greater than every string starting with
 /// `prefix`, or `None` when no such bound exists (empty or all-0xff prefix).
 pub fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
@@ -329,6 +341,19 @@ pub fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_are_typed_as_kube_types_them() {
+        assert_eq!(
+            object_type("/registry/core/configmaps/default/a"),
+            "configmaps"
+        );
+        assert_eq!(
+            object_type("/registry/apps/deployments/"),
+            "deployments.apps"
+        );
+        assert_eq!(object_type("/elsewhere"), "unknown");
+    }
 
     #[test]
     fn prefix_end_excludes_longer_sibling_names() {

@@ -45,6 +45,8 @@ async fn relist(shared: &Shared) -> StorageResult<()> {
     let compacted = shared.inner.compacted_revision().await?;
     let (kvs, revision) = list_all(shared).await?;
     let keys = kvs.len();
+    let listed = kvs.iter().map(|kv| kv.key.as_str());
+    shared.metrics.initialized(listed, revision);
     {
         let mut state = shared.write_state();
         state.reset(kvs, revision);
