@@ -173,7 +173,7 @@ async fn admit_request(
         let named = resource.map(|r| r.for_authorization(req.uri().query()));
         let attrs = Attributes::of_request(user.clone(), req.method(), path, named.as_deref());
         let started = std::time::Instant::now();
-        let span = crate::otel::Span::start("Authorize", Vec::new);
+        let span = crate::otel::Span::start(|| "Authorize", Vec::new);
         let decision = span.run(auth.authorizer.authorize(&attrs)).await;
         span.set("decision", decision.result());
         (state.auth_metrics).authorized(decision.result(), started.elapsed());
@@ -214,7 +214,7 @@ async fn authenticate(
         return Ok(user.clone());
     }
     let started = std::time::Instant::now();
-    let span = crate::otel::Span::start("Authenticate", Vec::new);
+    let span = crate::otel::Span::start(|| "Authenticate", Vec::new);
     let user = span
         .run(state.auth.authenticator.authenticate(&creds))
         .await;
@@ -250,7 +250,7 @@ async fn route(state: &AppState, req: Request) -> Response {
     let creds = Credentials::new(peer.certificate.clone(), req.headers());
     let trace = crate::otel::RequestTrace::start(
         req.headers(),
-        crate::otel::request::span_name(req.method(), resource.as_ref()),
+        || crate::otel::request::span_name(req.method(), resource.as_ref()),
         || crate::otel::request::http_attributes(&req),
     );
     let served = crate::request_metrics::timing_webhooks(async {
@@ -359,9 +359,10 @@ fn handler_span(
 ) -> crate::otel::Span {
     use crate::otel::{request, Span};
     match resource {
-        Some(r) => Span::start(request::handler_name(r.verb), || {
-            request::handler_attributes(req, r, audit_id)
-        }),
+        Some(r) => Span::start(
+            || request::handler_name(r.verb),
+            || request::handler_attributes(req, r, audit_id),
+        ),
         None => Span::none(),
     }
 }

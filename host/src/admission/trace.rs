@@ -17,22 +17,25 @@ pub fn entry_span(e: &CallableEntry, req: &ReviewRequest, mutating: bool) -> Spa
         (false, true) => "Call mutating admission plugin",
         (false, false) => "Call validating admission plugin",
     };
-    Span::start(name, || {
-        vec![
-            KeyValue::new(
-                if webhook { "webhook" } else { "plugin" },
-                e.config.name.clone(),
-            ),
-            KeyValue::new("module", e.config.module.clone()),
-            // Go's GroupVersionResource.String().
-            KeyValue::new(
-                "resource",
-                format!("{}/{}, Resource={}", req.group, req.version, req.resource),
-            ),
-            KeyValue::new("subresource", req.subresource.clone()),
-            KeyValue::new("operation", req.operation),
-        ]
-    })
+    Span::start(
+        || name,
+        || {
+            vec![
+                KeyValue::new(
+                    if webhook { "webhook" } else { "plugin" },
+                    e.config.name.clone(),
+                ),
+                KeyValue::new("module", e.config.module.clone()),
+                // Go's GroupVersionResource.String().
+                KeyValue::new(
+                    "resource",
+                    format!("{}/{}, Resource={}", req.group, req.version, req.resource),
+                ),
+                KeyValue::new("subresource", req.subresource.clone()),
+                KeyValue::new("operation", req.operation),
+            ]
+        },
+    )
 }
 
 /// What the entry answered: allowed, patched, denied, or a failure its

@@ -116,7 +116,7 @@ impl RequestTrace {
     /// context, passed through to the calls the request makes.
     pub fn start(
         headers: &http::HeaderMap,
-        name: String,
+        name: impl FnOnce() -> String,
         attrs: impl FnOnce() -> Vec<KeyValue>,
     ) -> Self {
         let remote = propagator().extract(&Headers(headers));
@@ -124,10 +124,7 @@ impl RequestTrace {
             let passes = remote.span().span_context().is_valid() || !remote.baggage().is_empty();
             return RequestTrace(passes.then_some(remote));
         };
-        let mut builder = tracer
-            .span_builder(name)
-            .with_kind(SpanKind::Server)
-            .with_attributes(attrs());
+        let mut builder = tracer.span_builder(name()).with_kind(SpanKind::Server);
         let linked = remote.span().span_context().clone();
         if linked.is_valid() {
             builder = builder.with_links(vec![Link::with_context(linked)]);
@@ -139,7 +136,7 @@ impl RequestTrace {
                 .iter()
                 .map(|(k, (v, _))| KeyValue::new(k.clone(), v.clone())),
         );
-        let span = tracer.build_with_context(builder, &root);
+        let span = recording(tracer.build_with_context(builder, &root), attrs);
         RequestTrace(Some(root.with_span(span)))
     }
 
@@ -160,6 +157,18 @@ impl RequestTrace {
     }
 }
 
+/// `span` with `attrs` set, when it is sampled (else they are never made).
+fn recording(
+    mut span: opentelemetry_sdk::trace::Span,
+    attrs: impl FnOnce() -> Vec<KeyValue>,
+) -> opentelemetry_sdk::trace::Span {
+    use opentelemetry::trace::Span as _;
+    if span.is_recording() {
+        span.set_attributes(attrs());
+    }
+    span
+}
+
 /// A child span of the current context, ended when dropped; nothing at
 /// all without tracing (or without a request around it).
 pub struct Span(Option<Context>);
@@ -170,8 +179,10 @@ impl Span {
         Span(None)
     }
 
-    pub fn start(
-        name: impl Into<Cow<'static, str>>,
+    /// A span named `name`; the name and `attrs` are only made when a
+    /// request is traced, the attributes only when it is sampled.
+    pub fn start<N: Into<Cow<'static, str>>>(
+        name: impl FnOnce() -> N,
         attrs: impl FnOnce() -> Vec<KeyValue>,
     ) -> Self {
         let Some(tracer) = tracer() else {
@@ -181,9 +192,8 @@ impl Span {
         if !parent.has_active_span() {
             return Span(None);
         }
-        let builder = tracer.span_builder(name).with_attributes(attrs());
-        let span = tracer.build_with_context(builder, &parent);
-        Span(Some(parent.with_span(span)))
+        let span = tracer.build_with_context(tracer.span_builder(name()), &parent);
+        Span(Some(parent.with_span(recording(span, attrs))))
     }
 
     /// Runs `fut` with this span current (its calls become its children).
@@ -266,10 +276,10 @@ mod tests {
         let mut incoming = http::HeaderMap::new();
         incoming.insert("traceparent", PARENT.parse().unwrap());
         incoming.insert("baggage", "tenant=a".parse().unwrap());
-        let trace = RequestTrace::start(&incoming, "GET".into(), Vec::new);
+        let trace = RequestTrace::start(&incoming, || "GET".into(), Vec::new);
         let outgoing = trace
             .run(async {
-                let _span = Span::start("Create", Vec::new);
+                let _span = Span::start(|| "Create", Vec::new);
                 let mut h = http::HeaderMap::new();
                 inject(&mut h);
                 h
@@ -281,7 +291,7 @@ mod tests {
 
     #[tokio::test]
     async fn no_context_no_headers() {
-        let trace = RequestTrace::start(&http::HeaderMap::new(), "GET".into(), Vec::new);
+        let trace = RequestTrace::start(&http::HeaderMap::new(), || "GET".into(), Vec::new);
         let outgoing = trace
             .run(async {
                 let mut h = http::HeaderMap::new();

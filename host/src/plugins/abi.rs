@@ -105,7 +105,7 @@ mod tests {
     }
 
     fn check(import: &str) -> anyhow::Result<()> {
-        let engine = super::super::engine::build_engine()?;
+        let engine = super::super::engine::build_engine(false)?;
         let component = Component::new(&engine, importing(import))?;
         check_version("p", &engine, &component)
     }

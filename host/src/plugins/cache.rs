@@ -57,8 +57,39 @@ pub(crate) fn cache_path(dir: &Path, engine: &Engine, wasm: &[u8]) -> PathBuf {
 /// Where a component came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Source {
+    /// Compiled by Cranelift now.
     Compiled,
+    /// Cranelift's, from the cache.
     Cache,
+    /// Compiled now by the baseline compiler (Winch).
+    Baseline,
+    /// The baseline compiler's, from the cache.
+    BaselineCache,
+}
+
+impl Source {
+    /// Cranelift's code (else Winch's, to be swapped once optimized).
+    pub(crate) fn optimized(self) -> bool {
+        matches!(self, Source::Compiled | Source::Cache)
+    }
+}
+
+/// The entry at `path`, if there is a usable one.
+pub(crate) fn load(engine: &Engine, path: &Path) -> Option<Component> {
+    if !path.is_file() {
+        return None;
+    }
+    // SAFETY: as in `load_or_compile_at`: only this module writes there.
+    match unsafe { Component::deserialize_file(engine, path) } {
+        Ok(component) => {
+            touch(path);
+            Some(component)
+        }
+        Err(e) => {
+            tracing::warn!(path = %path.display(), error = %e, "unusable plugin cache entry; recompiling");
+            None
+        }
+    }
 }
 
 /// Loads the component from the cache directory when it holds it, otherwise
@@ -89,17 +120,8 @@ pub(crate) fn load_or_compile_at(
     path: &Path,
     wasm: &[u8],
 ) -> anyhow::Result<(Component, Source)> {
-    if path.is_file() {
-        // SAFETY: see the function's documentation: only this module writes there.
-        match unsafe { Component::deserialize_file(engine, path) } {
-            Ok(component) => {
-                touch(path);
-                return Ok((component, Source::Cache));
-            }
-            Err(e) => {
-                tracing::warn!(path = %path.display(), error = %e, "unusable plugin cache entry; recompiling")
-            }
-        }
+    if let Some(component) = load(engine, path) {
+        return Ok((component, Source::Cache));
     }
     let artifact = engine.precompile_component(wasm)?;
     if let Err(e) = store(path, &artifact) {

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Strategy};
 
 /// How often the epoch advances: a running plugin yields to the executor and
 /// checks its deadline this often.
@@ -18,16 +18,21 @@ pub(crate) const MAX_MEMORY_BYTES: usize = 256 << 20;
 /// authenticators and authorizers keep); more fail to instantiate.
 const MAX_CONCURRENT_INSTANCES: u32 = 512;
 
-/// Builds the engine: component model, async, epoch interruption, fuel
-/// metering, and a modest pooling allocator.
-pub(crate) fn build_engine() -> anyhow::Result<Engine> {
+/// Builds an engine: component model, async, epoch interruption, fuel
+/// metering. The optimizing one (Cranelift) serves from a modest pooling
+/// allocator; the baseline one (Winch, `tiers.rs`) allocates on demand, its
+/// instances being few and short-lived.
+pub(crate) fn build_engine(baseline: bool) -> anyhow::Result<Engine> {
     let mut config = Config::new();
     config
         .wasm_component_model(true)
         .epoch_interruption(true)
         .consume_fuel(true)
-        .memory_reservation(MAX_MEMORY_BYTES as u64)
-        .allocation_strategy(InstanceAllocationStrategy::Pooling(pool()));
+        .memory_reservation(MAX_MEMORY_BYTES as u64);
+    match baseline {
+        true => config.strategy(Strategy::Winch),
+        false => config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool())),
+    };
     Ok(Engine::new(&config)?)
 }
 

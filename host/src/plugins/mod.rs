@@ -27,6 +27,7 @@ mod offload;
 mod output;
 mod runtime;
 pub mod store_reader;
+mod tiers;
 mod warm;
 pub mod wasm_strategy;
 

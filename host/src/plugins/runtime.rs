@@ -6,19 +6,20 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use wasmtime::component::{Component, HasSelf, Linker};
-use wasmtime::{Engine, Store, UpdateDeadline};
+use wasmtime::component::Component;
+use wasmtime::{Store, UpdateDeadline};
 
 use super::abi;
-use super::bindings::{admission, authenticator, authorizer, converter, host, strategy};
+use super::bindings::{admission, authenticator, authorizer, converter, strategy};
 use super::cache::{self, Source};
 use super::context::{CallContext, Limits};
-use super::engine::{self, EpochTicker, MAX_MEMORY_BYTES};
+use super::engine::MAX_MEMORY_BYTES;
 use super::failure::{classify, Observed, PluginFailure};
 use super::host_imports::PluginState;
+use super::tiers::{Code, CodeSlot, Compiler, Optimizer};
 use super::warm::{Bound, Instance, WarmPool};
 
 /// Extra wall-clock time granted beyond the timeout before the host stops
@@ -62,37 +63,37 @@ impl PluginKind {
 
 /// The server's plugin runtime.
 pub struct PluginRuntime {
-    engine: Engine,
-    linker: Linker<PluginState>,
+    /// Cranelift: the code plugins run once optimized.
+    optimizing: Compiler,
+    /// Winch: the code of components not in the cache, at once.
+    baseline: Compiler,
+    optimizer: Optimizer,
     cache_dir: Option<PathBuf>,
     /// What `precompile` loaded, by cache path, for `load` to take.
     precompiled: Mutex<HashMap<PathBuf, (Component, Source)>>,
-    ticker: Arc<EpochTicker>,
 }
 
 impl PluginRuntime {
-    /// Creates the engine and starts its epoch ticker. With `cache_dir`,
-    /// compiled plugins are kept there across restarts (see `cache.rs` for
-    /// why that directory must be writable only by the server).
+    /// Creates the engines and starts their epoch tickers and the
+    /// optimizer. With `cache_dir`, compiled plugins are kept there across
+    /// restarts (see `cache.rs` for why that directory must be writable only
+    /// by the server).
     pub fn new(cache_dir: Option<PathBuf>) -> anyhow::Result<Arc<PluginRuntime>> {
-        let engine = engine::build_engine()?;
-        let mut linker = Linker::new(&engine);
-        wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
-        host::add_to_linker::<_, HasSelf<PluginState>>(&mut linker, |state| state)?;
-        let ticker = Arc::new(EpochTicker::start(&engine)?);
+        let optimizing = Compiler::new(false)?;
+        let optimizer = Optimizer::start(optimizing.clone(), cache_dir.clone())?;
         Ok(Arc::new(PluginRuntime {
-            engine,
-            linker,
+            optimizing,
+            baseline: Compiler::new(true)?,
+            optimizer,
             cache_dir,
             precompiled: Mutex::default(),
-            ticker,
         }))
     }
 
-    /// Compiles the components in parallel (one thread per core), or loads
-    /// them from the cache, and keeps them for the `load`s that follow; a
-    /// no-op without a cache directory. Errors are left for `load`, which
-    /// names the plugin.
+    /// Loads the components from the cache, or compiles them with the
+    /// baseline compiler, in parallel (one thread per core), and keeps them
+    /// for the `load`s that follow; a no-op without a cache directory.
+    /// Errors are left for `load`, which names the plugin.
     pub fn precompile(&self, modules: &[&[u8]]) {
         let Some(dir) = self.cache_dir.as_deref() else {
             return;
@@ -109,43 +110,72 @@ impl PluginRuntime {
                 scope.spawn(|| loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(wasm) = modules.get(i) else { break };
-                    let path = cache::cache_path(dir, &self.engine, wasm);
-                    if let Ok(done) = cache::load_or_compile_at(&self.engine, &path, wasm) {
+                    let path = cache::cache_path(dir, &self.optimizing.engine, wasm);
+                    if let Ok(done) = self.load_or_baseline(&path, wasm) {
                         lock(&loaded).push((path, done));
                     }
                 });
             }
         });
         let loaded = loaded.into_inner().unwrap_or_else(|e| e.into_inner());
-        let compiled = loaded.iter().filter(|(_, (_, s))| *s == Source::Compiled);
+        let compiled = loaded.iter().filter(|(_, (_, s))| *s == Source::Baseline);
+        let optimized = loaded.iter().filter(|(_, (_, s))| s.optimized());
         tracing::info!(
             cache = %dir.display(),
             modules = modules.len(),
             compiled = compiled.count(),
+            optimized = optimized.count(),
             elapsed_ms = started.elapsed().as_millis() as u64,
-            "plugins compiled or loaded from the cache"
+            "plugins loaded from the cache or compiled by the baseline compiler (optimized in the background)"
         );
         lock(&self.precompiled).extend(loaded);
     }
 
+    /// The optimized component in the cache at `path`, else the baseline
+    /// compiler's (from the cache, or compiled now).
+    fn load_or_baseline(
+        &self,
+        path: &std::path::Path,
+        wasm: &[u8],
+    ) -> anyhow::Result<(Component, Source)> {
+        if let Some(found) = cache::load(&self.optimizing.engine, path) {
+            return Ok((found, Source::Cache));
+        }
+        let dir = self.cache_dir.as_deref();
+        let (component, found) = cache::load_or_compile(&self.baseline.engine, dir, wasm)?;
+        let source = match found {
+            Source::Cache => Source::BaselineCache,
+            _ => Source::Baseline,
+        };
+        Ok((component, source))
+    }
+
     /// The component of `wasm`: kept by `precompile`, else from the cache
-    /// directory, else compiled.
+    /// directory, else compiled by the baseline compiler.
     fn component(&self, wasm: &[u8]) -> anyhow::Result<(Component, Source)> {
         let Some(dir) = self.cache_dir.as_deref() else {
-            return cache::load_or_compile(&self.engine, None, wasm);
+            let component = Component::new(&self.baseline.engine, wasm)?;
+            return Ok((component, Source::Baseline));
         };
-        let path = cache::cache_path(dir, &self.engine, wasm);
+        let path = cache::cache_path(dir, &self.optimizing.engine, wasm);
         if let Some(found) = lock(&self.precompiled).get(&path) {
             return Ok(found.clone());
         }
-        cache::load_or_compile_at(&self.engine, &path, wasm)
+        self.load_or_baseline(&path, wasm)
+    }
+
+    fn compiler(&self, source: Source) -> &Compiler {
+        match source.optimized() {
+            true => &self.optimizing,
+            false => &self.baseline,
+        }
     }
 
     /// Compiles (or loads from the cache) `wasm` and pre-links it for the
     /// world of `kind`. Errors name the plugin and say what is wrong.
     pub fn load(&self, name: &str, wasm: &[u8], kind: PluginKind) -> anyhow::Result<Plugin> {
         let (component, source) = self.compile(name, wasm)?;
-        let worlds = abi::worlds(&self.engine, &component);
+        let worlds = abi::worlds(&self.compiler(source).engine, &component);
         if !worlds.is_empty() && !worlds.contains(&kind) {
             let names: Vec<&str> = worlds.iter().map(|w| w.world()).collect();
             anyhow::bail!(
@@ -154,15 +184,15 @@ impl PluginRuntime {
                 kind.world()
             );
         }
-        self.link(name, component, source, kind)
+        self.link(name, (wasm, &component), source, kind)
     }
 
     /// [`load`](Self::load) as the world the component implements (the one
     /// whose function it exports).
     pub fn load_any(&self, name: &str, wasm: &[u8]) -> anyhow::Result<Plugin> {
         let (component, source) = self.compile(name, wasm)?;
-        match abi::worlds(&self.engine, &component).as_slice() {
-            [kind] => self.link(name, component, source, *kind),
+        match abi::worlds(&self.compiler(source).engine, &component).as_slice() {
+            [kind] => self.link(name, (wasm, &component), source, *kind),
             [] => anyhow::bail!(
                 "plugin {name:?} exports none of the worlds' functions (review, authenticate, authorize, call, convert)"
             ),
@@ -177,38 +207,35 @@ impl PluginRuntime {
         let (component, source) = self
             .component(wasm)
             .map_err(|e| anyhow::anyhow!("plugin {name:?}: cannot compile the component: {e:#}"))?;
-        abi::check_version(name, &self.engine, &component)?;
+        abi::check_version(name, &self.compiler(source).engine, &component)?;
         tracing::debug!(plugin = name, ?source, elapsed = ?started.elapsed(), "plugin compiled");
         super::metrics::PLUGINS.compiled(name, started.elapsed());
         Ok((component, source))
     }
 
+    /// The plugin, pre-linked; baseline code is queued for the optimizer.
     fn link(
         &self,
         name: &str,
-        component: Component,
+        (wasm, component): (&[u8], &Component),
         source: Source,
         kind: PluginKind,
     ) -> anyhow::Result<Plugin> {
-        let instance_pre = self.linker.instantiate_pre(&component).map_err(|e| {
-            anyhow::anyhow!("plugin {name:?}: imports something the host does not offer (only capstan:plugin/host and WASI): {e:#}")
-        })?;
-        let pre = Pre::new(kind, instance_pre).map_err(|e| {
-            anyhow::anyhow!(
-                "plugin {name:?} does not implement the {} world (expected export `{}`); is it a plugin of another kind? {e:#}",
-                kind.world(),
-                kind.export()
-            )
-        })?;
-        Ok(Plugin {
+        let optimized = source.optimized();
+        let code = self
+            .compiler(source)
+            .code(name, component, (kind, optimized))?;
+        let plugin = Plugin {
             name: name.into(),
             kind,
-            pre,
-            engine: self.engine.clone(),
+            code: Arc::new(RwLock::new(Arc::new(code))),
             from_cache: source == Source::Cache,
             warm: Default::default(),
-            _ticker: self.ticker.clone(),
-        })
+        };
+        if !optimized {
+            (self.optimizer).submit(plugin.name.clone(), kind, wasm, &plugin.code);
+        }
+        Ok(plugin)
     }
 }
 
@@ -232,7 +259,7 @@ pub(crate) fn check_is_component(name: &str, wasm: &[u8]) -> anyhow::Result<()> 
 
 /// The pre-linked instance, typed by world.
 #[derive(Clone)]
-enum Pre {
+pub(crate) enum Pre {
     Admission(admission::AdmissionPre<PluginState>),
     Authenticator(authenticator::AuthenticatorPre<PluginState>),
     Authorizer(authorizer::AuthorizerPre<PluginState>),
@@ -241,7 +268,7 @@ enum Pre {
 }
 
 impl Pre {
-    fn new(
+    pub(crate) fn new(
         kind: PluginKind,
         pre: wasmtime::component::InstancePre<PluginState>,
     ) -> wasmtime::Result<Pre> {
@@ -273,12 +300,11 @@ impl Pre {
 pub struct Plugin {
     name: Arc<str>,
     kind: PluginKind,
-    pre: Pre,
-    engine: Engine,
+    /// Its current code: the baseline compiler's until optimized.
+    code: CodeSlot,
     from_cache: bool,
     /// Idle instances, reused by later calls.
     warm: Arc<WarmPool>,
-    _ticker: Arc<EpochTicker>,
 }
 
 impl std::fmt::Debug for Plugin {
@@ -355,9 +381,22 @@ impl Plugin {
         result
     }
 
-    /// A reused instance rearmed for this call (true), or a new store.
+    /// The code calls run now.
+    fn current(&self) -> Arc<Code> {
+        self.code.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Whether its code is the optimizing compiler's (loaded from the cache,
+    /// or swapped in once compiled).
+    pub fn optimized(&self) -> bool {
+        self.current().optimized
+    }
+
+    /// A reused instance rearmed for this call (true), or a new store. An
+    /// idle instance of code since replaced is dropped.
     fn instance(&self, ctx: CallContext) -> Result<(Instance, bool), PluginFailure> {
-        let reused = self.warm.take();
+        let code = self.current();
+        let reused = self.warm.take().filter(|i| Arc::ptr_eq(&i.code, &code));
         let was_reused = reused.is_some();
         let mut instance = match reused {
             Some(mut instance) => {
@@ -367,12 +406,13 @@ impl Plugin {
             None => {
                 let memory = ctx.limits.memory_bytes.min(MAX_MEMORY_BYTES);
                 let state = PluginState::new(self.name.clone(), ctx.config, ctx.reader, memory);
-                let mut store = Store::new(&self.engine, state);
+                let mut store = Store::new(&code.engine, state);
                 store.limiter(|state| &mut state.limiter);
                 Instance {
                     store,
                     bound: None,
                     calls: 0,
+                    code,
                 }
             }
         };
@@ -387,7 +427,8 @@ impl Plugin {
         input: &str,
     ) -> wasmtime::Result<Result<String, String>> {
         if instance.bound.is_none() {
-            instance.bound = Some(self.pre.instantiate(&mut instance.store).await?);
+            let pre = instance.code.pre.clone();
+            instance.bound = Some(pre.instantiate(&mut instance.store).await?);
         }
         instance.calls += 1;
         match &instance.bound {

@@ -56,6 +56,8 @@ pub(crate) struct Instance {
     pub store: Store<PluginState>,
     pub bound: Option<Bound>,
     pub calls: u32,
+    /// The code it runs (its store is of that code's engine).
+    pub code: std::sync::Arc<super::tiers::Code>,
 }
 
 /// The idle instances of one plugin.

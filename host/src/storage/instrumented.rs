@@ -51,13 +51,16 @@ impl Instrumented {
     ) -> BoxFuture<'a, StorageResult<T>> {
         Box::pin(async move {
             let kind = object_type(key);
-            let span = crate::otel::Span::start(format!("{span} {}", self.backend), || {
-                use opentelemetry::KeyValue as Kv;
-                vec![
-                    Kv::new("key", key.to_string()),
-                    Kv::new("resource", kind.clone()),
-                ]
-            });
+            let span = crate::otel::Span::start(
+                || format!("{span} {}", self.backend),
+                || {
+                    use opentelemetry::KeyValue as Kv;
+                    vec![
+                        Kv::new("key", key.to_string()),
+                        Kv::new("resource", kind.clone()),
+                    ]
+                },
+            );
             let started = Instant::now();
             let out = span.run(call).await;
             self.metrics.observe(operation, kind, started.elapsed());
