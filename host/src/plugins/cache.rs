@@ -126,6 +126,9 @@ pub(crate) fn load_or_compile_at(
     let artifact = engine.precompile_component(wasm)?;
     if let Err(e) = store(path, &artifact) {
         tracing::warn!(path = %path.display(), error = %e, "cannot write plugin cache entry");
+    } else if let Some(component) = load(engine, path) {
+        // Mapped from the file: only the code that runs is resident.
+        return Ok((component, Source::Compiled));
     }
     // SAFETY: `artifact` was produced just now by this engine.
     let component = unsafe { Component::deserialize(engine, &artifact)? };

@@ -129,6 +129,7 @@ impl PluginRuntime {
             "plugins loaded from the cache or compiled by the baseline compiler (optimized in the background)"
         );
         lock(&self.precompiled).extend(loaded);
+        super::tiers::release_freed_memory();
     }
 
     /// The optimized component in the cache at `path`, else the baseline
@@ -158,8 +159,9 @@ impl PluginRuntime {
             return Ok((component, Source::Baseline));
         };
         let path = cache::cache_path(dir, &self.optimizing.engine, wasm);
-        if let Some(found) = lock(&self.precompiled).get(&path) {
-            return Ok(found.clone());
+        // Taken, not kept: baseline code must be freed once swapped.
+        if let Some(found) = lock(&self.precompiled).remove(&path) {
+            return Ok(found);
         }
         self.load_or_baseline(&path, wasm)
     }
@@ -233,7 +235,7 @@ impl PluginRuntime {
             warm: Default::default(),
         };
         if !optimized {
-            (self.optimizer).submit(plugin.name.clone(), kind, wasm, &plugin.code);
+            (self.optimizer).submit(&plugin, wasm);
         }
         Ok(plugin)
     }
@@ -298,13 +300,13 @@ impl Pre {
 /// A loaded plugin. Cheap to clone; calls may run concurrently.
 #[derive(Clone)]
 pub struct Plugin {
-    name: Arc<str>,
-    kind: PluginKind,
+    pub(super) name: Arc<str>,
+    pub(super) kind: PluginKind,
     /// Its current code: the baseline compiler's until optimized.
-    code: CodeSlot,
+    pub(super) code: CodeSlot,
     from_cache: bool,
     /// Idle instances, reused by later calls.
-    warm: Arc<WarmPool>,
+    pub(super) warm: Arc<WarmPool>,
 }
 
 impl std::fmt::Debug for Plugin {

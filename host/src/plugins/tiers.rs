@@ -20,7 +20,8 @@ use super::bindings::host;
 use super::cache;
 use super::engine::{self, EpochTicker};
 use super::host_imports::PluginState;
-use super::runtime::{PluginKind, Pre};
+use super::runtime::{Plugin, PluginKind, Pre};
+use super::warm::WarmPool;
 
 /// One compiler's engine, with the linker and epoch ticker of that engine.
 #[derive(Clone)]
@@ -89,6 +90,8 @@ struct Job {
     kind: PluginKind,
     wasm: Arc<[u8]>,
     slot: Weak<RwLock<Arc<Code>>>,
+    /// Its idle instances, of the code being replaced.
+    warm: Weak<WarmPool>,
 }
 
 /// The optimizer's queue: components compiled by Cranelift one at a time.
@@ -101,20 +104,21 @@ impl Optimizer {
             .name("plugin-optimizer".into())
             .spawn(move || {
                 lower_priority();
-                while let Ok(job) = queue.recv() {
+                while let Some(job) = next(&queue) {
                     optimize(&compiler, cache_dir.as_deref(), job);
                 }
             })?;
         Ok(Optimizer(Mutex::new(jobs)))
     }
 
-    /// Queues `wasm` (the code in `slot`, compiled by Winch) for Cranelift.
-    pub(crate) fn submit(&self, name: Arc<str>, kind: PluginKind, wasm: &[u8], slot: &CodeSlot) {
+    /// Queues `plugin`'s `wasm` (its code compiled by Winch) for Cranelift.
+    pub(crate) fn submit(&self, plugin: &Plugin, wasm: &[u8]) {
         let job = Job {
-            name,
-            kind,
+            name: plugin.name.clone(),
+            kind: plugin.kind,
             wasm: Arc::from(wasm),
-            slot: Arc::downgrade(slot),
+            slot: Arc::downgrade(&plugin.code),
+            warm: Arc::downgrade(&plugin.warm),
         };
         let queue = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let _ = queue.send(job);
@@ -138,12 +142,39 @@ fn optimize(compiler: &Compiler, cache_dir: Option<&std::path::Path>, job: Job) 
     };
     if let Some(slot) = job.slot.upgrade() {
         *slot.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(code);
+        if let Some(warm) = job.warm.upgrade() {
+            warm.clear();
+        }
         let elapsed_ms = started.elapsed().as_millis() as u64;
         tracing::info!(
             plugin = &*job.name,
             elapsed_ms,
             "plugin optimized (Cranelift); new calls run it"
         );
+    }
+}
+
+/// The next job; before waiting for one, what the last ones freed is
+/// returned to the system.
+fn next(queue: &std::sync::mpsc::Receiver<Job>) -> Option<Job> {
+    use std::sync::mpsc::TryRecvError;
+    match queue.try_recv() {
+        Ok(job) => Some(job),
+        Err(TryRecvError::Disconnected) => None,
+        Err(TryRecvError::Empty) => {
+            release_freed_memory();
+            queue.recv().ok()
+        }
+    }
+}
+
+/// Returns to the system what compiling freed: the compilers' working
+/// memory is large and glibc keeps freed memory for later allocations.
+pub(crate) fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory of the allocator.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 

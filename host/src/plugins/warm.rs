@@ -72,6 +72,12 @@ impl WarmPool {
         self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop()
     }
 
+    /// Drops every idle instance (their code was replaced).
+    pub(crate) fn clear(&self) {
+        let idle = std::mem::take(&mut *self.idle.lock().unwrap_or_else(|e| e.into_inner()));
+        drop(idle);
+    }
+
     /// Keeps `instance` for a later call unless it served its share or the pool is full.
     pub(crate) fn give_back(&self, instance: Instance) {
         let grown = instance.store.data().limiter.grown_to() > MAX_IDLE_MEMORY;
