@@ -5,7 +5,7 @@
 use crate::audit::event::Recording;
 use crate::audit::policy::Stage;
 use crate::audit::Auditor;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use futures_util::FutureExt;
 use std::future::Future;
 use std::sync::Arc;
@@ -32,12 +32,7 @@ pub async fn recovering(
         r.panicked(&why);
         auditor.emit(&r, Stage::Panic);
     }
-    let mut resp = (http::StatusCode::INTERNAL_SERVER_ERROR, ANSWER).into_response();
-    resp.headers_mut().insert(
-        http::header::CONTENT_TYPE,
-        http::HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
-    resp
+    crate::status::plain_text(http::StatusCode::INTERNAL_SERVER_ERROR, ANSWER)
 }
 
 #[cfg(test)]
@@ -109,7 +104,7 @@ mod tests {
     #[tokio::test]
     async fn an_answer_passes_untouched() {
         let resp = recovering(&Auditor::new(None), None, async {
-            http::StatusCode::CREATED.into_response()
+            axum::response::IntoResponse::into_response(http::StatusCode::CREATED)
         })
         .await;
         assert_eq!(resp.status(), 201);

@@ -481,7 +481,12 @@ pub type ApiResult<T> = Result<T, ApiError>;
 /// kube's answer for a path no handler serves (outside `/api` and the
 /// served groups): Go's plain-text `404 page not found`, not a Status.
 pub fn page_not_found() -> Response {
-    let mut resp = (StatusCode::NOT_FOUND, "404 page not found\n").into_response();
+    plain_text(StatusCode::NOT_FOUND, "404 page not found\n")
+}
+
+/// A plain-text answer, as Go's `http.Error` writes one.
+pub fn plain_text(code: StatusCode, text: &'static str) -> Response {
+    let mut resp = (code, text).into_response();
     resp.headers_mut().insert(
         http::header::CONTENT_TYPE,
         http::HeaderValue::from_static("text/plain; charset=utf-8"),

@@ -7,7 +7,6 @@
 use crate::support::{eventually, stdout, Server};
 use http_body_util::BodyExt;
 use serde_json::Value;
-use std::convert::Infallible;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -293,55 +292,22 @@ fn the_log_is_rotated_and_events_reach_a_webhook_in_batches() {
 /// (port, CA PEM, bodies).
 fn start_collector() -> (u16, String, Arc<Mutex<Vec<Value>>>) {
     let (config, ca) = crate::support::loopback_tls();
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
     let received = Arc::new(Mutex::new(Vec::new()));
     let sink = received.clone();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(collect(listener, config, sink));
-    });
+    let port = crate::support::serve_on_loopback(
+        Some(config),
+        move |req: http::Request<hyper::body::Incoming>| {
+            let sink = sink.clone();
+            async move {
+                let body = req.into_body().collect().await.unwrap().to_bytes();
+                if let Ok(list) = serde_json::from_slice::<Value>(&body) {
+                    sink.lock().unwrap().push(list);
+                }
+                http::Response::new(http_body_util::Full::new(bytes::Bytes::from_static(b"{}")))
+            }
+        },
+    );
     (port, ca, received)
-}
-
-async fn collect(
-    listener: std::net::TcpListener,
-    config: rustls::ServerConfig,
-    sink: Arc<Mutex<Vec<Value>>>,
-) {
-    listener.set_nonblocking(true).unwrap();
-    let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
-    loop {
-        let Ok((tcp, _)) = listener.accept().await else {
-            continue;
-        };
-        let (acceptor, sink) = (acceptor.clone(), sink.clone());
-        tokio::spawn(async move {
-            let Ok(tls) = acceptor.accept(tcp).await else {
-                return;
-            };
-            let svc =
-                hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
-                    let sink = sink.clone();
-                    async move {
-                        let body = req.into_body().collect().await.unwrap().to_bytes();
-                        if let Ok(list) = serde_json::from_slice::<Value>(&body) {
-                            sink.lock().unwrap().push(list);
-                        }
-                        Ok::<_, Infallible>(http::Response::new(http_body_util::Full::new(
-                            bytes::Bytes::from_static(b"{}"),
-                        )))
-                    }
-                });
-            let _ = hyper::server::conn::http1::Builder::new()
-                .serve_connection(hyper_util::rt::TokioIo::new(tls), svc)
-                .await;
-        });
-    }
 }
 
 /// The annotation `key` of the ResponseComplete event of the pod `name`'s create.

@@ -4,7 +4,7 @@
 //! receives the trace context of the span that calls it; without tracing,
 //! a client's context reaches the webhook unchanged.
 
-use crate::support::{eventually, loopback_tls, stderr, Server};
+use crate::support::{eventually, loopback_tls, serve_on_loopback, stderr, Server};
 use base64::Engine;
 use http_body_util::BodyExt;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
@@ -27,43 +27,15 @@ type Spans = Arc<Mutex<Vec<(Vec<(String, String)>, Span)>>>;
 /// A plain-HTTP/2 OTLP/gRPC trace collector on 127.0.0.1: (port, the
 /// spans received, each with its resource's attributes).
 fn start_collector() -> (u16, Spans) {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
     let spans: Spans = Arc::default();
     let sink = spans.clone();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
-            listener.set_nonblocking(true).unwrap();
-            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            loop {
-                let Ok((tcp, _)) = listener.accept().await else {
-                    continue;
-                };
-                let sink = sink.clone();
-                tokio::spawn(async move {
-                    let svc = hyper::service::service_fn(
-                        move |req: http::Request<hyper::body::Incoming>| {
-                            let sink = sink.clone();
-                            async move {
-                                let body = req.into_body().collect().await.unwrap().to_bytes();
-                                record(&body, &sink);
-                                Ok::<_, Infallible>(grpc_ok())
-                            }
-                        },
-                    );
-                    let builder = hyper::server::conn::http2::Builder::new(
-                        hyper_util::rt::TokioExecutor::new(),
-                    );
-                    let _ = builder
-                        .serve_connection(hyper_util::rt::TokioIo::new(tcp), svc)
-                        .await;
-                });
-            }
-        });
+    let port = serve_on_loopback(None, move |req: http::Request<hyper::body::Incoming>| {
+        let sink = sink.clone();
+        async move {
+            let body = req.into_body().collect().await.unwrap().to_bytes();
+            record(&body, &sink);
+            grpc_ok()
+        }
     });
     (port, spans)
 }
@@ -128,43 +100,28 @@ fn grpc_ok() -> http::Response<http_body_util::StreamBody<Frames>> {
 /// call's `traceparent`: (port, CA PEM, traceparents).
 fn start_webhook() -> (u16, String, Arc<Mutex<Vec<String>>>) {
     let (config, ca) = loopback_tls();
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = seen.clone();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
-            listener.set_nonblocking(true).unwrap();
-            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
-            loop {
-                let Ok((tcp, _)) = listener.accept().await else { continue };
-                let (acceptor, sink) = (acceptor.clone(), sink.clone());
-                tokio::spawn(async move {
-                    let Ok(tls) = acceptor.accept(tcp).await else { return };
-                    let svc = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
-                        let sink = sink.clone();
-                        async move {
-                            let parent = req.headers().get("traceparent").and_then(|v| v.to_str().ok());
-                            sink.lock().unwrap().push(parent.unwrap_or("").to_string());
-                            let body = req.into_body().collect().await.unwrap().to_bytes();
-                            let review: Value = serde_json::from_slice(&body).unwrap_or_default();
-                            let answer = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
-                                "response": {"uid": review["request"]["uid"], "allowed": true}});
-                            Ok::<_, Infallible>(http::Response::new(http_body_util::Full::new(bytes::Bytes::from(answer.to_string()))))
-                        }
-                    });
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(hyper_util::rt::TokioIo::new(tls), svc)
-                        .await;
-                });
+    let port = serve_on_loopback(
+        Some(config),
+        move |req: http::Request<hyper::body::Incoming>| {
+            let sink = sink.clone();
+            async move {
+                let parent = req
+                    .headers()
+                    .get("traceparent")
+                    .and_then(|v| v.to_str().ok());
+                sink.lock().unwrap().push(parent.unwrap_or("").to_string());
+                let body = req.into_body().collect().await.unwrap().to_bytes();
+                let review: Value = serde_json::from_slice(&body).unwrap_or_default();
+                let answer = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                "response": {"uid": review["request"]["uid"], "allowed": true}});
+                http::Response::new(http_body_util::Full::new(bytes::Bytes::from(
+                    answer.to_string(),
+                )))
             }
-        });
-    });
+        },
+    );
     (port, ca, seen)
 }
 

@@ -511,3 +511,66 @@ pub fn loopback_tls() -> (rustls::ServerConfig, String) {
         .unwrap();
     (config, ca.pem())
 }
+
+/// Serves `handle` on a free port of 127.0.0.1 from a thread of its own:
+/// over TLS with HTTP/1.1 when `tls` is given, else plain HTTP/2 (gRPC's
+/// h2c). Returns the port.
+pub fn serve_on_loopback<H, F, B>(tls: Option<rustls::ServerConfig>, handle: H) -> u16
+where
+    H: Fn(http::Request<hyper::body::Incoming>) -> F + Clone + Send + Sync + 'static,
+    F: std::future::Future<Output = http::Response<B>> + Send + 'static,
+    B: hyper::body::Body<Data = bytes::Bytes> + Send + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    listener.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            let acceptor = tls.map(|c| tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(c)));
+            loop {
+                let Ok((tcp, _)) = listener.accept().await else {
+                    continue;
+                };
+                tokio::spawn(serve_connection(tcp, acceptor.clone(), handle.clone()));
+            }
+        });
+    });
+    port
+}
+
+async fn serve_connection<H, F, B>(
+    tcp: tokio::net::TcpStream,
+    acceptor: Option<tokio_rustls::TlsAcceptor>,
+    handle: H,
+) where
+    H: Fn(http::Request<hyper::body::Incoming>) -> F + Clone + Send + Sync + 'static,
+    F: std::future::Future<Output = http::Response<B>> + Send + 'static,
+    B: hyper::body::Body<Data = bytes::Bytes> + Send + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let svc = hyper::service::service_fn(move |req| {
+        let answer = handle(req);
+        async move { Ok::<_, std::convert::Infallible>(answer.await) }
+    });
+    let _ = match acceptor {
+        Some(acceptor) => {
+            let Ok(tls) = acceptor.accept(tcp).await else {
+                return;
+            };
+            hyper::server::conn::http1::Builder::new()
+                .serve_connection(hyper_util::rt::TokioIo::new(tls), svc)
+                .await
+        }
+        None => {
+            hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+                .serve_connection(hyper_util::rt::TokioIo::new(tcp), svc)
+                .await
+        }
+    };
+}

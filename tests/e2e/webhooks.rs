@@ -12,17 +12,9 @@ use std::time::{Duration, Instant};
 
 /// A TLS webhook server on 127.0.0.1; returns (port, CA PEM, call counter).
 fn start_webhook() -> (u16, String, Arc<AtomicUsize>) {
-    let ca_key = rcgen::KeyPair::generate().unwrap();
-    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    let ca = ca_params.self_signed(&ca_key).unwrap();
-    let key = rcgen::KeyPair::generate().unwrap();
-    let params = rcgen::CertificateParams::new(vec!["127.0.0.1".to_string()]).unwrap();
-    let cert = params.signed_by(&key, &ca, &ca_key).unwrap();
-    let der = rustls::pki_types::CertificateDer::from(cert.der().to_vec());
-    let key_der = rustls::pki_types::PrivateKeyDer::try_from(key.serialize_der()).unwrap();
-    let (port, calls) = serve_webhook(der, key_der);
-    (port, ca.pem(), calls)
+    let (config, ca) = crate::support::loopback_tls();
+    let (port, calls) = serve_webhook(config);
+    (port, ca, calls)
 }
 
 /// A self-signed serving certificate and its key (PEM), as the common
@@ -61,67 +53,32 @@ fn start_openssl_webhook() -> (u16, String, Arc<AtomicUsize>) {
     let (cert, key) = openssl_self_signed();
     let der = rustls::pki_types::CertificateDer::from_pem_slice(cert.as_bytes()).unwrap();
     let key_der = rustls::pki_types::PrivateKeyDer::from_pem_slice(key.as_bytes()).unwrap();
-    let (port, calls) = serve_webhook(der, key_der);
+    let config = rustls::ServerConfig::builder()
+        .with_no_client_auth()
+        .with_single_cert(vec![der], key_der)
+        .unwrap();
+    let (port, calls) = serve_webhook(config);
     (port, cert, calls)
 }
 
-/// Serves `respond` over TLS with `cert` on a free port of 127.0.0.1.
-fn serve_webhook(
-    cert: rustls::pki_types::CertificateDer<'static>,
-    key: rustls::pki_types::PrivateKeyDer<'static>,
-) -> (u16, Arc<AtomicUsize>) {
-    let config = rustls::ServerConfig::builder()
-        .with_no_client_auth()
-        .with_single_cert(vec![cert], key)
-        .unwrap();
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
+/// Serves `respond` over TLS with `config` on a free port of 127.0.0.1.
+fn serve_webhook(config: rustls::ServerConfig) -> (u16, Arc<AtomicUsize>) {
     let calls = Arc::new(AtomicUsize::new(0));
     let counter = calls.clone();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(serve(listener, config, counter));
-    });
+    let port = crate::support::serve_on_loopback(
+        Some(config),
+        move |req: http::Request<hyper::body::Incoming>| {
+            let calls = counter.clone();
+            async move {
+                calls.fetch_add(1, Ordering::SeqCst);
+                let path = req.uri().path().to_string();
+                let body = req.into_body().collect().await.unwrap().to_bytes();
+                let review: Value = serde_json::from_slice(&body).unwrap();
+                http::Response::new(answer(&path, &review))
+            }
+        },
+    );
     (port, calls)
-}
-
-async fn serve(
-    listener: std::net::TcpListener,
-    config: rustls::ServerConfig,
-    calls: Arc<AtomicUsize>,
-) {
-    listener.set_nonblocking(true).unwrap();
-    let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
-    loop {
-        let Ok((tcp, _)) = listener.accept().await else {
-            continue;
-        };
-        let acceptor = acceptor.clone();
-        let calls = calls.clone();
-        tokio::spawn(async move {
-            let Ok(tls) = acceptor.accept(tcp).await else {
-                return;
-            };
-            let svc =
-                hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
-                    let calls = calls.clone();
-                    async move {
-                        calls.fetch_add(1, Ordering::SeqCst);
-                        let path = req.uri().path().to_string();
-                        let body = req.into_body().collect().await.unwrap().to_bytes();
-                        let review: Value = serde_json::from_slice(&body).unwrap();
-                        Ok::<_, Infallible>(http::Response::new(answer(&path, &review)))
-                    }
-                });
-            let _ = hyper::server::conn::http1::Builder::new()
-                .serve_connection(hyper_util::rt::TokioIo::new(tls), svc)
-                .await;
-        });
-    }
 }
 
 type Body = BoxBody<bytes::Bytes, Infallible>;

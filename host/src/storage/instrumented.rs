@@ -260,19 +260,6 @@ impl MetricSource for StorageMetrics {
 mod tests {
     use super::*;
 
-    #[test]
-    fn keys_are_typed_as_kube_types_them() {
-        assert_eq!(
-            object_type("/registry/core/configmaps/default/a"),
-            "configmaps"
-        );
-        assert_eq!(
-            object_type("/registry/apps/deployments/"),
-            "deployments.apps"
-        );
-        assert_eq!(object_type("/elsewhere"), "unknown");
-    }
-
     #[tokio::test]
     async fn calls_are_timed_by_operation_and_type() {
         let dir = tempfile::tempdir().unwrap();
