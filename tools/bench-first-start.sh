@@ -29,9 +29,11 @@ for i in 1 2 3; do
   mkdir -p "$cache"
   read -r cold_ms cold_rss < <(start "$WORK/cold$i" "$cache" "$port")
   pid=$(cat "$WORK/pid")
-  modules=$(grep -o 'modules=[0-9]*' "$WORK/cold$i.log" | head -1 | cut -d= -f2)
+  # Colours stripped; the modules the start compiled are optimized in turn.
+  plain() { sed 's/\x1b\[[0-9;]*m//g' "$WORK/cold$i.log"; }
+  modules=$(plain | grep -o ' compiled=[0-9]*' | head -1 | cut -d= -f2 || true)
   for _ in $(seq 600); do
-    [ "$(grep -c 'plugin optimized' "$WORK/cold$i.log")" -ge "${modules:-0}" ] && break
+    [ "$(plain | grep -c 'plugin optimized' || true)" -ge "${modules:-0}" ] && break
     sleep 0.1
   done
   optimized_rss=$(rss_mib "$pid")
