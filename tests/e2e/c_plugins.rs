@@ -6,12 +6,16 @@
 //! through `capstan plugin run` and in a real server's chain, where kubectl
 //! 1.33 sees their messages. Without clang, wasm-ld, wasi-libc, make or a
 //! native cc the tests report themselves skipped (see toolchains.rs);
-//! wit-bindgen is used from PATH when it is the pinned version, else
-//! installed once with cargo into a private folder of the target directory.
+//! wit-bindgen is the pinned one plugin.mk finds in its version's folder of
+//! the user cache (where the SDK's README and `.ci/run` install it), else
+//! one installed once with cargo into a private folder of the target
+//! directory and passed as WIT_BINDGEN. The last test shows that plugin.mk
+//! takes no other wit-bindgen (PATH's, an exported WIT_BINDGEN: the Go
+//! SDK's 0.63) and names each missing tool with the command that gets it.
 
 use crate::policy_examples;
 use crate::support::{stderr, stdout};
-use crate::toolchains::{available, missing_commands};
+use crate::toolchains::{available, commands_available, missing_commands};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -55,19 +59,33 @@ fn toolchain_available(test: &str) -> bool {
     available(test, &missing_toolchain())
 }
 
-/// wit-bindgen at the pinned version: the one on PATH (`.ci/run` installs it
-/// into ~/.cargo/bin), else one installed by cargo into the target
-/// directory on first use (several minutes, then cached).
-fn wit_bindgen() -> &'static Path {
-    static FOUND: OnceLock<PathBuf> = OnceLock::new();
+/// `${XDG_CACHE_HOME:-$HOME/.cache}`, as plugin.mk reads it.
+fn user_cache() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache")
+        })
+}
+
+/// The wit-bindgen to pass as WIT_BINDGEN: None when plugin.mk's own, the
+/// pinned version in the user cache (`.ci/run` installs it there), is
+/// installed; else one installed by cargo into the target directory on
+/// first use (several minutes, then cached).
+fn wit_bindgen() -> Option<&'static Path> {
+    static FOUND: OnceLock<Option<PathBuf>> = OnceLock::new();
     FOUND.get_or_init(|| {
         let pinned = |exe: &Path| {
             Command::new(exe).arg("--version").output().is_ok_and(|o| {
                 stdout(&o).trim() == format!("wit-bindgen-cli {WIT_BINDGEN_VERSION}")
             })
         };
-        if pinned(Path::new("wit-bindgen")) {
-            return PathBuf::from("wit-bindgen");
+        let cached = user_cache().join(format!(
+            "capstan/wit-bindgen-{WIT_BINDGEN_VERSION}/bin/wit-bindgen"
+        ));
+        if pinned(&cached) {
+            return None;
         }
         let root = PathBuf::from(concat!(env!("CARGO_TARGET_TMPDIR"), "/wit-bindgen"));
         let exe = root.join("bin/wit-bindgen");
@@ -87,17 +105,19 @@ fn wit_bindgen() -> &'static Path {
                 stderr(&out)
             );
         }
-        exe
+        Some(exe)
     })
+    .as_deref()
 }
 
 /// Runs `make <args>` in `dir` (relative to the repository); panics with what it said.
 fn make(dir: &str, args: &[&str]) -> String {
-    let out = Command::new("make")
-        .arg("-C")
-        .arg(Path::new(REPO).join(dir))
-        .args(args)
-        .arg(format!("WIT_BINDGEN={}", wit_bindgen().display()))
+    let mut make = Command::new("make");
+    make.arg("-C").arg(Path::new(REPO).join(dir)).args(args);
+    if let Some(wit_bindgen) = wit_bindgen() {
+        make.arg(format!("WIT_BINDGEN={}", wit_bindgen.display()));
+    }
+    let out = make
         .arg(format!("CAPSTAN={}", env!("CARGO_BIN_EXE_capstan")))
         .output()
         .unwrap_or_else(|e| panic!("cannot run make: {e}"));
@@ -173,4 +193,138 @@ fn plugin_new_scaffolds_a_c_policy_that_tests_and_builds() {
     assert!(out.contains(" passed, 0 failed"), "{out}");
     make(project, &[]);
     assert!(Path::new(project).join("team-labels.wasm").exists());
+}
+
+/// Writes an executable `wit-bindgen` into `dir` that says it is `version`
+/// and, asked for bindings, records its arguments in `dir/called` and fails.
+fn fake_wit_bindgen(dir: &Path, version: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(dir).unwrap();
+    let exe = dir.join("wit-bindgen");
+    let called = dir.join("called");
+    std::fs::write(
+        &exe,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = --version ]; then echo wit-bindgen-cli {version}; exit 0; fi\n\
+             echo \"$@\" > '{}'\nexit 3\n",
+            called.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    exe
+}
+
+/// The C SDK's wit-bindgen is the one of its version's folder of the user
+/// cache, so the Go SDK's (0.63, on PATH or exported as WIT_BINDGEN, as
+/// issue 28 found it after following both READMEs) can never be taken for
+/// it; a missing or wrong one, a missing clang or capstan, each stops the
+/// build with the command that gets it. Only make runs: the tools are fakes.
+#[test]
+fn the_c_sdk_takes_only_its_own_wit_bindgen_and_names_what_is_missing() {
+    if !commands_available(
+        "the_c_sdk_takes_only_its_own_wit_bindgen_and_names_what_is_missing",
+        &["make"],
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("policy");
+    std::fs::create_dir_all(&project).unwrap();
+    let sdk = Path::new(REPO).join("plugin-sdk/c").canonicalize().unwrap();
+    std::fs::write(
+        project.join("Makefile"),
+        format!(
+            "PLUGIN := policy\nSOURCES :=\nTESTS :=\ninclude {}/plugin.mk\n",
+            sdk.display()
+        ),
+    )
+    .unwrap();
+    let cache = dir.path().join("cache");
+    let go_sdks = fake_wit_bindgen(&dir.path().join("go-bin"), "0.63.0");
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut paths = vec![go_sdks.parent().unwrap().to_path_buf()];
+    paths.extend(std::env::split_paths(&path));
+    let make = |args: &[&str]| {
+        let out = Command::new("make")
+            .arg("-C")
+            .arg(&project)
+            .args(args)
+            .env("XDG_CACHE_HOME", &cache)
+            .env("PATH", std::env::join_paths(&paths).unwrap())
+            .env("WIT_BINDGEN", &go_sdks)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "make {args:?} succeeded");
+        stderr(&out)
+    };
+    let root = cache.join(format!("capstan/wit-bindgen-{WIT_BINDGEN_VERSION}"));
+    let own = root.join("bin/wit-bindgen");
+    let install = format!(
+        "  cargo install wit-bindgen-cli --locked --version {WIT_BINDGEN_VERSION} \
+         --no-default-features --features c --root {}\n",
+        root.display()
+    );
+    let bindings = "build/bindings/admission.h";
+
+    // Not installed: PATH's and the exported one are not taken.
+    let said = make(&[bindings]);
+    assert!(
+        said.contains(&format!(
+            "capstan C SDK: wit-bindgen {WIT_BINDGEN_VERSION} is missing (no {}).\n",
+            own.display()
+        )),
+        "{said}"
+    );
+    assert!(said.contains(&install), "{said}");
+    assert!(!go_sdks.parent().unwrap().join("called").exists());
+
+    // Another version in its place: refused, with the same command.
+    fake_wit_bindgen(&root.join("bin"), "0.63.0");
+    let said = make(&[bindings]);
+    assert!(
+        said.contains(&format!(
+            "capstan C SDK: {} is wit-bindgen-cli 0.63.0; this SDK needs wit-bindgen-cli {WIT_BINDGEN_VERSION}.\n",
+            own.display()
+        )),
+        "{said}"
+    );
+    assert!(said.contains(&install), "{said}");
+    assert!(!root.join("bin/called").exists());
+
+    // The pinned version: it is the one that generates the bindings.
+    fake_wit_bindgen(&root.join("bin"), WIT_BINDGEN_VERSION);
+    make(&[bindings]);
+    let called = std::fs::read_to_string(root.join("bin/called")).unwrap();
+    assert!(
+        called.starts_with("c ") && called.contains("--world admission --out-dir build/bindings"),
+        "{called}"
+    );
+    assert!(!go_sdks.parent().unwrap().join("called").exists());
+
+    // clang and capstan, each named with how to get it.
+    let said = make(&["build/wasm/.toolchain", "WASM_CC=/nonexistent/clang"]);
+    assert!(
+        said.contains("capstan C SDK: /nonexistent/clang is missing")
+            && said
+                .contains("  sudo apt-get install clang lld wasi-libc libclang-rt-14-dev-wasm32\n"),
+        "{said}"
+    );
+    // -o: the core module counts as made, so only the componentize step runs.
+    let said = make(&[
+        "-o",
+        "build/policy.core.wasm",
+        "policy.wasm",
+        "CAPSTAN=/nonexistent/capstan",
+    ]);
+    let repo = Path::new(REPO).canonicalize().unwrap();
+    assert!(
+        said.contains(
+            "capstan C SDK: capstan is missing (no /nonexistent/capstan here or on PATH)"
+        ) && said.contains(&format!(
+            "  cargo build --release --bin capstan --manifest-path {}/Cargo.toml\n",
+            repo.display()
+        )),
+        "{said}"
+    );
 }

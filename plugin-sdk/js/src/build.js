@@ -44,8 +44,27 @@ export async function importFrom(fromDir, name) {
       const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
       return import(pathToFileURL(join(pkgDir, moduleEntry(pkg))).href);
     }
-    if (dirname(dir) === dir) return import(name);
+    if (dirname(dir) === dir) {
+      try {
+        return await import(name);
+      } catch (e) {
+        if (e?.code !== 'ERR_MODULE_NOT_FOUND' || !String(e?.message).includes(`'${name}'`)) throw e;
+        throw Object.assign(new Error(missingTool(name, fromDir)), { code: 'CAPSTAN_MISSING_TOOL' });
+      }
+    }
   }
+}
+
+/** What to say when the build tool `name` is not installed in the policy's project. */
+function missingTool(name, fromDir) {
+  const sdk = JSON.parse(readFileSync(join(here, '..', 'package.json'), 'utf8'));
+  // preview2-shim: componentize-js 0.23.0 imports it undeclared; 0.18+ breaks the build (README).
+  const pinned = { ...sdk.peerDependencies, '@bytecodealliance/preview2-shim': '0.17.9' };
+  const tools = ['@bytecodealliance/componentize-js', '@bytecodealliance/preview2-shim', 'esbuild'];
+  return `${name} is missing: the build uses the policy project's own pinned ${tools.join(', ')} ` +
+    `(none in a node_modules above ${resolve(fromDir)}). Install them in the project with\n` +
+    `    npm install --save-dev --save-exact ${tools.map((t) => `${t}@${pinned[t]}`).join(' ')}\n` +
+    `  (or run \`npm install\` where package.json already names them).`;
 }
 
 /** The generated entry: host imports wired into the SDK, the world's export around the policy's function. */

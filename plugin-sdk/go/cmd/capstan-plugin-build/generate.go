@@ -11,12 +11,8 @@ import (
 // generate writes the build module into dir: the bindings of world from the
 // WIT, the export file, and a go.mod that finds the SDK, the policy and the
 // runtime package of the generated code locally.
-func generate(dir, wit, worldName string, w world, pkg policyPackage) error {
-	bindgen, err := witBindgen()
-	if err != nil {
-		return err
-	}
-	if err := run("", nil, bindgen.path, "go", "--world", worldName, "--out-dir", dir, wit); err != nil {
+func generate(dir, wit, worldName string, w world, pkg policyPackage, tools tools) error {
+	if err := run("", nil, tools.bindgen.path, "go", "--world", worldName, "--out-dir", dir, wit); err != nil {
 		return err
 	}
 	exportDir := filepath.Join(dir, "export_wit_world")
@@ -24,7 +20,7 @@ func generate(dir, wit, worldName string, w world, pkg policyPackage) error {
 		return err
 	}
 	var text strings.Builder
-	err = template.Must(template.New("export").Parse(exportTemplate)).Execute(&text, map[string]string{
+	err := template.Must(template.New("export").Parse(exportTemplate)).Execute(&text, map[string]string{
 		"Policy": pkg.importPath, "Export": w.export, "Param": w.param, "Call": w.call,
 	})
 	if err != nil {
@@ -33,11 +29,7 @@ func generate(dir, wit, worldName string, w world, pkg policyPackage) error {
 	if err := os.WriteFile(filepath.Join(exportDir, "capstan.go"), []byte(text.String()), 0o644); err != nil {
 		return err
 	}
-	witPkg, err := witRuntimePkg(bindgen.version)
-	if err != nil {
-		return err
-	}
-	return appendGoMod(filepath.Join(dir, "go.mod"), pkg, witPkg)
+	return appendGoMod(filepath.Join(dir, "go.mod"), pkg, tools.witPkg)
 }
 
 func appendGoMod(path string, pkg policyPackage, witPkg string) error {

@@ -18,13 +18,23 @@
 //     capstan binary offers it) or with `wasm-tools component embed` and
 //     `component new` and the WASI preview1 reactor adapter.
 //
-// Tools are found on PATH or through WIT_BINDGEN, CAPSTAN, WASM_TOOLS,
-// CAPSTAN_GO_WIT_PKG (the go.bytecodealliance.org/pkg sources the generated
-// code imports; by default the copy inside the wit-bindgen-go crate that
-// `cargo install wit-bindgen-cli` left in cargo's registry) and
-// CAPSTAN_WASI_ADAPTER (wasi_snapshot_preview1.reactor.wasm; by default the
-// one of the wasi-preview1-component-adapter-provider crate in cargo's
-// registry).
+// Every tool is looked for before the build starts, and all that are
+// missing are named at once, each with the command that gets it:
+//
+//   - wit-bindgen 0.63.x: WIT_BINDGEN, else the one installed into its own
+//     folder of the user cache,
+//     ${XDG_CACHE_HOME:-$HOME/.cache}/capstan/wit-bindgen-0.63.0/bin/wit-bindgen
+//     (never PATH's, never ~/.cargo/bin: the C SDK pins another version);
+//   - the go.bytecodealliance.org/pkg sources the generated code imports:
+//     CAPSTAN_GO_WIT_PKG, else wit-bindgen-0.63.0/go-pkg beside it, copied
+//     there on first use from the wit-bindgen-go crate that installing
+//     wit-bindgen left in cargo's registry;
+//   - capstan: CAPSTAN, else capstan on PATH; without one, WASM_TOOLS (or
+//     wasm-tools on PATH) with CAPSTAN_WASI_ADAPTER
+//     (wasi_snapshot_preview1.reactor.wasm; by default the one of the
+//     wasi-preview1-component-adapter-provider crate in cargo's registry);
+//   - the go on PATH at the version the generated code's runtime package
+//     declares (1.27.1).
 package main
 
 import (
@@ -79,6 +89,10 @@ func build(opts options) error {
 	if opts.out == "" {
 		opts.out = filepath.Base(pkg.dir) + ".wasm"
 	}
+	tools, err := findTools(pkg)
+	if err != nil {
+		return err
+	}
 	dir, err := os.MkdirTemp("", "capstan-go-build-")
 	if err != nil {
 		return err
@@ -88,14 +102,14 @@ func build(opts options) error {
 	} else {
 		defer os.RemoveAll(dir)
 	}
-	if err := generate(dir, opts.wit, opts.world, w, pkg); err != nil {
+	if err := generate(dir, opts.wit, opts.world, w, pkg, tools); err != nil {
 		return err
 	}
 	core := filepath.Join(dir, "core.wasm")
 	if err := compile(dir, core); err != nil {
 		return err
 	}
-	if err := componentize(core, opts.wit, opts.world, opts.out, dir); err != nil {
+	if err := tools.componentize.run(core, opts.wit, opts.world, opts.out, dir); err != nil {
 		return err
 	}
 	info, err := os.Stat(opts.out)
