@@ -376,6 +376,7 @@ impl Plugin {
             }
             Err(failure) => {
                 tracing::debug!(plugin = &*self.name, %failure, "plugin call failed");
+                super::tiers::instance_dropped();
                 failure.kind()
             }
         };

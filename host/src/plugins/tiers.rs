@@ -9,9 +9,10 @@
 //! the cache is loaded as before (Cranelift's, or else Winch's).
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Mutex, RwLock, Weak};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use wasmtime::component::{Component, HasSelf, Linker};
 use wasmtime::Engine;
@@ -154,16 +155,37 @@ fn optimize(compiler: &Compiler, cache_dir: Option<&std::path::Path>, job: Job) 
     }
 }
 
+/// Set when an instance was dropped after a failure (a trap, out of
+/// memory, a timeout): its host-side memory is freed but kept by malloc.
+static INSTANCES_DROPPED: AtomicBool = AtomicBool::new(false);
+
+/// How often the optimizer's thread, when idle, returns what dropped
+/// instances freed.
+const RELEASE_EVERY: Duration = Duration::from_secs(5);
+
+/// Notes that a failed instance was dropped (see [`INSTANCES_DROPPED`]).
+pub(crate) fn instance_dropped() {
+    INSTANCES_DROPPED.store(true, Ordering::Relaxed);
+}
+
 /// The next job; before waiting for one, what the last ones freed is
-/// returned to the system.
+/// returned to the system, and while waiting, what dropped instances freed.
 fn next(queue: &std::sync::mpsc::Receiver<Job>) -> Option<Job> {
-    use std::sync::mpsc::TryRecvError;
+    use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
     match queue.try_recv() {
-        Ok(job) => Some(job),
-        Err(TryRecvError::Disconnected) => None,
-        Err(TryRecvError::Empty) => {
-            release_freed_memory();
-            queue.recv().ok()
+        Ok(job) => return Some(job),
+        Err(TryRecvError::Disconnected) => return None,
+        Err(TryRecvError::Empty) => release_freed_memory(),
+    }
+    loop {
+        match queue.recv_timeout(RELEASE_EVERY) {
+            Ok(job) => return Some(job),
+            Err(RecvTimeoutError::Disconnected) => return None,
+            Err(RecvTimeoutError::Timeout) => {
+                if INSTANCES_DROPPED.swap(false, Ordering::Relaxed) {
+                    release_freed_memory();
+                }
+            }
         }
     }
 }
