@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""The host's import graph, by top-level module of host/src (or by file).
+
+Reads every host/src/**/*.rs, collects the `crate::<module>` paths it names
+(in `use` lines and in code), and prints: each module's imports, the import
+circles (strongly connected components of more than one module, with the
+files they take in), and the edges that run against a layer order when one
+is given.
+
+    tools/import-graph.py                 # modules, circles
+    tools/import-graph.py --files         # the circle of files
+    tools/import-graph.py --dot > g.dot   # Graphviz
+    tools/import-graph.py --layers cli,server,api,admission,registry,storage
+        # edges from a later layer to an earlier one are listed as upward
+"""
+import argparse
+import os
+import re
+import sys
+from collections import defaultdict
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "host", "src")
+CRATE_PATH = re.compile(r"\bcrate::([a-z_][a-z0-9_]*)((?:::[a-z_][a-z0-9_]*)*)")
+USE_GROUP = re.compile(r"\buse\s+crate::\{([^;]*)\}", re.S)
+
+
+def rust_files():
+    for base, _, names in os.walk(ROOT):
+        for name in names:
+            if name.endswith(".rs"):
+                yield os.path.relpath(os.path.join(base, name), ROOT)
+
+
+def module_of(path):
+    first = path.split(os.sep)[0]
+    return first[:-3] if first.endswith(".rs") else first
+
+
+def strip_tests(text):
+    """Code before a `#[cfg(test)]` module: tests may import anything."""
+    cut = text.find("#[cfg(test)]\nmod tests")
+    return text if cut < 0 else text[:cut]
+
+
+def named_modules(text):
+    text = strip_tests(text)
+    names = {m.group(1) for m in CRATE_PATH.finditer(text)}
+    for group in USE_GROUP.finditer(text):
+        for item in re.split(r"[,\s]+", group.group(1)):
+            head = item.split("::")[0].strip("{} ")
+            if re.fullmatch(r"[a-z_][a-z0-9_]*", head or ""):
+                names.add(head)
+    return names
+
+
+def graph(by_file):
+    edges = defaultdict(set)
+    known = {module_of(p) for p in rust_files()}
+    for path in rust_files():
+        with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+            text = f.read()
+        source = path if by_file else module_of(path)
+        for name in named_modules(text):
+            if name in known and name != module_of(path):
+                edges[source].add(name)
+        edges.setdefault(source, set())
+    return edges
+
+
+def circles(edges):
+    """Tarjan's strongly connected components with more than one member."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    sys.setrecursionlimit(10000)
+    for v in list(edges):
+        if v not in index:
+            visit(v)
+    return sorted(out, key=len, reverse=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--files", action="store_true", help="nodes are files, edges to modules' files")
+    parser.add_argument("--dot", action="store_true", help="print Graphviz")
+    parser.add_argument("--layers", help="comma-separated layer order, top first")
+    args = parser.parse_args()
+    modules = graph(False)
+    if args.dot:
+        print("digraph host {")
+        for a, bs in sorted(modules.items()):
+            for b in sorted(bs):
+                print(f'  "{a}" -> "{b}";')
+        print("}")
+        return
+    print(f"{len(modules)} modules, {sum(len(b) for b in modules.values())} imports between them")
+    found = circles(modules)
+    print(f"{len(found)} import circle(s) across modules")
+    for c in found:
+        files = [p for p in rust_files() if module_of(p) in c]
+        print(f"- {len(c)} modules, {len(files)} files: {', '.join(c)}")
+        if args.files:
+            for p in sorted(files):
+                print(f"    {p}")
+    if args.layers:
+        order = {name: i for i, name in enumerate(args.layers.split(","))}
+        upward = [(a, b) for a, bs in modules.items() for b in bs
+                  if a in order and b in order and order[b] < order[a]]
+        print(f"{len(upward)} import(s) up the layers")
+        for a, b in sorted(upward):
+            print(f"- {a} -> {b}")
+
+
+if __name__ == "__main__":
+    main()
