@@ -147,13 +147,17 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     };
     let gates =
         ApiGates::parse(&args.feature_gates, &args.runtime_config).map_err(anyhow::Error::msg)?;
+    let ignored = gates.without_effect();
+    if !ignored.is_empty() {
+        tracing::warn!(gates = ?ignored, "feature gates of kube-apiserver that Capstan accepts but does not implement");
+    }
     server::ensure_dir(&args.data_dir)?;
     let mut extra = args.tls_san.clone();
     if !args.bind_address.is_unspecified() {
         extra.push(args.bind_address.to_string());
     }
     let pki = pki::ensure(&args.data_dir, &extra).context("preparing certificates")?;
-    let exporter = tracing_exporter(&args)?;
+    let exporter = tracing_exporter(&args, &gates)?;
     let backend = if args.etcd_servers.is_empty() {
         "sqlite"
     } else {
@@ -327,10 +331,15 @@ pub async fn run(args: ServeArgs) -> Result<()> {
 }
 
 /// `--tracing-config-file`: spans exported from now on.
-fn tracing_exporter(args: &ServeArgs) -> Result<Option<crate::otel::Exporter>> {
+fn tracing_exporter(args: &ServeArgs, gates: &ApiGates) -> Result<Option<crate::otel::Exporter>> {
     let Some(path) = &args.tracing_config_file else {
         return Ok(None);
     };
+    if !gates.feature("APIServerTracing") {
+        anyhow::bail!(
+            "APIServerTracing feature is not enabled, but tracing config file was provided"
+        );
+    }
     let config =
         crate::otel::config::TracingConfiguration::load(path).map_err(anyhow::Error::msg)?;
     let instance = format!("apiserver-{}", uuid::Uuid::new_v4());

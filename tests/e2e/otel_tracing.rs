@@ -326,4 +326,33 @@ fn a_tracing_configuration_kube_refuses_stops_the_server_in_kube_s_words() {
         "{}",
         stderr(&out)
     );
+    // Tracing turned off by kube's gate, with a configuration given: refused.
+    let good = dir.path().join("good.yaml");
+    std::fs::write(
+        &good,
+        "apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_capstan"))
+        .args([
+            "serve",
+            "--secure-port",
+            "0",
+            "--feature-gates",
+            "APIServerTracing=false",
+            "--data-dir",
+        ])
+        .arg(dir.path().join("gated"))
+        .arg("--tracing-config-file")
+        .arg(&good)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains(
+            "APIServerTracing feature is not enabled, but tracing config file was provided"
+        ),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -8,8 +8,26 @@
 
 use std::collections::BTreeMap;
 
-/// The features Capstan knows, with their defaults (kube 1.34's).
-const FEATURES: &[(&str, bool)] = &[("MutatingAdmissionPolicy", false)];
+/// The features Capstan implements; every other gate of kube-apiserver
+/// 1.32 (`kube-feature-gates.txt`) is accepted and has no effect.
+pub const IMPLEMENTED: &[&str] = &["MutatingAdmissionPolicy", "APIServerTracing"];
+
+/// kube-apiserver 1.32's gates: name → (default, locked to it: GA).
+fn kube_gates() -> &'static BTreeMap<&'static str, (bool, bool)> {
+    static GATES: std::sync::OnceLock<BTreeMap<&'static str, (bool, bool)>> =
+        std::sync::OnceLock::new();
+    GATES.get_or_init(|| {
+        include_str!("kube-feature-gates.txt")
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| {
+                let mut fields = l.split_whitespace();
+                let (name, default, stage) = (fields.next()?, fields.next()?, fields.next()?);
+                Some((name, (default == "true", stage == "GA")))
+            })
+            .collect()
+    })
+}
 
 /// The group-versions that are served only when `--runtime-config` asks.
 pub const GATED_VERSIONS: &[(&str, &str)] = &[
@@ -35,13 +53,17 @@ impl ApiGates {
                 .split_once('=')
                 .ok_or_else(|| format!("--feature-gates: missing bool value for {item}"))?;
             let name = name.trim();
-            if !FEATURES.iter().any(|(known, _)| *known == name) {
+            let name = name.strip_prefix("kube:").unwrap_or(name);
+            let Some((_, locked)) = kube_gates().get(name) else {
                 return Err(format!(
                     "--feature-gates: unrecognized feature gate: {name}"
                 ));
-            }
+            };
             let value = parse_bool(value)
                 .ok_or_else(|| format!("--feature-gates: invalid value of {name}: {value}"))?;
+            if *locked && !value {
+                return Err(format!("--feature-gates: cannot set feature gate {name} to false, feature is locked to true"));
+            }
             gates.features.insert(name.to_string(), value);
         }
         for item in runtime_config.iter().filter(|i| !i.trim().is_empty()) {
@@ -68,13 +90,22 @@ impl ApiGates {
         Ok(gates)
     }
 
-    /// Whether feature `name` is on.
+    /// Whether feature `name` is on (as set, else kube's default).
     pub fn feature(&self, name: &str) -> bool {
-        let default = FEATURES.iter().find(|(n, _)| *n == name).map(|(_, d)| *d);
+        let default = kube_gates().get(name).map(|(d, _)| *d);
         self.features
             .get(name)
             .copied()
             .unwrap_or(default.unwrap_or(false))
+    }
+
+    /// The gates set that Capstan accepts but does not implement.
+    pub fn without_effect(&self) -> Vec<&str> {
+        self.features
+            .keys()
+            .map(String::as_str)
+            .filter(|name| !IMPLEMENTED.contains(name))
+            .collect()
     }
 
     /// Whether `--runtime-config` turns on the gated `group/version`: its
@@ -140,12 +171,31 @@ mod tests {
     }
 
     #[test]
+    fn kube_s_other_gates_are_accepted_without_effect_and_defaults_are_kube_s() {
+        let g = gates(
+            &[
+                "kube:InPlacePodVerticalScaling=true",
+                "APIServerTracing=false",
+            ],
+            &[],
+        )
+        .unwrap();
+        assert_eq!(g.without_effect(), ["InPlacePodVerticalScaling"]);
+        assert!(!g.feature("APIServerTracing"));
+        assert!(gates(&[], &[]).unwrap().feature("APIServerTracing"));
+    }
+
+    #[test]
     fn unknown_names_and_values_are_refused() {
         assert_eq!(
             gates(&["NoSuchGate=true"], &[]).unwrap_err(),
             "--feature-gates: unrecognized feature gate: NoSuchGate"
         );
         assert!(gates(&["MutatingAdmissionPolicy=maybe"], &[]).is_err());
+        assert_eq!(
+            gates(&["WatchBookmark=false"], &[]).unwrap_err(),
+            "--feature-gates: cannot set feature gate WatchBookmark to false, feature is locked to true"
+        );
         assert!(gates(&[], &["apps/v1beta1=true"])
             .unwrap_err()
             .contains("apps/v1beta1"));
