@@ -188,6 +188,15 @@ fn a_kubectl_session_is_audited_at_the_policys_levels() {
             .is_none(),
         "omitManagedFields"
     );
+    // A list served from stored bytes carries its responseObject too.
+    let listed = all
+        .iter()
+        .find(|e| e["auditID"] == "my-audit-id" && e["stage"] == "ResponseComplete")
+        .expect("the curl list's event");
+    assert_eq!(
+        listed["responseObject"]["kind"], "ConfigMapList",
+        "{listed}"
+    );
     let deleted = of("delete", "configmaps");
     assert_eq!(deleted["responseStatus"]["status"], "Success");
     let forbidden = of("list", "pods");

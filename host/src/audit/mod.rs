@@ -245,3 +245,16 @@ pub fn request_object(value: &Value) {
 pub fn response_object(value: &Value) {
     with_current(|r| r.set_response(value));
 }
+
+/// A response served as stored JSON bytes (an object, a list): decoded for
+/// the event only when its level records the response.
+pub fn response_bytes(bytes: &[u8]) {
+    with_current(|r| {
+        if r.decision.level >= Level::RequestResponse {
+            let decoded = crate::cpu::for_request(|| serde_json::from_slice::<Value>(bytes));
+            if let Ok(value) = decoded {
+                r.set_response(&value);
+            }
+        }
+    });
+}

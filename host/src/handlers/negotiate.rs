@@ -154,6 +154,7 @@ pub fn protobuf_bytes(value: &Value) -> Option<Vec<u8>> {
 
 /// A JSON response whose body is already encoded.
 pub fn respond_json_bytes(code: StatusCode, body: Vec<u8>) -> Response {
+    crate::audit::response_bytes(&body);
     let mut resp = (code, body).into_response();
     resp.headers_mut().insert(
         http::header::CONTENT_TYPE,
