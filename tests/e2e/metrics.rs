@@ -304,6 +304,8 @@ fn storage_calls_and_stored_objects_are_counted_by_kind_as_kube_counts_them() {
     let roles = r#"apiserver_storage_objects{resource="clusterroles.rbac.authorization.k8s.io"}"#;
     assert!(get(&after, roles) >= 60.0, "{}", get(&after, roles));
     assert!(after.contains_key(r#"apiserver_storage_objects{resource="deployments.apps"}"#));
+    let size = r#"apiserver_storage_size_bytes{storage_cluster_id="sqlite-0"}"#;
+    assert!(get(&after, size) > 0.0, "the database's size");
     // The watch cache saw both creates, and serves the list from memory.
     let received = r#"apiserver_watch_cache_events_received_total{resource="podtemplates"}"#;
     let seen = crate::support::eventually(std::time::Duration::from_secs(5), || {

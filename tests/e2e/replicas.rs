@@ -39,6 +39,20 @@ fn two_replicas_on_one_etcd_cluster_give_one_api() {
         serde_json::from_str(&b.ok(&["get", "configmap", "first", "-n", "rep", "-o", "json"]))
             .unwrap();
     assert_eq!(read["data"]["k"], "v");
+    // etcd's own figures, as kube reports them.
+    let metrics = a.ok(&["get", "--raw", "/metrics"]);
+    let size = metrics
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix(r#"apiserver_storage_size_bytes{storage_cluster_id="etcd-0"} "#)
+        })
+        .and_then(|v| v.parse::<f64>().ok());
+    assert!(
+        size.is_some_and(|b| b > 0.0),
+        "etcd's database size: {size:?}"
+    );
+    assert!(metrics
+        .contains(r#"etcd_request_duration_seconds_count{operation="create",type="configmaps"}"#));
 
     // A watch on B sees every write made through A, in order, once each.
     let mut watch = Command::new(crate::support::kubectl_path())

@@ -351,4 +351,13 @@ impl Storage for EtcdStorage {
     fn is_ready(&self) -> BoxFuture<'_, StorageResult<()>> {
         Box::pin(self.probe())
     }
+
+    fn size_bytes(&self) -> BoxFuture<'_, Option<u64>> {
+        Box::pin(async move {
+            let mut maintenance = self._client.maintenance_client();
+            let status = tokio::time::timeout(self.request_timeout, maintenance.status()).await;
+            let size = status.ok()?.ok()?.db_size();
+            u64::try_from(size).ok()
+        })
+    }
 }

@@ -43,6 +43,15 @@ impl Instrumented {
         }
     }
 
+    /// kube's `storage_cluster_id` of the store: `etcd-0` (kube's name for
+    /// its first etcd cluster) or `sqlite-0`.
+    fn cluster_id(&self) -> &'static str {
+        match self.backend {
+            "etcd3" => "etcd-0",
+            _ => "sqlite-0",
+        }
+    }
+
     fn timed<'a, T: Send + 'a>(
         &'a self,
         (operation, span): (&'static str, &'static str),
@@ -156,6 +165,10 @@ impl Storage for Instrumented {
     fn is_ready(&self) -> BoxFuture<'_, StorageResult<()>> {
         self.inner.is_ready()
     }
+
+    fn size_bytes(&self) -> BoxFuture<'_, Option<u64>> {
+        self.inner.size_bytes()
+    }
 }
 
 /// Counts every stored resource's objects now and every minute after
@@ -177,6 +190,8 @@ pub fn count_objects(store: Arc<Instrumented>, catalogue: Arc<LiveCatalogue>) {
                 let n = store.count(&prefix).await.unwrap_or(-1);
                 store.metrics.objects(kind, n);
             }
+            let size = store.size_bytes().await;
+            *lock(&store.metrics.size) = size.map(|bytes| (store.cluster_id(), bytes));
             tokio::time::sleep(COUNT_EVERY).await;
         }
     });
@@ -188,6 +203,12 @@ type Calls = BTreeMap<(&'static str, String), (u64, Histogram)>;
 pub struct StorageMetrics {
     calls: Mutex<Calls>,
     objects: Mutex<BTreeMap<String, i64>>,
+    /// The database's size, by kube's `storage_cluster_id`.
+    size: Mutex<Option<(&'static str, u64)>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl StorageMetrics {
@@ -249,9 +270,18 @@ impl MetricSource for StorageMetrics {
             "gauge",
             "[STABLE] Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
         );
-        let counted = self.objects.lock().unwrap_or_else(|p| p.into_inner());
+        let counted = lock(&self.objects);
         for (kind, n) in counted.iter() {
             out.sample(objects, &[("resource", kind)], *n as f64);
+        }
+        let size = "apiserver_storage_size_bytes";
+        out.family(
+            size,
+            "gauge",
+            "[STABLE] Size of the storage database file physically allocated in bytes.",
+        );
+        if let Some((cluster, bytes)) = *lock(&self.size) {
+            out.sample(size, &[("storage_cluster_id", cluster)], bytes as f64);
         }
     }
 }

@@ -311,6 +311,12 @@ pub trait Storage: Send + Sync + 'static {
 
     /// Ok when the backend can serve requests (used by /readyz).
     fn is_ready(&self) -> BoxFuture<'_, StorageResult<()>>;
+
+    /// The database's size on disk (`apiserver_storage_size_bytes`), where
+    /// the backend can tell.
+    fn size_bytes(&self) -> BoxFuture<'_, Option<u64>> {
+        Box::pin(async { None })
+    }
 }
 
 /// kube's object type of a key (metrics' `type`/`resource` label):

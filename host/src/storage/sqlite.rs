@@ -390,6 +390,18 @@ impl Storage for SqliteStorage {
             })
         }))
     }
+
+    fn size_bytes(&self) -> BoxFuture<'_, Option<u64>> {
+        let path = self.path().to_path_buf();
+        Box::pin(async move {
+            let wal = path.with_extension(format!(
+                "{}-wal",
+                path.extension().and_then(|e| e.to_str()).unwrap_or("")
+            ));
+            let len = |p: &Path| std::fs::metadata(p).map(|m| m.len()).ok();
+            Some(len(&path)? + len(&wal).unwrap_or(0))
+        })
+    }
 }
 
 #[cfg(test)]
