@@ -118,9 +118,20 @@ async fn post(
 ) -> Result<String, String> {
     let (endpoint, path) = target(url, ca_bundle)?;
     let body = bytes::Bytes::from(body);
-    // The calling span's trace context (W3C), as kube's webhook clients send it.
+    // A client span, whose trace context (W3C) the call carries, as kube's
+    // webhook clients (otelhttp) send it.
+    let span = crate::otel::Span::client(
+        || "HTTP POST",
+        || {
+            use opentelemetry::KeyValue;
+            vec![
+                KeyValue::new("http.method", "POST"),
+                KeyValue::new("http.url", url.to_string()),
+            ]
+        },
+    );
     let mut traced = http::HeaderMap::new();
-    crate::otel::inject(&mut traced);
+    span.inject(&mut traced);
     let request = || {
         let mut request = http::Request::post(path.as_str());
         if let Some(headers) = request.headers_mut() {
@@ -136,8 +147,13 @@ async fn post(
             .body(Full::new(body.clone()))
             .map_err(|e| e.to_string())
     };
-    let (sender, resp) = send(&endpoint, ca_bundle, request).await?;
+    let sent = send(&endpoint, ca_bundle, request).await;
+    if let Err(e) = &sent {
+        span.fail(e);
+    }
+    let (sender, resp) = sent?;
     let status = resp.status();
+    span.set("http.status_code", i64::from(status.as_u16()));
     if !status.is_success() {
         // Its body is not read: the connection is closed with `sender`.
         return Err(format!("webhook answered HTTP {}", status.as_u16()));

@@ -209,6 +209,7 @@ fn spans_reach_the_collector_and_webhooks_get_the_calling_span_s_context() {
     let server_span = "POST /api/v1/namespaces/{:namespace}/configmaps";
     let wanted = [
         server_span,
+        "HTTP POST",
         "Create",
         "Call validating webhook",
         "Create sqlite",
@@ -276,7 +277,14 @@ fn spans_reach_the_collector_and_webhooks_get_the_calling_span_s_context() {
         Some("traced.capstan.test")
     );
     assert_eq!(attribute(call, "verdict").as_deref(), Some("allowed"));
-    let expected = format!("00-{trace}-{}-01", hex(&call.span_id));
+    // The HTTP call's client span under it, whose context the webhook got.
+    let (_, post) = spans
+        .iter()
+        .find(|(_, s)| s.name == "HTTP POST" && s.parent_span_id == call.span_id)
+        .expect("the webhook's HTTP client span");
+    assert_eq!(post.kind, 3, "a client span");
+    assert_eq!(attribute(post, "http.status_code").as_deref(), Some("200"));
+    let expected = format!("00-{trace}-{}-01", hex(&post.span_id));
     assert!(
         traceparents.lock().unwrap().contains(&expected),
         "{:?} lacks {expected}",

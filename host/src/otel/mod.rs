@@ -185,6 +185,23 @@ impl Span {
         name: impl FnOnce() -> N,
         attrs: impl FnOnce() -> Vec<KeyValue>,
     ) -> Self {
+        Self::of_kind(SpanKind::Internal, name, attrs)
+    }
+
+    /// The span of an outgoing HTTP call (otelhttp's client span), whose
+    /// context the call carries ([`Span::inject`]).
+    pub fn client<N: Into<Cow<'static, str>>>(
+        name: impl FnOnce() -> N,
+        attrs: impl FnOnce() -> Vec<KeyValue>,
+    ) -> Self {
+        Self::of_kind(SpanKind::Client, name, attrs)
+    }
+
+    fn of_kind<N: Into<Cow<'static, str>>>(
+        kind: SpanKind,
+        name: impl FnOnce() -> N,
+        attrs: impl FnOnce() -> Vec<KeyValue>,
+    ) -> Self {
         let Some(tracer) = tracer() else {
             return Span(None);
         };
@@ -192,8 +209,18 @@ impl Span {
         if !parent.has_active_span() {
             return Span(None);
         }
-        let span = tracer.build_with_context(tracer.span_builder(name()), &parent);
+        let builder = tracer.span_builder(name()).with_kind(kind);
+        let span = tracer.build_with_context(builder, &parent);
         Span(Some(parent.with_span(recording(span, attrs))))
+    }
+
+    /// Adds this span's trace context to an outgoing request's headers
+    /// (without a span: the current context's, e.g. a client's passed through).
+    pub fn inject(&self, headers: &mut http::HeaderMap) {
+        match &self.0 {
+            Some(cx) => propagator().inject_context(cx, &mut HeadersMut(headers)),
+            None => inject(headers),
+        }
     }
 
     /// Runs `fut` with this span current (its calls become its children).
