@@ -15,6 +15,29 @@ fn json_response(value: &Value, content_type: &str) -> Response {
     resp
 }
 
+/// kube's `GET /`: every path the server serves, sorted, written as
+/// kube's `WriteRawJSON` writes it (indented, no final newline).
+fn root_paths(cat: &crate::catalogue::Catalogue) -> Response {
+    let mut paths: Vec<String> = ["/api", "/api/v1", "/apis", "/apis/", "/metrics"]
+        .into_iter()
+        .chain(["/openapi/v2", "/openapi/v3", "/openapi/v3/", "/version"])
+        .map(String::from)
+        .collect();
+    for (group, versions) in cat.groups().into_iter().filter(|(g, _)| !g.is_empty()) {
+        paths.push(format!("/apis/{group}"));
+        paths.extend(versions.iter().map(|v| format!("/apis/{group}/{v}")));
+    }
+    paths.extend(crate::health::paths());
+    paths.sort();
+    let body = serde_json::to_string_pretty(&serde_json::json!({ "paths": paths }));
+    let mut resp = (StatusCode::OK, body.unwrap_or_default()).into_response();
+    resp.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    resp
+}
+
 /// The aggregated discovery version the client asked for first, if any.
 fn aggregated_version(accept: &str) -> Option<&'static str> {
     for media in accept.split(',') {
@@ -124,6 +147,7 @@ pub fn serve(
         .collect();
     let plain = |v: Value| json_response(&v, "application/json");
     match parts.as_slice() {
+        [] => Some(root_paths(cat)),
         ["api"] | ["apis"] => {
             let legacy = parts[0] == "api";
             if let Some(v) = aggregated_version(accept) {

@@ -36,6 +36,22 @@ fn go_arch() -> &'static str {
     }
 }
 
+/// The checks of every probe (`/readyz` adds `shutdown`), as kube names them.
+const CHECKS: [&str; 3] = ["ping", "log", "etcd"];
+
+/// The probes' paths, with each check's own, for `GET /`'s list.
+pub fn paths() -> Vec<String> {
+    let mut out = Vec::new();
+    for endpoint in ["healthz", "livez", "readyz"] {
+        out.push(format!("/{endpoint}"));
+        let shutdown = (endpoint == "readyz").then_some("shutdown");
+        for check in CHECKS.iter().copied().chain(shutdown) {
+            out.push(format!("/{endpoint}/{check}"));
+        }
+    }
+    out
+}
+
 /// Serves `/healthz`, `/livez`, `/readyz` and their `/<check>` paths.
 pub async fn probe(state: &AppState, path: &str, verbose: bool) -> Option<Response> {
     let mut parts = path.trim_matches('/').split('/');
@@ -45,8 +61,9 @@ pub async fn probe(state: &AppState, path: &str, verbose: bool) -> Option<Respon
     }
     let only = parts.next();
     let storage = state.storage.is_ready().await.map_err(|e| e.to_string());
+    let [ping, log, etcd] = CHECKS;
     let mut checks: Vec<(&str, Result<(), String>)> =
-        vec![("ping", Ok(())), ("log", Ok(())), ("etcd", storage)];
+        vec![(ping, Ok(())), (log, Ok(())), (etcd, storage)];
     if endpoint == "readyz" {
         // kube's: ready until a shutdown begins.
         let shutdown = match state.shutdown.is_shutting_down() {

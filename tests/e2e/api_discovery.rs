@@ -162,3 +162,51 @@ fn aggregated_discovery_is_served_when_asked_for() {
         .iter()
         .any(|s| s["subresource"] == "scale"));
 }
+
+/// `GET /` answers kube's list of paths: every discovery path kube-apiserver
+/// 1.32 lists (recorded in `data/kube-root-paths.json`), Capstan's own
+/// groups, the probes with each check; sorted. Anonymous users may not read it.
+#[test]
+fn the_root_lists_every_served_path_as_kube_does() {
+    let s = Server::start();
+    let text = s.ok(&["get", "--raw", "/"]);
+    assert!(
+        text.starts_with("{\n  \"paths\": [\n    \"/.")
+            || text.starts_with("{\n  \"paths\": [\n    \"/api\""),
+        "{text}"
+    );
+    let ours: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let ours: Vec<&str> = ours["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p.as_str())
+        .collect();
+    let mut sorted = ours.clone();
+    sorted.sort();
+    assert_eq!(ours, sorted);
+    let kube: serde_json::Value =
+        serde_json::from_str(include_str!("data/kube-root-paths.json")).unwrap();
+    let kube_discovery = kube["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p.as_str())
+        .filter(|p| p.starts_with("/api"));
+    let missing: Vec<&str> = kube_discovery.filter(|p| !ours.contains(p)).collect();
+    assert!(missing.is_empty(), "not listed: {missing:?}");
+    for path in [
+        "/apis/policies.capstan.dev/v1alpha1",
+        "/readyz/shutdown",
+        "/healthz/etcd",
+        "/version",
+        "/metrics",
+    ] {
+        assert!(ours.contains(&path), "{path}");
+    }
+    let out = std::process::Command::new("curl")
+        .args(["-sk", "-o", "/dev/null", "-w", "%{http_code}", &s.url("/")])
+        .output()
+        .unwrap();
+    assert_eq!(crate::support::stdout(&out), "403");
+}
