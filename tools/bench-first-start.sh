@@ -24,7 +24,7 @@ start() { # data cache port: prints "ready_ms rss_mib", leaves $WORK/pid
 }
 echo "| run | first start: ready ms | RSS at ready MiB | RSS once optimized MiB | later start: ready ms | RSS at ready MiB |"
 echo "|---|---|---|---|---|---|"
-for i in 1 2 3; do
+for i in 1 2 3 4 5; do
   cache=$WORK/cache$i port=$((17600 + RANDOM % 300))
   mkdir -p "$cache"
   read -r cold_ms cold_rss < <(start "$WORK/cold$i" "$cache" "$port")

@@ -103,6 +103,10 @@ impl PluginRuntime {
             .map(|n| n.get())
             .unwrap_or(1)
             .max(1);
+        // The largest first: the strategy plugin's compile is the longest,
+        // so it starts at once while the other threads take the small ones.
+        let mut modules = modules.to_vec();
+        modules.sort_by_key(|wasm| std::cmp::Reverse(wasm.len()));
         let next = std::sync::atomic::AtomicUsize::new(0);
         let loaded = Mutex::new(Vec::new());
         std::thread::scope(|scope| {
