@@ -147,20 +147,33 @@ impl PluginRuntime {
             return Ok((found, Source::Cache));
         }
         let dir = self.cache_dir.as_deref();
-        let (component, found) = cache::load_or_compile(&self.baseline.engine, dir, wasm)?;
-        let source = match found {
-            Source::Cache => Source::BaselineCache,
-            _ => Source::Baseline,
-        };
-        Ok((component, source))
+        match cache::load_or_compile(&self.baseline.engine, dir, wasm) {
+            Ok((component, Source::Cache)) => Ok((component, Source::BaselineCache)),
+            Ok((component, _)) => Ok((component, Source::Baseline)),
+            Err(e) => self.without_baseline(dir, wasm, &e),
+        }
+    }
+
+    /// A component the baseline compiler cannot compile (a proposal Winch
+    /// lacks) is compiled by Cranelift at once: slower to load, as before.
+    fn without_baseline(
+        &self,
+        dir: Option<&std::path::Path>,
+        wasm: &[u8],
+        why: &anyhow::Error,
+    ) -> anyhow::Result<(Component, Source)> {
+        tracing::info!(error = %why, "the baseline compiler refused a component; compiling it with Cranelift");
+        cache::load_or_compile(&self.optimizing.engine, dir, wasm)
     }
 
     /// The component of `wasm`: kept by `precompile`, else from the cache
     /// directory, else compiled by the baseline compiler.
     fn component(&self, wasm: &[u8]) -> anyhow::Result<(Component, Source)> {
         let Some(dir) = self.cache_dir.as_deref() else {
-            let component = Component::new(&self.baseline.engine, wasm)?;
-            return Ok((component, Source::Baseline));
+            return match Component::new(&self.baseline.engine, wasm) {
+                Ok(component) => Ok((component, Source::Baseline)),
+                Err(e) => self.without_baseline(None, wasm, &anyhow::Error::from(e)),
+            };
         };
         let path = cache::cache_path(dir, &self.optimizing.engine, wasm);
         // Taken, not kept: baseline code must be freed once swapped.
