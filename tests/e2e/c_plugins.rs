@@ -37,7 +37,7 @@ fn missing_toolchain() -> Vec<String> {
 }
 
 /// Whether clang links a wasm32-wasi reactor here (wasi-libc and compiler-rt present).
-fn links_a_reactor() -> bool {
+pub(crate) fn links_a_reactor() -> bool {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("probe.c");
     std::fs::write(

@@ -15,6 +15,7 @@ mod control_plane;
 mod core_validation;
 mod custom_resource_definitions;
 mod custom_resources;
+mod doc_commands;
 mod encoding;
 mod errors;
 mod etcd;
