@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes host/src/managed_fields/go_zero.txt from kube's recorded OpenAPI v3
+"""Writes host/src/api/managed_fields/go_zero.txt from kube's recorded OpenAPI v3
 documents (tests/golden/answers/openapi): per type, the fields its Go zero
 value has. kube's OpenAPI marks a non-pointer struct field `default: {}`
 and a field without omitempty `required` (a non-pointer one with its zero
@@ -45,7 +45,7 @@ def main():
                 fields.append(f"{field}=null")
         if fields:
             out.append(" ".join([name] + fields))
-    target = os.path.join(ROOT, "host/src/managed_fields/go_zero.txt")
+    target = os.path.join(ROOT, "host/src/api/managed_fields/go_zero.txt")
     with open(target, "w") as f:
         f.write("\n".join(out) + "\n")
 

@@ -53,6 +53,25 @@ def named_modules(text):
     return names
 
 
+def imports_of(a, b):
+    """Which files of module `a` name which `crate::b::...` paths."""
+    found = defaultdict(set)
+    pattern = re.compile(r"\bcrate::" + b + r"\b((?:::[A-Za-z_][A-Za-z0-9_]*)*)")
+    for path in rust_files():
+        if module_of(path) != a:
+            continue
+        with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+            text = strip_tests(f.read())
+        for m in pattern.finditer(text):
+            found[path].add(b + m.group(1))
+        for group in USE_GROUP.finditer(text):
+            for item in re.split(r",\s*(?![^{]*})", group.group(1)):
+                item = re.sub(r"\s+", "", item)
+                if item.split("::")[0] == b:
+                    found[path].add(item)
+    return found
+
+
 def graph(by_file):
     edges = defaultdict(set)
     known = {module_of(p) for p in rust_files()}
@@ -131,6 +150,9 @@ def main():
         print(f"{len(upward)} import(s) up the layers")
         for a, b in sorted(upward):
             print(f"- {a} -> {b}")
+            if args.files:
+                for path, names in sorted(imports_of(a, b).items()):
+                    print(f"    {path}: {', '.join(sorted(names))}")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@
 mod admission;
 
 use admission::{chain_of, config_map, register_webhook, start_webhook, state, time};
-use capstan::plugins::PluginRuntime;
+use capstan::wasm::PluginRuntime;
 use serde_json::{json, Value};
 use std::time::Duration;
 

@@ -4,8 +4,8 @@
 //! authenticator. Run with `cargo bench --bench auth_chain`; prints p50/p99
 //! per call and the ratios measured side by side in this one run.
 
-use capstan::plugins::embedded::builtin;
-use capstan::plugins::{CallContext, Limits, ObjectReader, Plugin, PluginKind, PluginRuntime};
+use capstan::wasm::embedded::builtin;
+use capstan::wasm::{CallContext, Limits, ObjectReader, Plugin, PluginKind, PluginRuntime};
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 use std::sync::Arc;

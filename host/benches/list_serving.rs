@@ -39,7 +39,7 @@ async fn decoded_list(reg: &Registry, res: &ResourceInfo) -> usize {
         .expect("list");
     let list = json!({"kind": "ConfigMapList", "apiVersion": "v1",
         "metadata": {"resourceVersion": page.revision.to_string()}, "items": page.items});
-    capstan::kube_json::to_vec(&list).len()
+    capstan::apimachinery::kube_json::to_vec(&list).len()
 }
 
 async fn served_list(reg: &Registry, res: &ResourceInfo) -> usize {
@@ -49,7 +49,7 @@ async fn served_list(reg: &Registry, res: &ResourceInfo) -> usize {
         .expect("list");
     let head = json!({"kind": "ConfigMapList", "apiVersion": "v1",
         "metadata": {"resourceVersion": page.revision.to_string()}});
-    capstan::kube_json::list_with_items(&head, &page.items).len()
+    capstan::apimachinery::kube_json::list_with_items(&head, &page.items).len()
 }
 
 async fn time_lists(reg: &Registry, res: &ResourceInfo, served: bool) -> (Duration, usize) {
@@ -79,7 +79,7 @@ async fn time_gets(reg: &Registry, res: &ResourceInfo, served: bool) -> Duration
             );
         } else {
             let obj = reg.get(res, Some("bench"), &name).await.expect("get");
-            black_box(capstan::kube_json::to_vec(&obj));
+            black_box(capstan::apimachinery::kube_json::to_vec(&obj));
         }
         samples.push(started.elapsed());
     }

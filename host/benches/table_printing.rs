@@ -8,11 +8,11 @@
 //! `cargo bench -p capstan --bench table_printing`.
 
 use capstan::catalogue::{Catalogue, ResourceInfo};
-use capstan::plugins::wasm_strategy::WasmStrategy;
-use capstan::plugins::PluginRuntime;
 use capstan::registry::strategy::Strategy;
-use capstan::state::AppState;
+use capstan::server::state::AppState;
 use capstan::storage::sqlite::SqliteStorage;
+use capstan::wasm::wasm_strategy::WasmStrategy;
+use capstan::wasm::PluginRuntime;
 use serde_json::{json, Value};
 use std::hint::black_box;
 use std::sync::Arc;

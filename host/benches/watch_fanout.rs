@@ -6,7 +6,7 @@
 //! that exist per event. `cargo bench --bench watch_fanout`.
 
 use bytes::Bytes;
-use capstan::handlers::event_lines::{EventLines, LineFormat, LineType};
+use capstan::api::handlers::event_lines::{EventLines, LineFormat, LineType};
 use capstan::storage::{Event, EventKind, KeyValue};
 use serde_json::json;
 use std::collections::HashSet;

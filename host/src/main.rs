@@ -10,9 +10,9 @@ fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match &cli.command {
         Command::Serve(args) => {
-            capstan::logging::init(args.verbosity, &args.vmodule, &args.logging_format)?
+            capstan::telemetry::logging::init(args.verbosity, &args.vmodule, &args.logging_format)?
         }
-        _ => capstan::logging::init(0, &[], "text")?,
+        _ => capstan::telemetry::logging::init(0, &[], "text")?,
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -22,30 +22,30 @@ fn main() -> anyhow::Result<()> {
         .thread_stack_size(WORKER_STACK)
         .build()?;
     match cli.command {
-        Command::Serve(args) => runtime.block_on(capstan::serve::run(*args)),
+        Command::Serve(args) => runtime.block_on(capstan::cli::serve::run(*args)),
         Command::Kubeconfig(args) => {
-            print!("{}", capstan::kubeconfig::for_user(&args)?);
+            print!("{}", capstan::cli::kubeconfig::for_user(&args)?);
             Ok(())
         }
         Command::Plugin(PluginCommand::Run(args)) => {
-            let out = runtime.block_on(capstan::plugin_run::run(&args))?;
+            let out = runtime.block_on(capstan::cli::plugin_run::run(&args))?;
             eprintln!("{}", out.declared);
             println!("{}", out.answer);
             Ok(())
         }
         Command::Plugin(PluginCommand::New(args)) => {
-            println!("{}", capstan::plugin_new::run(&args)?);
+            println!("{}", capstan::cli::plugin_new::run(&args)?);
             Ok(())
         }
         Command::Plugin(PluginCommand::Componentize(args)) => {
-            eprintln!("{}", capstan::plugin_componentize::run(&args)?);
+            eprintln!("{}", capstan::cli::plugin_componentize::run(&args)?);
             Ok(())
         }
         Command::Nodes(NodesCommand::Simulate(args)) => {
-            runtime.block_on(capstan::simulated_nodes::run(args))
+            runtime.block_on(capstan::cli::simulated_nodes::run(args))
         }
         Command::Policy(command) => {
-            runtime.block_on(capstan::policy_cli::run(command, &mut std::io::stdout()))
+            runtime.block_on(capstan::cli::policy::run(command, &mut std::io::stdout()))
         }
     }
 }

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
-use capstan::plugins::embedded::builtin;
-use capstan::plugins::{
+use capstan::wasm::embedded::builtin;
+use capstan::wasm::{
     CallContext, Limits, ObjectReader, Plugin, PluginFailure, PluginKind, PluginRuntime,
 };
 use futures_util::future::BoxFuture;
@@ -351,7 +351,7 @@ fn an_incompatible_cache_entry_is_recompiled_not_loaded() {
 /// imports only what the runtime offers and exports one of the worlds.
 #[test]
 fn every_embedded_plugin_loads() {
-    let names = capstan::plugins::embedded::builtin_names();
+    let names = capstan::wasm::embedded::builtin_names();
     assert!(names.contains(&"sandbox-echo"), "{names:?}");
     let kinds = [
         PluginKind::Admission,

@@ -2,7 +2,7 @@
 //! address answering each request with what the test chooses: a huge
 //! body (with or without its length), a huge error, a trickle, a
 //! redirect, or plain bytes. Standard library only, so that the puller's
-//! unit tests (`host/src/bundles/registry/hostile_tests.rs`, which include
+//! unit tests (`host/src/policy/bundles/registry/hostile_tests.rs`, which include
 //! this file) and the end-to-end tests share it. One request per
 //! connection (`Connection: close`), a thread per connection; stopped on drop.
 

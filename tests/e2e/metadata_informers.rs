@@ -96,7 +96,8 @@ fn watch_events(s: &Server, path: &str, accept: &str) -> Vec<Value> {
             continue;
         };
         let raw = event.object.and_then(|o| o.raw).unwrap_or_default();
-        let object = capstan::protobuf::decode_object(&raw, schemas).unwrap_or_else(Value::String);
+        let object =
+            capstan::api::protobuf::decode_object(&raw, schemas).unwrap_or_else(Value::String);
         events.push(serde_json::json!({"type": event.r#type, "object": object}));
     }
     events

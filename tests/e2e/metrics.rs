@@ -239,7 +239,7 @@ fn series_the_rules_read() -> Vec<String> {
         "/../tests/e2e/data/kube-prometheus/apiserver-rules.yaml"
     ))
     .unwrap();
-    let doc: serde_json::Value = capstan::yaml::config_from_str(&text).unwrap();
+    let doc: serde_json::Value = capstan::apimachinery::yaml::config_from_str(&text).unwrap();
     let rules: Vec<&serde_json::Value> = doc["groups"]
         .as_array()
         .unwrap()

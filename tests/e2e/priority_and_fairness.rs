@@ -34,7 +34,8 @@ spec:
 /// The client certificate and key of a kubeconfig, as files for curl.
 fn credentials(kubeconfig: &Path, dir: &Path, user: &str) -> (PathBuf, PathBuf) {
     let doc: Value =
-        capstan::yaml::config_from_str(&std::fs::read_to_string(kubeconfig).unwrap()).unwrap();
+        capstan::apimachinery::yaml::config_from_str(&std::fs::read_to_string(kubeconfig).unwrap())
+            .unwrap();
     let u = &doc["users"][0]["user"];
     let write = |key: &str, suffix: &str| {
         let pem = base64::engine::general_purpose::STANDARD

@@ -5,9 +5,7 @@
 use super::chain::{CallableEntry, ChainEntry};
 use super::config::{EntryConfig, PluginEntry};
 use super::Transport;
-use crate::plugins::{
-    embedded, CallContext, Limits, ObjectReader, Plugin, PluginKind, PluginRuntime,
-};
+use crate::wasm::{embedded, CallContext, Limits, ObjectReader, Plugin, PluginKind, PluginRuntime};
 use futures_util::future::BoxFuture;
 use std::sync::Arc;
 

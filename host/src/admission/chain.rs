@@ -11,9 +11,9 @@ use super::match_conditions::Outcome;
 use super::matcher::{labels_of, RequestAttributes};
 use super::review::{apply_patch, read_response, EncodedReview, ReviewRequest, Verdict};
 use super::{Admit, Transport};
+use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
 use crate::registry::{Registry, STORAGE_UNAVAILABLE};
-use crate::status::{ApiError, ApiResult};
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
@@ -401,7 +401,7 @@ impl Chain {
         let key = (req.operation, rejected, step_type(mutating));
         let took = started.elapsed();
         if let Family::Webhook = family {
-            crate::request_metrics::webhook_called(took.as_secs_f64());
+            crate::server::request_metrics::webhook_called(took.as_secs_f64());
         }
         (self.metrics).entry(family, &e.config.name, key, took);
     }
@@ -526,7 +526,7 @@ fn configures_admission(req: &ReviewRequest) -> bool {
                 | "MutatingAdmissionPolicy"
                 | "MutatingAdmissionPolicyBinding"
         ),
-        crate::policy_bundles::resource::GROUP => req.kind == "PolicyBundle",
+        crate::policy::resources::resource::GROUP => req.kind == "PolicyBundle",
         _ => false,
     }
 }

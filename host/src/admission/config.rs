@@ -12,8 +12,8 @@
 use super::match_conditions::MatchConditions;
 use super::matcher::{Rule, Selector};
 use crate::auth::config::{AuthConfig, AuthenticationSection, AuthorizationSection};
-use crate::plugins::manifest::{self, PluginManifest};
-use crate::plugins::PluginKind;
+use crate::wasm::manifest::{self, PluginManifest};
+use crate::wasm::PluginKind;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::time::Duration;
@@ -162,8 +162,8 @@ pub fn load(path: &std::path::Path) -> Result<ServerConfig, String> {
 
 /// Parses a configuration file's text.
 pub fn parse_file(text: &str) -> Result<ServerConfig, String> {
-    let file: FileConfig =
-        crate::yaml::config_from_str(text).map_err(|e| format!("configuration: {e}"))?;
+    let file: FileConfig = crate::apimachinery::yaml::config_from_str(text)
+        .map_err(|e| format!("configuration: {e}"))?;
     if let Some(kind) = file.kind.as_deref().filter(|k| *k != "ServerConfiguration") {
         return Err(format!(
             "configuration: kind must be ServerConfiguration, got {kind:?}"
@@ -248,7 +248,7 @@ fn plugin_entry(label: &str, raw: PluginEntryConfig) -> Result<EntryConfig, Stri
         None => raw,
     };
     if raw.module.starts_with("builtin:") {
-        let fits = crate::plugins::Limits::fit_any_object();
+        let fits = crate::wasm::Limits::fit_any_object();
         raw.memory_mib = raw.memory_mib.or(Some((fits.memory_bytes >> 20) as u64));
         raw.timeout_ms = raw.timeout_ms.or(Some(fits.timeout.as_millis() as u64));
     }
@@ -675,7 +675,7 @@ admission:
             assert_eq!(p.phases, phases, "{name}");
             assert_eq!(p.rules.as_ref(), Some(&rules), "{name}");
             assert_eq!(p.failure_policy, FailurePolicy::Fail, "{name}");
-            let fits = crate::plugins::Limits::fit_any_object();
+            let fits = crate::wasm::Limits::fit_any_object();
             let limits = (p.timeout, p.memory_bytes, p.fuel);
             assert_eq!(limits, (fits.timeout, fits.memory_bytes, None), "{name}");
             assert_eq!(p.config, "{}");

@@ -4,7 +4,7 @@
 //! namespaceSelector and objectSelector. Wasm plugins and HTTP webhooks are
 //! matched by this one code.
 
-use crate::selectors::{from_label_selector_object, LabelSelector};
+use crate::apimachinery::selectors::{from_label_selector_object, LabelSelector};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use crate::metrics::{Exposition, Histogram, MetricSource};
+use crate::telemetry::metrics::{Exposition, Histogram, MetricSource};
 
 /// kube's admission latency buckets.
 const BUCKETS: &[f64] = &[0.005, 0.025, 0.1, 0.5, 1.0, 2.5];

@@ -15,7 +15,7 @@ mod trace;
 pub mod watched;
 pub mod webhook;
 
-use crate::status::ApiResult;
+use crate::apimachinery::status::ApiResult;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 

@@ -2,7 +2,7 @@
 //! admission entry receives, Wasm plugin or webhook alike, and the reading of
 //! its response (allowed, status, JSONPatch, warnings, audit annotations).
 
-use crate::status::ApiError;
+use crate::apimachinery::status::ApiError;
 use base64::Engine;
 use serde::Serialize;
 use serde_json::{json, Value};

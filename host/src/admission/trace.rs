@@ -5,8 +5,8 @@
 
 use super::chain::CallableEntry;
 use super::review::{ReviewRequest, Verdict};
-use crate::otel::Span;
-use crate::status::ApiResult;
+use crate::apimachinery::status::ApiResult;
+use crate::telemetry::otel::Span;
 use opentelemetry::KeyValue;
 
 pub fn entry_span(e: &CallableEntry, req: &ReviewRequest, mutating: bool) -> Span {

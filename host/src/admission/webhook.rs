@@ -9,8 +9,8 @@ use super::matcher::{Rule, Selector};
 use super::watched::{list, Watched};
 use super::Transport;
 use crate::catalogue::{Catalogue, ResourceInfo};
-use crate::https_webhook::HttpsWebhook;
 use crate::registry::Registry;
+use crate::transport::https::HttpsWebhook;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -142,7 +142,7 @@ impl ApiWebhooks {
         let transport: Arc<dyn Transport> = match match_conditions {
             Err(why) => Arc::new(Broken(why)),
             Ok(_) => Arc::new(HttpsWebhook {
-                url: crate::https_webhook::client_config_url(&client, &self.services),
+                url: crate::transport::https::client_config_url(&client, &self.services),
                 ca_bundle: client
                     .get("caBundle")
                     .and_then(Value::as_str)

@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 
 use super::policy::{Decision, Level, Stage};
 use crate::auth::UserInfo;
-use crate::request_info::ResourceRequest;
+use crate::server::request_info::ResourceRequest;
 
 /// At most this many annotations on one event.
 const MAX_ANNOTATIONS: usize = 64;
@@ -298,7 +298,7 @@ fn decoded(bytes: &[u8]) -> Option<Value> {
     if let Ok(v) = serde_json::from_slice(bytes) {
         return Some(v);
     }
-    crate::yaml::config_from_str(std::str::from_utf8(bytes).ok()?).ok()
+    crate::apimachinery::yaml::config_from_str(std::str::from_utf8(bytes).ok()?).ok()
 }
 
 fn without_managed_fields(mut value: Value, omit: bool) -> Value {

@@ -26,8 +26,8 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 
 use crate::auth::UserInfo;
-use crate::metrics::{Exposition, MetricSource};
-use crate::request_info::ResourceRequest;
+use crate::server::request_info::ResourceRequest;
+use crate::telemetry::metrics::{Exposition, MetricSource};
 pub use event::Recording;
 use policy::{Decision, Level, Policy, Stage, Subject};
 

@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 
-use crate::request_info::ResourceRequest;
+use crate::server::request_info::ResourceRequest;
 
 /// How much of a request an event records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
@@ -124,7 +124,8 @@ pub struct Subject<'a> {
 impl Policy {
     /// Reads a policy file's text (YAML or JSON): audit.k8s.io/v1 only.
     pub fn parse(text: &str) -> Result<Policy, String> {
-        let policy: Policy = crate::yaml::config_from_str(text).map_err(|e| e.to_string())?;
+        let policy: Policy =
+            crate::apimachinery::yaml::config_from_str(text).map_err(|e| e.to_string())?;
         if policy.kind != "Policy" || policy.api_version != "audit.k8s.io/v1" {
             return Err(format!(
                 "an audit.k8s.io/v1 Policy is expected, not {} {}",
@@ -234,7 +235,7 @@ impl GroupResources {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::request_info::parse;
+    use crate::server::request_info::parse;
 
     const POLICY: &str = r#"
 apiVersion: audit.k8s.io/v1

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc::{channel, error::TrySendError, Receiver, Sender};
 
 use super::Sink;
-use crate::https_webhook::HttpsWebhook;
+use crate::transport::https::HttpsWebhook;
 
 /// kube's `--audit-webhook-batch-buffer-size` default.
 const QUEUE: usize = 10_000;

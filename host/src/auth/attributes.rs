@@ -3,7 +3,7 @@
 //! resource, subresource, namespace, name) or a non-resource path.
 
 use super::user::UserInfo;
-use crate::request_info::ResourceRequest;
+use crate::server::request_info::ResourceRequest;
 use serde_json::{json, Value};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -140,7 +140,7 @@ impl Attributes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::request_info::Verb;
+    use crate::server::request_info::Verb;
 
     fn bob() -> UserInfo {
         UserInfo {

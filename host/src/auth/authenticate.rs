@@ -6,7 +6,7 @@
 
 use super::transport::Entry;
 use super::user::UserInfo;
-use crate::status::ApiError;
+use crate::apimachinery::status::ApiError;
 use base64::Engine;
 use serde_json::{json, Value};
 

@@ -6,7 +6,7 @@
 use super::attributes::Attributes;
 use super::transport::Entry;
 use super::user::{UserInfo, MASTERS};
-use crate::status::{qualified_resource, ApiError};
+use crate::apimachinery::status::{qualified_resource, ApiError};
 use serde_json::{json, Value};
 
 #[derive(Clone, Debug, PartialEq, Eq)]

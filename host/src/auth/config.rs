@@ -217,7 +217,7 @@ mod tests {
     use super::*;
 
     fn section<T: serde::de::DeserializeOwned>(yaml: &str) -> T {
-        crate::yaml::config_from_str(yaml).unwrap()
+        crate::apimachinery::yaml::config_from_str(yaml).unwrap()
     }
 
     #[test]

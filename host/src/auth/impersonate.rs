@@ -11,7 +11,7 @@
 use super::attributes::{Attributes, ResourceAttributes};
 use super::authorize::Authorizer;
 use super::user::{service_account_parts, UserInfo, AUTHENTICATED};
-use crate::status::ApiError;
+use crate::apimachinery::status::ApiError;
 use std::collections::BTreeMap;
 
 pub const USER: &str = "impersonate-user";

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use crate::metrics::{Exposition, Histogram, MetricSource};
+use crate::telemetry::metrics::{Exposition, Histogram, MetricSource};
 
 /// kube's buckets: 1 ms doubling up to 16.384 s.
 const BUCKETS: &[f64] = &[

@@ -15,8 +15,8 @@ mod transport;
 pub mod user;
 
 use crate::admission::assemble::module_bytes;
-use crate::https_webhook::HttpsWebhook;
-use crate::plugins::{Limits, ObjectReader, PluginKind, PluginRuntime};
+use crate::transport::https::HttpsWebhook;
+use crate::wasm::{Limits, ObjectReader, PluginKind, PluginRuntime};
 use authenticate::Authenticator;
 use authorize::Authorizer;
 use config::{AuthConfig, AuthEntry, Source};

@@ -2,8 +2,8 @@
 //! HTTPS webhook, both sent the same review (TokenReview,
 //! SubjectAccessReview) and answering it with `status` set.
 
-use crate::https_webhook::HttpsWebhook;
-use crate::plugins::{CallContext, Limits, ObjectReader, Plugin};
+use crate::transport::https::HttpsWebhook;
+use crate::wasm::{CallContext, Limits, ObjectReader, Plugin};
 use serde_json::Value;
 use std::sync::Arc;
 

@@ -13,7 +13,7 @@ pub use internal::{add_versioned_annotations, internal_metadata};
 use serde_json::{json, Value};
 
 use super::ResourceInfo;
-use crate::status::{ApiError, ApiResult};
+use crate::apimachinery::status::{ApiError, ApiResult};
 
 /// One kind served at several versions.
 pub struct Conversion {

@@ -168,8 +168,8 @@ fn changed_group_versions(old: &[CustomEntry], new: &[CustomEntry]) -> BTreeSet<
 /// `v1.` for the core group), always available (0).
 pub struct ApiServiceAvailability(pub Arc<LiveCatalogue>);
 
-impl crate::metrics::MetricSource for ApiServiceAvailability {
-    fn render(&self, out: &mut crate::metrics::Exposition) {
+impl crate::telemetry::metrics::MetricSource for ApiServiceAvailability {
+    fn render(&self, out: &mut crate::telemetry::metrics::Exposition) {
         let gauge = "aggregator_unavailable_apiservice";
         out.family(gauge, "gauge", "[ALPHA] Gauge of APIServices which are marked as unavailable broken down by APIService name.");
         let mut names: Vec<String> = self

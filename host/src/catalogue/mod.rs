@@ -203,8 +203,8 @@ impl Catalogue {
             let resources = builtin::resources();
             let schemas = schemas::builtin_schemas().into();
             let mut cat = Catalogue { resources, schemas };
-            cat.insert_custom(crate::policy_bundles::resource::entries());
-            cat.insert_custom(crate::policy_reports::resource::entries());
+            cat.insert_custom(crate::policy::resources::resource::entries());
+            cat.insert_custom(crate::policy::reports::resource::entries());
             cat.schemas.freeze();
             cat
         })

@@ -2,6 +2,8 @@
 //! (who asked, what each write may change, condition timestamps) and
 //! validation, and the parsing of the requests the signer signs.
 
+pub mod pki;
+
 pub mod request;
 pub mod rules;
 

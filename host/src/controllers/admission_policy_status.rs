@@ -14,9 +14,9 @@ use tokio::task::JoinHandle;
 
 use super::apply::{apply, Controller};
 use crate::admission::cel_policy::type_check;
+use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::registry::{decode, keys, meta};
-use crate::state::AppState;
-use crate::status::{ApiError, ApiResult};
+use crate::server::state::AppState;
 use crate::storage::EventKind;
 
 /// The field manager kube's controller applies the status as.

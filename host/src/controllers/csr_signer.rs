@@ -6,13 +6,13 @@
 //! marked Failed, as kube's signer does. Issued certificates authenticate
 //! with this server's x509 authenticator.
 
+use crate::apimachinery::status::{ApiError, ApiResult};
+use crate::certificates::pki::{Authority, ClientIssue};
 use crate::certificates::request::{self, Request};
 use crate::certificates::rules::{conditions, has_condition, request_bytes};
 use crate::certificates::KUBE_APISERVER_CLIENT;
-use crate::pki::{Authority, ClientIssue};
 use crate::registry::{decode, keys, meta, WriteOptions};
-use crate::state::AppState;
-use crate::status::{ApiError, ApiResult};
+use crate::server::state::AppState;
 use crate::storage::{EventKind, StorageError};
 use base64::Engine;
 use futures_util::StreamExt;
@@ -200,7 +200,7 @@ mod tests {
     #[test]
     fn an_approved_request_gets_a_certificate_or_fails() {
         let dir = tempfile::tempdir().unwrap();
-        let paths = crate::pki::ensure(dir.path(), &[]).unwrap();
+        let paths = crate::certificates::pki::ensure(dir.path(), &[]).unwrap();
         let ca = Authority::load_or_create(&paths).unwrap();
         let key = rcgen::KeyPair::generate().unwrap();
         let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();

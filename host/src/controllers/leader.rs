@@ -19,10 +19,10 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
 use crate::registry::{meta, WriteOptions};
-use crate::state::AppState;
-use crate::status::{ApiError, ApiResult};
+use crate::server::state::AppState;
 
 pub const LEASE_NAMESPACE: &str = "kube-system";
 pub const LEASE_NAME: &str = "capstan-controllers";

@@ -19,9 +19,9 @@ pub mod selection;
 pub mod service_account;
 pub mod storage_protection;
 
+use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::registry::WriteOptions;
-use crate::state::AppState;
-use crate::status::{ApiError, ApiResult};
+use crate::server::state::AppState;
 use crate::storage::{KeyValue, RangeRequest, WatchStream};
 use std::sync::Arc;
 use std::time::Duration;
@@ -40,7 +40,7 @@ pub fn written_by<'a>(
     subresource: &'a str,
 ) -> WriteOptions<'a> {
     WriteOptions {
-        tracking: Some(crate::managed_fields::Tracking {
+        tracking: Some(crate::api::managed_fields::Tracking {
             manager,
             subresource,
             schemas: state.catalogue.builtin().schemas(),
@@ -66,7 +66,7 @@ pub fn spawn_all(state: Arc<AppState>) -> Vec<JoinHandle<()>> {
         crate::crd::cleanup::spawn(state.clone()),
         crate::crd::api_services::spawn(state.clone()),
         flowcontrol::dangling::spawn(state.clone()),
-        crate::policy_reports::audit::spawn(state.clone()),
+        crate::policy::reports::audit::spawn(state.clone()),
     ];
     // Quota usage is also kube-apiserver's: its ResourceQuota admission
     // charges every create, which kube-controller-manager's quota controller

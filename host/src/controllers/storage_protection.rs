@@ -7,10 +7,10 @@
 //! volume while it is Bound. Objects still in use are checked again every
 //! couple of seconds.
 
+use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
 use crate::registry::{decode, keys, meta};
-use crate::state::AppState;
-use crate::status::{ApiError, ApiResult};
+use crate::server::state::AppState;
 use crate::storage::{Event, EventKind, KeyValue};
 use futures_util::StreamExt;
 use serde_json::Value;

@@ -72,7 +72,7 @@ pub struct CustomResource {
 }
 
 /// A built-in's own checks of an object (over the stored one on update).
-pub type Checks = fn(&Value, Option<&Value>) -> Vec<crate::status::Cause>;
+pub type Checks = fn(&Value, Option<&Value>) -> Vec<crate::apimachinery::status::Cause>;
 
 impl CustomResource {
     pub fn storage_api_version(&self, group: &str) -> String {

@@ -7,7 +7,7 @@ use std::time::Instant;
 use kube_cel::ValidationRules;
 use serde_json::Value;
 
-use crate::status::{ApiError, ApiResult, Cause};
+use crate::apimachinery::status::{ApiError, ApiResult, Cause};
 
 /// Compiles every rule of the schema; a rule that does not compile (the
 /// CRD's validation refuses those, so only a CRD stored before that check)
@@ -41,7 +41,7 @@ pub fn causes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::status::ApiError;
+    use crate::apimachinery::status::ApiError;
     use serde_json::json;
 
     #[test]
@@ -78,7 +78,7 @@ mod tests {
             "monitoring.coreos.com_servicemonitors.yaml",
         ] {
             let text = std::fs::read_to_string(format!("{fixtures}/{file}")).unwrap();
-            let crd: Value = crate::yaml::from_slice(text.as_bytes()).unwrap();
+            let crd: Value = crate::apimachinery::yaml::from_slice(text.as_bytes()).unwrap();
             for version in crd["spec"]["versions"].as_array().unwrap() {
                 let schema = &version["schema"]["openAPIV3Schema"];
                 let problems = ValidationRules::problems(schema, "openAPIV3Schema");

@@ -15,9 +15,9 @@ use serde_json::Value;
 use tokio::task::JoinHandle;
 
 use super::conversion::ConversionSetup;
+use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::live::{CustomEntry, LiveCatalogue};
 use crate::registry::decode;
-use crate::status::{ApiError, ApiResult};
 use crate::storage::{Event, EventKind, RangeRequest, Storage, StorageError};
 
 /// Where CRDs are stored.

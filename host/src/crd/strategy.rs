@@ -11,9 +11,9 @@ use std::time::Instant;
 use futures_util::future::BoxFuture;
 use serde_json::{json, Map, Value};
 
+use crate::apimachinery::status::{ApiError, ApiResult, Cause};
 use crate::catalogue::ResourceInfo;
 use crate::registry::strategy::{PrintedRows, Strategy};
-use crate::status::{ApiError, ApiResult, Cause};
 
 use super::CustomResource;
 

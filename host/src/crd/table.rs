@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use super::json_path::JsonPath;
 use super::resource::PrinterColumn;
 use super::CustomResource;
-use crate::table::{name_column, CREATION_DESCRIPTION};
+use crate::api::table::{name_column, CREATION_DESCRIPTION};
 use kube_time::human_duration_of as human_duration;
 
 /// The column definitions of a custom resource's Table.

@@ -7,8 +7,8 @@
 
 use serde_json::{json, Value};
 
+use crate::apimachinery::status::ApiResult;
 use crate::catalogue::{conversion, ResourceInfo};
-use crate::status::ApiResult;
 
 fn api_version(obj: &Value) -> &str {
     obj.get("apiVersion")

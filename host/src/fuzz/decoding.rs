@@ -2,7 +2,7 @@
 //! value or a 400, for JSON, YAML and Kubernetes protobuf alike.
 
 use super::generators::{from_tokens, json_value, mutated, YAML_TOKENS};
-use crate::handlers::body::decode;
+use crate::api::handlers::body::decode;
 use proptest::prelude::*;
 
 /// A valid protobuf ConfigMap body, as client-go sends it.

@@ -2,8 +2,8 @@
 //! selector matches any labels and object without a panic.
 
 use super::generators::{from_tokens, json_value, object, SELECTOR_TOKENS};
-use crate::selectors::field::parse_field_selector;
-use crate::selectors::label::{from_label_selector_object, parse_label_selector};
+use crate::apimachinery::selectors::field::parse_field_selector;
+use crate::apimachinery::selectors::label::{from_label_selector_object, parse_label_selector};
 use proptest::prelude::*;
 use serde_json::Value;
 

@@ -98,7 +98,7 @@ pub fn load(path: &Path, context: Option<&str>) -> Result<Kubeconfig> {
 
 /// Resolves kubeconfig `text`; relative file references are taken from `base_dir`.
 pub fn parse(text: &str, base_dir: &Path, context: Option<&str>) -> Result<Kubeconfig> {
-    let raw: RawConfig = crate::yaml::config_from_str(text)
+    let raw: RawConfig = crate::apimachinery::yaml::config_from_str(text)
         .map_err(anyhow::Error::msg)
         .context("parsing YAML")?;
     let ctx = pick_context(&raw, context)?;

@@ -3,8 +3,8 @@
 //! services that exist (kube-apiserver's service REST allocators).
 
 use super::{decode, Registry};
+use crate::apimachinery::status::{ApiError, ApiResult, Cause};
 use crate::catalogue::ResourceInfo;
-use crate::status::{ApiError, ApiResult, Cause};
 use rand::Rng;
 use serde_json::{json, Value};
 use std::collections::HashSet;

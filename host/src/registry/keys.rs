@@ -1,8 +1,8 @@
 //! Storage keys (`/registry/<group>/<resource>/<namespace>/<name>`) and the
 //! opaque continue tokens of paged lists.
 
+use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
-use crate::status::{ApiError, ApiResult};
 use base64::Engine;
 use serde_json::json;
 
@@ -61,7 +61,7 @@ pub fn decode_continue(token: &str, prefix: &str) -> ApiResult<(i64, String)> {
     let raw = GO_RAW_URL
         .decode(token.trim_end_matches('=').as_bytes())
         .map_err(|e| generic(go_base64_error(&e)))?;
-    if let Some(why) = crate::go_json::syntax_error(&raw) {
+    if let Some(why) = crate::apimachinery::go_json::syntax_error(&raw) {
         return Err(generic(why));
     }
     let v: serde_json::Value = serde_json::from_slice(&raw).map_err(|e| generic(e.to_string()))?;

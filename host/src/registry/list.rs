@@ -11,9 +11,9 @@ use serde_json::Value;
 
 use super::stored::Served;
 use super::{decode, keys, storage_error, Registry};
+use crate::apimachinery::kube_json;
+use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
-use crate::kube_json;
-use crate::status::{ApiError, ApiResult};
 use crate::storage::{KeyValue, RangeRequest, StorageError};
 
 /// What a paged, filtered list asks for.

@@ -15,8 +15,8 @@ pub mod strategy;
 mod update;
 
 use crate::admission::{Admit, NoAdmission};
+use crate::apimachinery::status::{ApiError, ApiResult, Cause};
 use crate::catalogue::ResourceInfo;
-use crate::status::{ApiError, ApiResult, Cause};
 use crate::storage::{KeyValue, RangeRequest, Storage, StorageError};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -33,7 +33,7 @@ pub struct WriteOptions<'a> {
     pub propagation: Propagation,
     /// Who writes, for the `Update` entry in managedFields (None: the
     /// write records none, as a server-side apply keeps its own).
-    pub tracking: Option<crate::managed_fields::Tracking<'a>>,
+    pub tracking: Option<crate::api::managed_fields::Tracking<'a>>,
 }
 
 /// DeleteOptions.propagationPolicy.
@@ -161,7 +161,7 @@ pub const MAX_STORED_BYTES: usize = 1536 * 1024;
 /// value's; see [`stored`]); an object larger than [`MAX_STORED_BYTES`] is
 /// a 413.
 pub fn encode(obj: &Value) -> ApiResult<bytes::Bytes> {
-    let mut text = crate::cpu::for_request(|| crate::kube_json::to_stored(obj));
+    let mut text = crate::cpu::for_request(|| crate::apimachinery::kube_json::to_stored(obj));
     // The cache keeps these bytes: no spare capacity with them.
     text.shrink_to_fit();
     if text.is_empty() {
@@ -434,7 +434,7 @@ impl Registry {
 
     /// `obj` defaulted (as kube's decoder leaves it, and admission sees
     /// it) with the managedFields its write records (see
-    /// [`crate::managed_fields`]); as it is when nothing is tracked.
+    /// [`crate::api::managed_fields`]); as it is when nothing is tracked.
     async fn track(
         &self,
         res: &ResourceInfo,
@@ -447,7 +447,7 @@ impl Registry {
         };
         let mut defaulted = self.strategy.defaults(res, obj.clone()).await?;
         let managed = crate::cpu::for_request(|| {
-            crate::managed_fields::record(res, live, &obj, &defaulted, &who)
+            crate::api::managed_fields::record(res, live, &obj, &defaulted, &who)
         });
         // Admission sees the object defaulted, as kube's decoder leaves it.
         if let Some(m) = defaulted.get_mut("metadata").and_then(Value::as_object_mut) {

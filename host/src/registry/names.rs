@@ -1,7 +1,7 @@
 //! Object name rules: DNS-1123 subdomains and labels, DNS-1035 labels, path
 //! segments, and generateName, with kube-apiserver's messages.
 
-use crate::status::Cause;
+use crate::apimachinery::status::Cause;
 use rand::Rng;
 
 const SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";

@@ -3,8 +3,8 @@
 
 use super::meta;
 use crate::admission::Admit;
+use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
-use crate::status::{ApiError, ApiResult};
 use futures_util::future::BoxFuture;
 use serde_json::{json, Map, Value};
 

@@ -1,5 +1,5 @@
 //! Stored values and their served JSON. The registry stores an object as
-//! [`crate::kube_json::to_stored`] encodes it: kube's field order without
+//! [`crate::apimachinery::kube_json::to_stored`] encodes it: kube's field order without
 //! `metadata.resourceVersion`. Its served JSON (what a GET, a LIST item or
 //! a watch event carries) is then those bytes with `"resourceVersion"`
 //! put back after `name`, `generateName`, `namespace`, `selfLink` and
@@ -129,7 +129,7 @@ impl ListItem<'_> {
     }
 }
 
-impl crate::kube_json::Item for ListItem<'_> {
+impl crate::apimachinery::kube_json::Item for ListItem<'_> {
     fn byte_len(&self) -> usize {
         self.0.len() - self.type_meta_len()
     }
@@ -152,7 +152,7 @@ impl crate::kube_json::Item for ListItem<'_> {
     }
 }
 
-impl crate::kube_json::Item for Served {
+impl crate::apimachinery::kube_json::Item for Served {
     fn byte_len(&self) -> usize {
         Served::len(self)
     }
@@ -306,7 +306,7 @@ fn skip_string(b: &[u8], at: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kube_json;
+    use crate::apimachinery::kube_json;
     use serde_json::{json, Value};
 
     /// What the served JSON must be: the decoded object, resourceVersion
@@ -365,7 +365,7 @@ mod tests {
 
     #[test]
     fn list_items_leave_out_kind_and_api_version() {
-        use crate::kube_json::Item;
+        use crate::apimachinery::kube_json::Item;
         let obj = json!({"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "a", "uid": "u"}, "data": {"k": "v"}});
         let stored = kube_json::to_stored(&obj);
         let served = Served {

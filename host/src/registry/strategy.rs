@@ -5,8 +5,8 @@
 //! validating admission; the server plugs the Wasm `strategy` plugin in.
 //! The strategy also prints objects for Table output (kube's printers).
 
+use crate::apimachinery::status::ApiResult;
 use crate::catalogue::ResourceInfo;
-use crate::status::ApiResult;
 use chrono::{DateTime, Utc};
 use futures_util::future::BoxFuture;
 use serde_json::{Map, Value};

@@ -2,8 +2,8 @@
 //! `GuaranteedUpdate` loop), and PUT semantics for an object and its status.
 
 use super::{as_go_encodes, encode_as, keys, meta, storage_error, written, Registry, WriteOptions};
+use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
-use crate::status::{ApiError, ApiResult};
 use crate::storage::StorageError;
 use serde_json::{json, Value};
 

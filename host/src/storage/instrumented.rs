@@ -10,8 +10,8 @@ use super::{
     WatchStream,
 };
 use crate::catalogue::live::LiveCatalogue;
-use crate::metrics::{Exposition, Histogram, MetricSource};
 use crate::storage::{object_type, KeyValue};
+use crate::telemetry::metrics::{Exposition, Histogram, MetricSource};
 use bytes::Bytes;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -60,7 +60,7 @@ impl Instrumented {
     ) -> BoxFuture<'a, StorageResult<T>> {
         Box::pin(async move {
             let kind = object_type(key);
-            let span = crate::otel::Span::start(
+            let span = crate::telemetry::otel::Span::start(
                 || format!("{span} {}", self.backend),
                 || {
                     use opentelemetry::KeyValue as Kv;

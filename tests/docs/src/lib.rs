@@ -5,7 +5,7 @@
 //!   a file or folder that exists, and a `#anchor` to a heading of its
 //!   target (GitHub's slugs);
 //! - `tests/scaffolds.rs`: the files `capstan plugin new` copies from the
-//!   examples (`host/src/plugin_new.rs`) keep nothing of the example once
+//!   examples (`host/src/cli/plugin_new.rs`) keep nothing of the example once
 //!   its name is replaced: no other policy named, no `Example` wording, no
 //!   README the scaffold does not create.
 //!
@@ -571,7 +571,7 @@ fn shown(root: &Path, path: &Path) -> String {
         .to_string()
 }
 
-/// One language's scaffold, as `host/src/plugin_new.rs` lists it: the
+/// One language's scaffold, as `host/src/cli/plugin_new.rs` lists it: the
 /// example folder under `examples/` and the files it copies.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Template {

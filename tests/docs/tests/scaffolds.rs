@@ -1,5 +1,5 @@
 //! `capstan plugin new` copies a language's require-labels example with
-//! its name replaced (host/src/plugin_new.rs): what it copies must then
+//! its name replaced (host/src/cli/plugin_new.rs): what it copies must then
 //! name only the new policy, nothing else of the example.
 
 use capstan_doc_checks::{leftovers, repo_root, str_const, templates};
@@ -10,8 +10,8 @@ const NEW: &str = "new-policy";
 #[test]
 fn scaffolds_keep_nothing_of_the_example() {
     let root = repo_root();
-    let source = std::fs::read_to_string(root.join("host/src/plugin_new.rs"))
-        .expect("host/src/plugin_new.rs");
+    let source = std::fs::read_to_string(root.join("host/src/cli/plugin_new.rs"))
+        .expect("host/src/cli/plugin_new.rs");
     let example = str_const(&source, "EXAMPLE_NAME").expect("EXAMPLE_NAME in plugin_new.rs");
     let templates = templates(&source);
     assert!(

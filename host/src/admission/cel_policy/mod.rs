@@ -37,9 +37,9 @@ use super::config::{FailurePolicy, Phase};
 use super::matcher::{labels_of, RequestAttributes};
 use super::review::ReviewRequest;
 use super::watched::{list, Watched};
+use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
-use crate::plugins::store_reader::StoreReader;
-use crate::status::{ApiError, ApiResult};
+use crate::wasm::store_reader::StoreReader;
 
 const GROUP: &str = "admissionregistration.k8s.io";
 

@@ -25,7 +25,7 @@ use super::evaluate::{self, Input, Outcome};
 use super::{cel_value, off_loop, AdmissionPolicies, Denied, Environment, Run};
 use crate::admission::config::FailurePolicy;
 use crate::admission::review::ReviewRequest;
-use crate::status::{ApiError, ApiResult};
+use crate::apimachinery::status::{ApiError, ApiResult};
 
 /// One invocation: policy, binding and the param's position.
 type Key = (String, String, usize);
@@ -219,7 +219,7 @@ fn patched(
     let json = kube_cel::mutation::to_json(value).map_err(|e| format!("type mismatch: {e}"))?;
     match mutation.patch_type {
         PatchType::ApplyConfiguration => {
-            crate::patch::merge_apply_configuration(obj, &json, schema, schemas)
+            crate::api::patch::merge_apply_configuration(obj, &json, schema, schemas)
                 .map(Some)
                 .map_err(|e| format!("error applying patch: {e}"))
         }
@@ -236,7 +236,7 @@ fn patched(
                     _ => None,
                 })
                 .collect();
-            crate::patch::apply_policy_patch(obj, &ops).map_err(|e| format!("JSON Patch: {e}"))
+            crate::api::patch::apply_policy_patch(obj, &ops).map_err(|e| format!("JSON Patch: {e}"))
         }
     }
 }

@@ -14,7 +14,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::{json, Map, Value};
 
 use super::SigningKey;
-use crate::status::{ApiError, Cause};
+use crate::apimachinery::status::{ApiError, Cause};
 
 /// `validation.MinTokenAgeSec`.
 const MIN_EXPIRATION_SECONDS: i64 = 10 * 60;

@@ -7,11 +7,11 @@
 //! written only when its answer changes. Rechecked on every change of
 //! FlowSchemas or PriorityLevelConfigurations.
 
+use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
 use crate::controllers::apply::{apply, Controller};
 use crate::registry::{decode, keys, meta};
-use crate::state::AppState;
-use crate::status::{ApiError, ApiResult};
+use crate::server::state::AppState;
 use crate::storage::StorageError;
 use futures_util::StreamExt;
 use serde_json::{json, Value};

@@ -10,10 +10,10 @@ mod aggregation;
 mod reconcile;
 
 use super::apply::{apply, Controller};
+use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
 use crate::registry::{decode, keys, meta};
-use crate::state::AppState;
-use crate::status::{ApiError, ApiResult};
+use crate::server::state::AppState;
 use futures_util::StreamExt;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -39,9 +39,9 @@ fn resource<'a>(state: &'a AppState, kind: &str) -> ApiResult<&'a ResourceInfo> 
 pub async fn bootstrap(state: &AppState) -> ApiResult<()> {
     let mut objects: Vec<Value> = serde_json::from_str(BOOTSTRAP_POLICY)
         .map_err(|e| ApiError::internal(format!("bootstrap policy: {e}")))?;
-    objects.extend(crate::policy_reports::rbac::cluster_roles());
+    objects.extend(crate::policy::reports::rbac::cluster_roles());
     let what = "the bootstrap RBAC policy";
-    let manager = crate::managed_fields::APISERVER;
+    let manager = crate::api::managed_fields::APISERVER;
     super::bootstrap::create_missing_objects(state, objects.clone(), what, manager).await?;
     for expected in &objects {
         reconcile_one(state, expected).await?;
@@ -96,7 +96,7 @@ async fn reconcile_one(state: &AppState, expected: &Value) -> ApiResult<()> {
                 Err(e) if e.code == 404 => {}
                 Err(e) => return Err(e),
             }
-            let manager = crate::managed_fields::APISERVER;
+            let manager = crate::api::managed_fields::APISERVER;
             super::bootstrap::create_missing_objects(state, vec![expected.clone()], kind, manager)
                 .await?;
             tracing::info!(

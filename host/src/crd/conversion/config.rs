@@ -12,7 +12,7 @@
 //! ```
 
 use crate::admission::config::{DEFAULT_MEMORY_MIB, DEFAULT_TIMEOUT};
-use crate::plugins::Limits;
+use crate::wasm::Limits;
 use serde::Deserialize;
 use serde_json::Value;
 use std::time::Duration;

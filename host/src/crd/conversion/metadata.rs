@@ -4,7 +4,7 @@
 //! (validateConvertedObject, restoreObjectMeta), and changed labels and
 //! annotations must be valid.
 
-use crate::selectors::validation::{
+use crate::apimachinery::selectors::validation::{
     aggregate, go_quote, invalid, label_value_errors, qualified_name_errors,
 };
 use serde_json::{Map, Value};

@@ -36,7 +36,7 @@ mod tests;
 pub use config::{parse_entries, ConverterEntry};
 pub use plugin::{ConversionSetup, ConverterPlugins, PLUGIN_ANNOTATION};
 
-use crate::status::{ApiError, ApiResult};
+use crate::apimachinery::status::{ApiError, ApiResult};
 use review::{Endpoint, ReviewVersion};
 use serde_json::Value;
 use std::collections::HashSet;

@@ -6,7 +6,7 @@
 use super::config::ConverterEntry;
 use crate::admission::assemble::module_bytes;
 use crate::admission::config::ServerConfig;
-use crate::plugins::{CallContext, Limits, ObjectReader, Plugin, PluginKind, PluginRuntime};
+use crate::wasm::{CallContext, Limits, ObjectReader, Plugin, PluginKind, PluginRuntime};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Arc;

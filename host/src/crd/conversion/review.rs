@@ -4,7 +4,7 @@
 
 use super::metadata;
 use super::plugin::LoadedConverter;
-use crate::https_webhook::HttpsWebhook;
+use crate::transport::https::HttpsWebhook;
 use serde_json::{json, Value};
 
 const GROUP_VERSION_V1: &str = "apiextensions.k8s.io/v1";
@@ -45,11 +45,11 @@ pub(super) enum Endpoint {
 
 impl Endpoint {
     /// Sends `review` of `objects` objects; a webhook's answer is bounded
-    /// by their number ([`crate::https_webhook::conversion_answer_limit`]).
+    /// by their number ([`crate::transport::https::conversion_answer_limit`]).
     async fn call(&self, review: &str, objects: usize) -> Result<String, String> {
         match self {
             Endpoint::Webhook(hook) => {
-                let limit = crate::https_webhook::conversion_answer_limit(objects);
+                let limit = crate::transport::https::conversion_answer_limit(objects);
                 hook.post_plain(review, limit).await
             }
             Endpoint::Plugin(plugin) => plugin.call(review).await,

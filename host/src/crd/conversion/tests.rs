@@ -3,8 +3,8 @@
 
 use super::test_server::{self, HookServer};
 use super::*;
-use crate::plugins::store_reader::EmptyReader;
-use crate::plugins::PluginRuntime;
+use crate::wasm::store_reader::EmptyReader;
+use crate::wasm::PluginRuntime;
 use serde_json::json;
 use std::sync::Arc;
 

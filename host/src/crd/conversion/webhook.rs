@@ -4,7 +4,7 @@
 
 use super::review::{Endpoint, ReviewVersion};
 use super::Strategy;
-use crate::https_webhook::{client_config_url, HttpsWebhook};
+use crate::transport::https::{client_config_url, HttpsWebhook};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::time::Duration;

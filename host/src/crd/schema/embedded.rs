@@ -4,9 +4,9 @@
 
 use super::node::Node;
 use super::problems::invalid;
-use crate::patch::gofmt::json_kind;
+use crate::api::patch::gofmt::json_kind;
+use crate::apimachinery::status::Cause;
 use crate::registry::names::{self, NameRule};
-use crate::status::Cause;
 use serde_json::{Map, Value};
 
 pub(super) fn validate(x: &Value, s: &Node, path: &str, out: &mut Vec<Cause>) {

@@ -2,7 +2,7 @@
 //! of a float64, a field error's bad value, `%#v` of maps and slices, and
 //! encoding/json's output.
 
-use crate::selectors::validation::go_quote;
+use crate::apimachinery::selectors::validation::go_quote;
 use serde_json::{Number, Value};
 
 /// Go's `%v` of a float64 (strconv's shortest `g`, exponent from 1e+06).

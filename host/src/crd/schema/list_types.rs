@@ -3,7 +3,7 @@
 
 use super::node::{ListType, Node};
 use super::problems::{duplicate, invalid};
-use crate::status::Cause;
+use crate::apimachinery::status::Cause;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 

@@ -26,7 +26,7 @@ mod validate;
 #[cfg(test)]
 mod tests;
 
-use crate::status::Cause;
+use crate::apimachinery::status::Cause;
 use node::Node;
 use serde_json::Value;
 

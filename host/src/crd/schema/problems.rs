@@ -2,8 +2,8 @@
 //! field errors of a 422 (apiextensions' kubeOpenAPIResultToFieldErrors).
 
 use super::go_values::{bad_value, go_json};
-use crate::selectors::validation::go_quote;
-use crate::status::Cause;
+use crate::apimachinery::selectors::validation::go_quote;
+use crate::apimachinery::status::Cause;
 use serde_json::Value;
 
 /// What kind of openapi error a problem is; the kinds kube maps specially.

@@ -7,8 +7,8 @@
 //! one cache for every type; the figures are split as kube's per-type
 //! caches report them. Types are bounded.
 
-use crate::metrics::{Exposition, MetricSource};
 use crate::storage::object_type;
+use crate::telemetry::metrics::{Exposition, MetricSource};
 use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
 

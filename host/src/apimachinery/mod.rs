@@ -1,0 +1,10 @@
+//! kube's wire formats and their errors, shared by every layer (the Rust
+//! side of k8s.io/apimachinery): `metav1.Status`, JSON as kube encodes it,
+//! Go's JSON syntax errors, YAML as kube reads it, label and field selectors.
+//! It imports nothing of the server.
+
+pub mod go_json;
+pub mod kube_json;
+pub mod selectors;
+pub mod status;
+pub mod yaml;

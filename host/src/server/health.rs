@@ -1,0 +1,105 @@
+//! /healthz, /livez, /readyz (with `?verbose` and per-check paths) and /version.
+
+use crate::server::state::AppState;
+use axum::response::{IntoResponse, Response};
+use http::StatusCode;
+use serde_json::json;
+
+/// The Kubernetes API level this build serves.
+pub const KUBE_MAJOR: &str = "1";
+pub const KUBE_MINOR: &str = "33";
+
+pub fn version() -> serde_json::Value {
+    let ours = env!("CARGO_PKG_VERSION");
+    json!({
+        "major": KUBE_MAJOR,
+        "minor": KUBE_MINOR,
+        "emulationMajor": KUBE_MAJOR,
+        "emulationMinor": KUBE_MINOR,
+        "minCompatibilityMajor": KUBE_MAJOR,
+        "minCompatibilityMinor": "32",
+        "gitVersion": format!("v{KUBE_MAJOR}.{KUBE_MINOR}.0+capstan.{ours}"),
+        "gitCommit": option_env!("CAPSTAN_GIT_COMMIT").unwrap_or("unknown"),
+        "gitTreeState": "clean",
+        "buildDate": option_env!("CAPSTAN_BUILD_DATE").unwrap_or("1970-01-01T00:00:00Z"),
+        "goVersion": "n/a (rust)",
+        "compiler": "rustc",
+        "platform": format!("{}/{}", std::env::consts::OS, go_arch()),
+    })
+}
+
+fn go_arch() -> &'static str {
+    match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        other => other,
+    }
+}
+
+/// The checks of every probe (`/readyz` adds `shutdown`), as kube names them.
+const CHECKS: [&str; 3] = ["ping", "log", "etcd"];
+
+/// The probes' paths, with each check's own, for `GET /`'s list.
+pub fn paths() -> Vec<String> {
+    let mut out = Vec::new();
+    for endpoint in ["healthz", "livez", "readyz"] {
+        out.push(format!("/{endpoint}"));
+        let shutdown = (endpoint == "readyz").then_some("shutdown");
+        for check in CHECKS.iter().copied().chain(shutdown) {
+            out.push(format!("/{endpoint}/{check}"));
+        }
+    }
+    out
+}
+
+/// Serves `/healthz`, `/livez`, `/readyz` and their `/<check>` paths.
+pub async fn probe(state: &AppState, path: &str, verbose: bool) -> Option<Response> {
+    let mut parts = path.trim_matches('/').split('/');
+    let endpoint = parts.next()?;
+    if !matches!(endpoint, "healthz" | "livez" | "readyz") {
+        return None;
+    }
+    let only = parts.next();
+    let storage = state.storage.is_ready().await.map_err(|e| e.to_string());
+    let [ping, log, etcd] = CHECKS;
+    let mut checks: Vec<(&str, Result<(), String>)> =
+        vec![(ping, Ok(())), (log, Ok(())), (etcd, storage)];
+    if endpoint == "readyz" {
+        // kube's: ready until a shutdown begins.
+        let shutdown = match state.shutdown.is_shutting_down() {
+            true => Err("shutting down".to_string()),
+            false => Ok(()),
+        };
+        checks.push(("shutdown", shutdown));
+    }
+    if let Some(name) = only {
+        let (_, r) = checks.iter().find(|(n, _)| *n == name)?;
+        return Some(match r {
+            Ok(()) => (StatusCode::OK, "ok").into_response(),
+            Err(_) => (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("internal server error: {name} failed"),
+            )
+                .into_response(),
+        });
+    }
+    let healthy = checks.iter().all(|(_, r)| r.is_ok());
+    let code = if healthy {
+        StatusCode::OK
+    } else {
+        StatusCode::INTERNAL_SERVER_ERROR
+    };
+    if !verbose && healthy {
+        return Some((code, "ok").into_response());
+    }
+    let mut text = String::new();
+    for (name, r) in &checks {
+        match r {
+            Ok(()) => text.push_str(&format!("[+]{name} ok\n")),
+            Err(_) => text.push_str(&format!("[-]{name} failed: reason withheld\n")),
+        }
+    }
+    let verdict = if healthy { "passed" } else { "failed" };
+    text.push_str(&format!("{endpoint} check {verdict}\n"));
+    Some((code, text).into_response())
+}
