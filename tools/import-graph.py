@@ -37,9 +37,11 @@ def module_of(path):
 
 
 def strip_tests(text):
-    """Code before a `#[cfg(test)]` module: tests may import anything."""
+    """Code before a `#[cfg(test)]` module (tests may import anything),
+    without comments (a doc link is not an import)."""
     cut = text.find("#[cfg(test)]\nmod tests")
-    return text if cut < 0 else text[:cut]
+    text = text if cut < 0 else text[:cut]
+    return re.sub(r"//[^\n]*", "", text)
 
 
 def named_modules(text):

@@ -14,6 +14,7 @@ pub mod controllers;
 pub mod cpu;
 pub mod crd;
 pub mod kube_client;
+pub mod patch;
 pub mod policy;
 pub mod registry;
 pub mod server;

@@ -5,6 +5,7 @@
 
 pub mod go_json;
 pub mod kube_json;
+pub mod meta;
 pub mod selectors;
 pub mod status;
 pub mod yaml;

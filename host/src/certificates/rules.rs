@@ -5,9 +5,9 @@
 //! conditions, `/status` the status but not the approval; conditions and
 //! certificates are checked as kube checks them.
 
+use crate::apimachinery::meta;
 use crate::apimachinery::status::Cause;
 use crate::auth::UserInfo;
-use crate::registry::meta;
 use serde_json::{json, Value};
 
 /// Every key usage kube accepts, sorted as its error message lists them.

@@ -14,8 +14,9 @@ use tokio::task::JoinHandle;
 
 use super::apply::{apply, Controller};
 use crate::admission::cel_policy::type_check;
+use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
-use crate::registry::{decode, keys, meta};
+use crate::registry::{decode, keys};
 use crate::server::state::AppState;
 use crate::storage::EventKind;
 

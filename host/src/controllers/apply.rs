@@ -4,10 +4,11 @@
 //! entry of `manager` (on `subresource`, "" for the object itself), taken
 //! over from any other manager. The object must exist (404 otherwise).
 
-use crate::api::patch::apply::{server_side_apply, Applier};
+use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
-use crate::registry::{meta, UpdateOutcome, WriteOptions};
+use crate::patch::apply::{server_side_apply, Applier};
+use crate::registry::{UpdateOutcome, WriteOptions};
 use crate::server::state::AppState;
 use serde_json::Value;
 

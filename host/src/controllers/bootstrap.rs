@@ -3,8 +3,8 @@
 //! kube-apiserver publishes in `kube-system`. Safe to run on every start
 //! and concurrently.
 
-use crate::api::managed_fields::APISERVER;
 use crate::apimachinery::status::{ApiError, ApiResult};
+use crate::patch::managed_fields::APISERVER;
 use crate::registry::WriteOptions;
 use crate::server::state::AppState;
 use serde_json::json;

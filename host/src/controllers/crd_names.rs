@@ -18,9 +18,10 @@ use futures_util::{FutureExt, StreamExt};
 use serde_json::{json, Value};
 use tokio::task::JoinHandle;
 
+use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
-use crate::registry::{decode, keys, meta};
+use crate::registry::{decode, keys};
 use crate::server::state::AppState;
 use crate::storage::StorageError;
 
@@ -483,7 +484,7 @@ async fn write_status(state: &AppState, crd: &Value, status: Value) -> ApiResult
 /// The naming controller's status writes, recorded as kube-apiserver's
 /// (apiextensions' controllers run inside it).
 fn status_writer(state: &AppState) -> crate::registry::WriteOptions<'_> {
-    super::written_by(state, crate::api::managed_fields::APISERVER, "status")
+    super::written_by(state, crate::patch::managed_fields::APISERVER, "status")
 }
 
 #[cfg(test)]

@@ -6,12 +6,13 @@
 //! marked Failed, as kube's signer does. Issued certificates authenticate
 //! with this server's x509 authenticator.
 
+use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::certificates::pki::{Authority, ClientIssue};
 use crate::certificates::request::{self, Request};
 use crate::certificates::rules::{conditions, has_condition, request_bytes};
 use crate::certificates::KUBE_APISERVER_CLIENT;
-use crate::registry::{decode, keys, meta, WriteOptions};
+use crate::registry::{decode, keys, WriteOptions};
 use crate::server::state::AppState;
 use crate::storage::{EventKind, StorageError};
 use base64::Engine;

@@ -19,9 +19,10 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
-use crate::registry::{meta, WriteOptions};
+use crate::registry::WriteOptions;
 use crate::server::state::AppState;
 
 pub const LEASE_NAMESPACE: &str = "kube-system";

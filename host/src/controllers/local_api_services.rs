@@ -53,12 +53,12 @@ pub fn local_api_service(group: &str, version: &str) -> Option<Value> {
 fn available() -> Value {
     json!({"conditions": [{"type": "Available", "status": "True", "reason": "Local",
                             "message": "Local APIServices are always available",
-                            "lastTransitionTime": crate::registry::meta::now()}]})
+                            "lastTransitionTime": crate::apimachinery::meta::now()}]})
 }
 
 /// Creates the APIService `obj` if missing, Available as a local one.
 pub(crate) async fn ensure(state: &AppState, res: &ResourceInfo, obj: Value) -> ApiResult<()> {
-    let name = crate::registry::meta::name(&obj)
+    let name = crate::apimachinery::meta::name(&obj)
         .unwrap_or_default()
         .to_string();
     if state.registry.get(res, None, &name).await.is_ok() {

@@ -40,7 +40,7 @@ pub fn written_by<'a>(
     subresource: &'a str,
 ) -> WriteOptions<'a> {
     WriteOptions {
-        tracking: Some(crate::api::managed_fields::Tracking {
+        tracking: Some(crate::patch::managed_fields::Tracking {
             manager,
             subresource,
             schemas: state.catalogue.builtin().schemas(),

@@ -2,9 +2,10 @@
 //! everything in it, and removes it once it is empty (objects held by
 //! finalizers keep it Terminating until they go; a sweeper retries).
 
+use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
-use crate::registry::{check_preconditions, keys, meta, DeleteOutcome, WriteOptions};
+use crate::registry::{check_preconditions, keys, DeleteOutcome, WriteOptions};
 use crate::server::state::AppState;
 use serde_json::{json, Value};
 use std::sync::Arc;

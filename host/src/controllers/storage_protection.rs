@@ -7,9 +7,10 @@
 //! volume while it is Bound. Objects still in use are checked again every
 //! couple of seconds.
 
+use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
-use crate::registry::{decode, keys, meta};
+use crate::registry::{decode, keys};
 use crate::server::state::AppState;
 use crate::storage::{Event, EventKind, KeyValue};
 use futures_util::StreamExt;

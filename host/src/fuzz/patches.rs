@@ -4,8 +4,8 @@
 //! list item without its merge key).
 
 use super::generators::{json_patch, json_value, mutated, object};
-use crate::api::patch::apply::{server_side_apply, Applier, ApplyError};
-use crate::api::patch::{apply_patch, PatchError, PatchType};
+use crate::patch::apply::{server_side_apply, Applier, ApplyError};
+use crate::patch::{apply_patch, PatchError, PatchType};
 use proptest::prelude::*;
 use serde_json::Value;
 

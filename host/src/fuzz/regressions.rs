@@ -1,8 +1,8 @@
 //! Inputs the harness found that crashed or were answered with the wrong
 //! class of error, each kept as a test after its fix.
 
-use crate::api::patch::apply::{server_side_apply, Applier, ApplyError};
-use crate::api::patch::PatchError;
+use crate::patch::apply::{server_side_apply, Applier, ApplyError};
+use crate::patch::PatchError;
 use serde_json::{json, Value};
 
 /// Server-side apply of an object whose `metadata` is not a map panicked

@@ -6,7 +6,6 @@
 mod allocate;
 pub mod keys;
 mod list;
-pub mod meta;
 pub mod names;
 pub mod scale;
 pub mod status_write;
@@ -15,8 +14,10 @@ pub mod strategy;
 mod update;
 
 use crate::admission::{Admit, NoAdmission};
+use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult, Cause};
 use crate::catalogue::ResourceInfo;
+use crate::storage::MAX_STORED_BYTES;
 use crate::storage::{KeyValue, RangeRequest, Storage, StorageError};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -33,7 +34,7 @@ pub struct WriteOptions<'a> {
     pub propagation: Propagation,
     /// Who writes, for the `Update` entry in managedFields (None: the
     /// write records none, as a server-side apply keeps its own).
-    pub tracking: Option<crate::api::managed_fields::Tracking<'a>>,
+    pub tracking: Option<crate::patch::managed_fields::Tracking<'a>>,
 }
 
 /// DeleteOptions.propagationPolicy.
@@ -152,11 +153,6 @@ pub fn decode(kv: &KeyValue) -> ApiResult<Value> {
     Ok(obj)
 }
 
-/// The largest object either store keeps: etcd's default request limit
-/// (`--max-request-bytes`, 1.5 MiB), applied to both stores so an object
-/// is accepted or refused the same way wherever it is kept.
-pub const MAX_STORED_BYTES: usize = 1536 * 1024;
-
 /// Encodes an object for storage (resourceVersion is the store's, not the
 /// value's; see [`stored`]); an object larger than [`MAX_STORED_BYTES`] is
 /// a 413.
@@ -209,27 +205,10 @@ pub(super) fn as_go_encodes(res: &ResourceInfo, mut obj: Value) -> Value {
 /// Refuses, before admission and the strategy see it, an object that could
 /// not be stored anyway (its encoding is over [`MAX_STORED_BYTES`]).
 pub fn check_size(obj: &Value) -> ApiResult<()> {
-    match encoded_len(obj) {
+    match crate::apimachinery::kube_json::encoded_len(obj) {
         size if size > MAX_STORED_BYTES => Err(object_too_large(size)),
         _ => Ok(()),
     }
-}
-
-/// The length of `value` encoded as compact JSON, without building the text.
-pub fn encoded_len(value: &Value) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    let _ = serde_json::to_writer(&mut count, value);
-    count.0
 }
 
 fn object_too_large(size: usize) -> ApiError {
@@ -434,7 +413,7 @@ impl Registry {
 
     /// `obj` defaulted (as kube's decoder leaves it, and admission sees
     /// it) with the managedFields its write records (see
-    /// [`crate::api::managed_fields`]); as it is when nothing is tracked.
+    /// [`crate::patch::managed_fields`]); as it is when nothing is tracked.
     async fn track(
         &self,
         res: &ResourceInfo,
@@ -447,7 +426,7 @@ impl Registry {
         };
         let mut defaulted = self.strategy.defaults(res, obj.clone()).await?;
         let managed = crate::cpu::for_request(|| {
-            crate::api::managed_fields::record(res, live, &obj, &defaulted, &who)
+            crate::patch::managed_fields::record(res, live, &obj, &defaulted, &who)
         });
         // Admission sees the object defaulted, as kube's decoder leaves it.
         if let Some(m) = defaulted.get_mut("metadata").and_then(Value::as_object_mut) {

@@ -1,8 +1,8 @@
 //! The scale subresource: an autoscaling/v1 Scale view of `spec.replicas`,
 //! and admission of a scale write, which sees Scale objects as in kube.
 
-use super::meta;
 use crate::admission::Admit;
+use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
 use futures_util::future::BoxFuture;

@@ -1,7 +1,8 @@
 //! Updates: read, change, write guarded by the read's mod_revision (the
 //! `GuaranteedUpdate` loop), and PUT semantics for an object and its status.
 
-use super::{as_go_encodes, encode_as, keys, meta, storage_error, written, Registry, WriteOptions};
+use super::{as_go_encodes, encode_as, keys, storage_error, written, Registry, WriteOptions};
+use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
 use crate::storage::StorageError;

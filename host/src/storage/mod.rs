@@ -4,6 +4,11 @@
 //! SQLite backend and the etcd backend, both checked by one conformance suite,
 //! and the watch cache in front of either.
 
+/// The largest object either store keeps: etcd's default request limit
+/// (`--max-request-bytes`, 1.5 MiB), applied to both stores so an object
+/// is accepted or refused the same way wherever it is kept.
+pub const MAX_STORED_BYTES: usize = 1536 * 1024;
+
 pub mod cached;
 pub mod compactor;
 #[cfg(test)]

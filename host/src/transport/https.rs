@@ -5,7 +5,7 @@
 
 mod bundle_verifier;
 
-use crate::registry::MAX_STORED_BYTES;
+use crate::storage::MAX_STORED_BYTES;
 use base64::Engine;
 use bundle_verifier::BundleVerifier;
 use http_body_util::{BodyExt, Full};

@@ -219,7 +219,7 @@ fn patched(
     let json = kube_cel::mutation::to_json(value).map_err(|e| format!("type mismatch: {e}"))?;
     match mutation.patch_type {
         PatchType::ApplyConfiguration => {
-            crate::api::patch::merge_apply_configuration(obj, &json, schema, schemas)
+            crate::patch::merge_apply_configuration(obj, &json, schema, schemas)
                 .map(Some)
                 .map_err(|e| format!("error applying patch: {e}"))
         }
@@ -236,7 +236,7 @@ fn patched(
                     _ => None,
                 })
                 .collect();
-            crate::api::patch::apply_policy_patch(obj, &ops).map_err(|e| format!("JSON Patch: {e}"))
+            crate::patch::apply_policy_patch(obj, &ops).map_err(|e| format!("JSON Patch: {e}"))
         }
     }
 }

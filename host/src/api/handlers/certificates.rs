@@ -6,9 +6,9 @@
 use super::read::render;
 use super::scoped_write::Desired;
 use super::{body, respond, Call};
+use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult, Cause};
 use crate::certificates::rules;
-use crate::registry::meta;
 use crate::server::request_info::Verb;
 use axum::body::Body;
 use axum::response::Response;

@@ -62,15 +62,15 @@ impl Call<'_> {
     pub fn field_manager(&self) -> String {
         match self.query.get("fieldManager") {
             Some(m) if !m.is_empty() => m.to_string(),
-            _ => crate::api::managed_fields::from_user_agent(
+            _ => crate::patch::managed_fields::from_user_agent(
                 self.header(http::header::USER_AGENT).unwrap_or_default(),
             ),
         }
     }
 
     /// This request's write, recorded under `manager` (see [`Self::field_manager`]).
-    pub fn tracking<'s>(&'s self, manager: &'s str) -> crate::api::managed_fields::Tracking<'s> {
-        crate::api::managed_fields::Tracking {
+    pub fn tracking<'s>(&'s self, manager: &'s str) -> crate::patch::managed_fields::Tracking<'s> {
+        crate::patch::managed_fields::Tracking {
             manager,
             subresource: self.req.subresource.as_deref().unwrap_or_default(),
             schemas: self.cat.schemas(),

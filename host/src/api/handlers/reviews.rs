@@ -58,7 +58,7 @@ pub async fn create(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
 fn track(call: &Call<'_>, review: &mut Value) {
     let manager = call.field_manager();
     let who = call.tracking(&manager);
-    let entries = crate::api::managed_fields::record(call.res, None, review, review, &who);
+    let entries = crate::patch::managed_fields::record(call.res, None, review, review, &who);
     let metadata = review.get_mut("metadata").and_then(Value::as_object_mut);
     if let (Some(entries), Some(metadata)) = (entries, metadata) {
         metadata.insert("managedFields".into(), entries);

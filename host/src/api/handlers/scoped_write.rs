@@ -3,8 +3,8 @@
 //! CertificateSigningRequests and their approval and status).
 
 use super::{body, Call};
-use crate::api::patch::{self, PatchType};
 use crate::apimachinery::status::{ApiError, ApiResult};
+use crate::patch::{self, PatchType};
 use axum::body::Body;
 use serde_json::Value;
 

@@ -80,7 +80,7 @@ fn track(call: &Call<'_>, request: &Value, response: &mut Value) {
     }
     let manager = call.field_manager();
     let who = call.tracking(&manager);
-    let entries = crate::api::managed_fields::record(&res, None, &defaulted, &defaulted, &who);
+    let entries = crate::patch::managed_fields::record(&res, None, &defaulted, &defaulted, &who);
     let metadata = response.get_mut("metadata").and_then(Value::as_object_mut);
     if let (Some(entries), Some(metadata)) = (entries, metadata) {
         metadata.insert("managedFields".into(), entries);

@@ -6,12 +6,13 @@ use super::negotiate::{respond, Output};
 use super::query::FieldValidation;
 use super::read::render;
 use super::Call;
-use crate::api::patch::apply::{self, server_side_apply, Applier, ApplyError};
-use crate::api::patch::{self, PatchType};
+use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::{field_validation, type_check};
 use crate::cpu;
-use crate::registry::{self, meta, scale, UpdateOutcome};
+use crate::patch::apply::{self, server_side_apply, Applier, ApplyError};
+use crate::patch::{self, PatchType};
+use crate::registry::{self, scale, UpdateOutcome};
 use axum::body::Body;
 use axum::response::Response;
 use http::StatusCode;
@@ -368,7 +369,7 @@ async fn update_with(
             }
             let bytes = patched.to_string();
             let w = validate_fields(call, bytes.as_bytes(), &mut patched)?;
-            if bytes.len() > registry::MAX_STORED_BYTES {
+            if bytes.len() > crate::storage::MAX_STORED_BYTES {
                 registry::check_size(&patched)?;
             }
             if let Ok(mut guard) = warnings.lock() {

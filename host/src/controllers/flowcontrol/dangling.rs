@@ -7,10 +7,11 @@
 //! written only when its answer changes. Rechecked on every change of
 //! FlowSchemas or PriorityLevelConfigurations.
 
+use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
 use crate::controllers::apply::{apply, Controller};
-use crate::registry::{decode, keys, meta};
+use crate::registry::{decode, keys};
 use crate::server::state::AppState;
 use crate::storage::StorageError;
 use futures_util::StreamExt;

@@ -6,7 +6,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde::Deserialize;
 
-use crate::registry::{meta, Propagation};
+use crate::apimachinery::meta;
+use crate::registry::Propagation;
 use crate::storage::{Event, EventKind, KeyValue};
 
 /// One owner reference of an object.

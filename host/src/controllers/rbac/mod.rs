@@ -10,9 +10,10 @@ mod aggregation;
 mod reconcile;
 
 use super::apply::{apply, Controller};
+use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
-use crate::registry::{decode, keys, meta};
+use crate::registry::{decode, keys};
 use crate::server::state::AppState;
 use futures_util::StreamExt;
 use serde_json::{json, Value};
@@ -41,7 +42,7 @@ pub async fn bootstrap(state: &AppState) -> ApiResult<()> {
         .map_err(|e| ApiError::internal(format!("bootstrap policy: {e}")))?;
     objects.extend(crate::policy::reports::rbac::cluster_roles());
     let what = "the bootstrap RBAC policy";
-    let manager = crate::api::managed_fields::APISERVER;
+    let manager = crate::patch::managed_fields::APISERVER;
     super::bootstrap::create_missing_objects(state, objects.clone(), what, manager).await?;
     for expected in &objects {
         reconcile_one(state, expected).await?;
@@ -96,7 +97,7 @@ async fn reconcile_one(state: &AppState, expected: &Value) -> ApiResult<()> {
                 Err(e) if e.code == 404 => {}
                 Err(e) => return Err(e),
             }
-            let manager = crate::api::managed_fields::APISERVER;
+            let manager = crate::patch::managed_fields::APISERVER;
             super::bootstrap::create_missing_objects(state, vec![expected.clone()], kind, manager)
                 .await?;
             tracing::info!(

@@ -4,8 +4,8 @@
 
 use super::node::Node;
 use super::problems::invalid;
-use crate::api::patch::gofmt::json_kind;
 use crate::apimachinery::status::Cause;
+use crate::patch::gofmt::json_kind;
 use crate::registry::names::{self, NameRule};
 use serde_json::{Map, Value};
 

@@ -83,7 +83,7 @@ pub async fn namespace_labels(
         .iter()
         .filter_map(|n| {
             Some((
-                crate::registry::meta::name(n)?.to_string(),
+                crate::apimachinery::meta::name(n)?.to_string(),
                 labels_of(Some(n)),
             ))
         })

@@ -2,9 +2,9 @@
 //! node, sets the PodScheduled condition, and answers Status Success (201).
 
 use super::{check_body_name, created_success, decode_body, Call};
+use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
-use crate::registry::meta;
 use axum::body::Body;
 use axum::response::Response;
 use serde_json::{json, Value};

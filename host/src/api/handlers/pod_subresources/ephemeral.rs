@@ -6,8 +6,8 @@
 
 use super::super::scoped_write::Desired;
 use super::{pod, Call};
+use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult, Cause};
-use crate::registry::meta;
 use axum::body::Body;
 use axum::response::Response;
 use http::Method;

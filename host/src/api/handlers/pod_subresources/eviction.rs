@@ -4,9 +4,10 @@
 
 use super::{check_body_name, created_success, decode_body, pod, Call};
 use crate::admission::matcher::{labels_of, Selector};
+use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
-use crate::registry::{meta, ListQuery, WriteOptions};
+use crate::registry::{ListQuery, WriteOptions};
 use axum::body::Body;
 use axum::response::Response;
 use serde_json::{json, Value};

@@ -4,14 +4,14 @@
 
 use serde_json::Value;
 
-use crate::api::patch::SchemaLookup;
+use crate::patch::SchemaLookup;
 
 /// Longest `$ref` chain followed before giving up (guards against cycles).
 const MAX_REF_DEPTH: usize = 32;
 
 /// How a field's value is patched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(in crate::api::patch) enum Strategy {
+pub(in crate::patch) enum Strategy {
     /// No strategy declared: maps merge, lists are replaced.
     #[default]
     Default,
@@ -23,7 +23,7 @@ pub(in crate::api::patch) enum Strategy {
 
 /// What the schema says about one field.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(in crate::api::patch) struct PatchMeta {
+pub(in crate::patch) struct PatchMeta {
     pub strategy: Strategy,
     /// The field of list items that identifies them, for lists of objects.
     pub merge_key: Option<String>,
@@ -31,7 +31,7 @@ pub(in crate::api::patch) struct PatchMeta {
 
 /// A position in the schema tree; `node == None` means "type unknown".
 #[derive(Clone, Copy)]
-pub(in crate::api::patch) struct Schema<'a> {
+pub(in crate::patch) struct Schema<'a> {
     node: Option<&'a Value>,
     lookup: &'a dyn SchemaLookup,
     /// Server-side apply: a list without a patch strategy merges as its
@@ -158,7 +158,7 @@ fn list_type_meta(prop: &Value) -> Option<PatchMeta> {
 }
 
 /// Follows `$ref` and single-reference `allOf` wrappers to the real schema
-/// (also the field manager's, `crate::api::patch::resolve_schema`).
+/// (also the field manager's, `crate::patch::resolve_schema`).
 pub(crate) fn resolve<'a>(mut node: &'a Value, lookup: &'a dyn SchemaLookup) -> &'a Value {
     for _ in 0..MAX_REF_DEPTH {
         let next = match (node.get("$ref"), node.get("allOf")) {

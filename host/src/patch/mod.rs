@@ -1,12 +1,16 @@
 //! PATCH bodies applied to stored objects the way kube-apiserver applies them:
 //! JSON patch (RFC 6902), JSON merge patch (RFC 7386) and strategic merge patch,
-//! with kube's status codes and error wording. Server-side apply is not here.
+//! with kube's status codes and error wording; server-side apply and the
+//! field manager that records every write's `managedFields`
+//! ([`managed_fields`]). Below the registry (every write records its
+//! fields), above the catalogue (the schemas say how lists merge).
 
 pub mod apply;
 mod error;
 pub mod field_set;
 pub(crate) mod gofmt;
 mod json;
+pub mod managed_fields;
 mod merge;
 mod strategic;
 

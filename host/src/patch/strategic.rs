@@ -7,7 +7,7 @@
 mod directives;
 mod lists;
 mod order;
-pub(in crate::api::patch) mod schema;
+pub(in crate::patch) mod schema;
 
 use serde_json::{Map, Value};
 

@@ -5,7 +5,7 @@
 use serde_json::{json, Map, Value};
 
 use super::strategic_merge;
-use crate::api::patch::{apply_patch, PatchError, PatchType};
+use crate::patch::{apply_patch, PatchError, PatchType};
 
 fn schemas() -> Map<String, Value> {
     let refer = |name: &str| json!({"allOf": [{"$ref": format!("#/components/schemas/{name}")}], "default": {}});

@@ -220,7 +220,7 @@ fn copy(doc: &mut Value, op: &Op, copied: &mut usize) -> Result<(), String> {
     };
     // Copying a missing object key copies null, as evanphx does.
     let source = doc.pointer(&pointer(&slot.child(token)));
-    *copied = copied.saturating_add(source.map_or(4, crate::registry::encoded_len));
+    *copied = copied.saturating_add(source.map_or(4, crate::apimachinery::kube_json::encoded_len));
     if *copied > MAX_COPY_BYTES {
         return Err(format!(
             "Unable to complete the copy, the accumulated size increase of copy is {copied}, exceeding the limit {MAX_COPY_BYTES}"

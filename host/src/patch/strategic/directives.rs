@@ -7,8 +7,8 @@ use serde_json::{Map, Value};
 use super::lists::{self, element_kind, Kind};
 use super::order::{self, is_delete_directive, Identity};
 use super::schema::Schema;
-use crate::api::patch::gofmt;
-use crate::api::patch::PatchError;
+use crate::patch::gofmt;
+use crate::patch::PatchError;
 
 pub(super) const PATCH: &str = "$patch";
 pub(super) const RETAIN_KEYS: &str = "$retainKeys";

@@ -21,8 +21,8 @@ mod tests;
 
 use serde_json::Value;
 
-use crate::api::patch::SchemaLookup;
 use crate::catalogue::ResourceInfo;
+use crate::patch::SchemaLookup;
 
 pub use entries::sort_encoded;
 pub use manager::from_user_agent;
@@ -173,7 +173,7 @@ fn add_own(entries: &mut Vec<Entry>, fields: Fields, res: &ResourceInfo, who: &T
         manager: who.manager.to_string(),
         operation: "Update".into(),
         api_version: res.api_version(),
-        time: Some(crate::registry::meta::now()),
+        time: Some(crate::apimachinery::meta::now()),
         subresource: who.subresource.to_string(),
         fields,
     };

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::api::patch::SchemaLookup;
+use crate::patch::SchemaLookup;
 
 /// How the items of a list are told apart.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,7 +36,7 @@ impl<'a> Type<'a> {
     fn at(property: Option<&'a Value>, lookup: &'a dyn SchemaLookup) -> Self {
         Type {
             property,
-            node: property.map(|p| crate::api::patch::resolve_schema(p, lookup)),
+            node: property.map(|p| crate::patch::resolve_schema(p, lookup)),
             lookup,
         }
     }

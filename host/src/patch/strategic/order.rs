@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use crate::api::patch::gofmt;
-use crate::api::patch::PatchError;
+use crate::patch::gofmt;
+use crate::patch::PatchError;
 
 /// How list items are identified: objects by their merge key, scalars by value.
 #[derive(Clone, Copy)]

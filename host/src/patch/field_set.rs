@@ -28,7 +28,7 @@ const SERVER_META: [&str; 10] = [
 
 /// The fields `object` sets, without apiVersion, kind, the server's
 /// metadata and (when `skip_status`) status.
-pub(in crate::api::patch) fn of_object(
+pub(in crate::patch) fn of_object(
     object: &Value,
     schema: Schema<'_>,
     skip_status: bool,

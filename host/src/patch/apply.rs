@@ -93,7 +93,7 @@ fn is_own(entry: &Value, who: &Applier<'_>) -> bool {
 /// Puts `entries` into the object's metadata (in kube's order); 400 when there is no object
 /// or metadata to put them in (a body whose `metadata` is not a map).
 fn set_managed_fields(object: &mut Value, mut entries: Vec<Value>) -> Result<(), ApplyError> {
-    crate::api::managed_fields::sort_encoded(&mut entries);
+    crate::patch::managed_fields::sort_encoded(&mut entries);
     let not_a_map =
         || ApplyError::Patch(PatchError::BadRequest("metadata must be an object".into()));
     let object = object.as_object_mut().ok_or_else(not_a_map)?;
@@ -152,7 +152,7 @@ fn entry(who: &Applier<'_>, fields: FieldSet) -> Value {
         "manager": who.manager,
         "operation": "Apply",
         "apiVersion": who.api_version,
-        "time": crate::registry::meta::now(),
+        "time": crate::apimachinery::meta::now(),
         "fieldsType": "FieldsV1",
         "fieldsV1": fields,
     });
@@ -174,7 +174,7 @@ pub fn merge_apply_configuration(
     schemas: &dyn SchemaLookup,
 ) -> Result<Value, String> {
     let mut atomics = Vec::new();
-    let root = crate::api::managed_fields::schema::Type::root(root_schema, schemas);
+    let root = crate::patch::managed_fields::schema::Type::root(root_schema, schemas);
     find_atomics(&mut String::new(), applied, root, &mut atomics);
     if !atomics.is_empty() {
         return Err(format!(
@@ -191,10 +191,10 @@ pub fn merge_apply_configuration(
 fn find_atomics(
     path: &mut String,
     value: &Value,
-    ty: crate::api::managed_fields::schema::Type<'_>,
+    ty: crate::patch::managed_fields::schema::Type<'_>,
     out: &mut Vec<String>,
 ) {
-    use crate::api::managed_fields::schema::ListType;
+    use crate::patch::managed_fields::schema::ListType;
     match value {
         Value::Object(fields) if ty.is_object() => {
             if ty.atomic_map() {
