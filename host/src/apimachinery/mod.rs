@@ -6,6 +6,9 @@
 pub mod go_json;
 pub mod kube_json;
 pub mod meta;
+pub mod names;
+pub mod request_info;
 pub mod selectors;
 pub mod status;
+pub mod user;
 pub mod yaml;

@@ -7,8 +7,8 @@ use std::sync::Mutex;
 use serde_json::{json, Map, Value};
 
 use super::policy::{Decision, Level, Stage};
-use crate::auth::UserInfo;
-use crate::server::request_info::ResourceRequest;
+use crate::apimachinery::request_info::ResourceRequest;
+use crate::apimachinery::user::UserInfo;
 
 /// At most this many annotations on one event.
 const MAX_ANNOTATIONS: usize = 64;

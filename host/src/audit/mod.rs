@@ -25,8 +25,8 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-use crate::auth::UserInfo;
-use crate::server::request_info::ResourceRequest;
+use crate::apimachinery::request_info::ResourceRequest;
+use crate::apimachinery::user::UserInfo;
 use crate::telemetry::metrics::{Exposition, MetricSource};
 pub use event::Recording;
 use policy::{Decision, Level, Policy, Stage, Subject};

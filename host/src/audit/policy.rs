@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 
-use crate::server::request_info::ResourceRequest;
+use crate::apimachinery::request_info::ResourceRequest;
 
 /// How much of a request an event records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
@@ -235,7 +235,7 @@ impl GroupResources {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::request_info::parse;
+    use crate::apimachinery::request_info::parse;
 
     const POLICY: &str = r#"
 apiVersion: audit.k8s.io/v1

@@ -2,8 +2,8 @@
 //! authorizer.Attributes): the user, a verb, and either a resource (group,
 //! resource, subresource, namespace, name) or a non-resource path.
 
-use super::user::UserInfo;
-use crate::server::request_info::ResourceRequest;
+use crate::apimachinery::request_info::ResourceRequest;
+use crate::apimachinery::user::UserInfo;
 use serde_json::{json, Value};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -140,7 +140,7 @@ impl Attributes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::request_info::Verb;
+    use crate::apimachinery::request_info::Verb;
 
     fn bob() -> UserInfo {
         UserInfo {

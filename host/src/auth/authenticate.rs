@@ -5,8 +5,8 @@
 //! on; credentials nobody accepts → 401.
 
 use super::transport::Entry;
-use super::user::UserInfo;
 use crate::apimachinery::status::ApiError;
+use crate::apimachinery::user::UserInfo;
 use base64::Engine;
 use serde_json::{json, Value};
 

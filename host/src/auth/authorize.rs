@@ -5,8 +5,8 @@
 
 use super::attributes::Attributes;
 use super::transport::Entry;
-use super::user::{UserInfo, MASTERS};
 use crate::apimachinery::status::{qualified_resource, ApiError};
+use crate::apimachinery::user::{UserInfo, MASTERS};
 use serde_json::{json, Value};
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -10,8 +10,8 @@
 
 use super::attributes::{Attributes, ResourceAttributes};
 use super::authorize::Authorizer;
-use super::user::{service_account_parts, UserInfo, AUTHENTICATED};
 use crate::apimachinery::status::ApiError;
+use crate::apimachinery::user::{service_account_parts, UserInfo, AUTHENTICATED};
 use std::collections::BTreeMap;
 
 pub const USER: &str = "impersonate-user";
@@ -210,7 +210,7 @@ fn impersonated(w: Wanted, user: String) -> UserInfo {
             ];
         }
     }
-    if !groups.iter().any(|g| g == AUTHENTICATED) && user != super::user::ANONYMOUS {
+    if !groups.iter().any(|g| g == AUTHENTICATED) && user != crate::apimachinery::user::ANONYMOUS {
         groups.push(AUTHENTICATED.into());
     }
     UserInfo {
@@ -245,7 +245,7 @@ mod tests {
     fn master() -> UserInfo {
         UserInfo {
             username: "proxy".into(),
-            groups: vec![super::super::user::MASTERS.into()],
+            groups: vec![crate::apimachinery::user::MASTERS.into()],
             ..Default::default()
         }
     }

@@ -12,7 +12,6 @@ pub mod impersonate;
 pub mod metrics;
 pub mod service_account;
 mod transport;
-pub mod user;
 
 use crate::admission::assemble::module_bytes;
 use crate::transport::https::HttpsWebhook;
@@ -26,7 +25,6 @@ use std::sync::Arc;
 use transport::{Entry, ReviewTransport};
 
 pub use attributes::Attributes;
-pub use user::UserInfo;
 
 /// Both chains of a server.
 pub struct Auth {

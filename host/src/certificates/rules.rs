@@ -7,7 +7,7 @@
 
 use crate::apimachinery::meta;
 use crate::apimachinery::status::Cause;
-use crate::auth::UserInfo;
+use crate::apimachinery::user::UserInfo;
 use serde_json::{json, Value};
 
 /// Every key usage kube accepts, sorted as its error message lists them.

@@ -6,7 +6,6 @@
 mod allocate;
 pub mod keys;
 mod list;
-pub mod names;
 pub mod scale;
 pub mod status_write;
 pub mod stored;
@@ -15,6 +14,7 @@ mod update;
 
 use crate::admission::{Admit, NoAdmission};
 use crate::apimachinery::meta;
+use crate::apimachinery::names;
 use crate::apimachinery::status::{ApiError, ApiResult, Cause};
 use crate::catalogue::ResourceInfo;
 use crate::storage::MAX_STORED_BYTES;

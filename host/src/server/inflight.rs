@@ -8,9 +8,9 @@
 //! `--request-timeout` (kube's default 1m) bounds how long any other request
 //! may take: then kube's 504, and its slot is free again.
 
+use crate::apimachinery::request_info::{ResourceRequest, Verb};
 use crate::apimachinery::status::ApiError;
-use crate::auth::user::{UserInfo, MASTERS};
-use crate::server::request_info::{ResourceRequest, Verb};
+use crate::apimachinery::user::{UserInfo, MASTERS};
 use http::Method;
 use std::sync::Arc;
 use std::time::Duration;
@@ -123,7 +123,7 @@ impl RequestKind<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::request_info;
+    use crate::apimachinery::request_info;
 
     fn kind<'a>(
         method: &'a Method,

@@ -38,10 +38,10 @@ pub async fn recovering(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::apimachinery::user::UserInfo;
     use crate::audit::event::Request;
     use crate::audit::policy::Policy;
     use crate::audit::Sink;
-    use crate::auth::UserInfo;
     use serde_json::Value;
     use std::sync::Mutex;
 

@@ -13,7 +13,7 @@
 //! counts only its installed routes), and past [`MAX_SERIES`] new label
 //! sets are counted the same way.
 
-use crate::server::request_info::{ResourceRequest, Verb};
+use crate::apimachinery::request_info::{ResourceRequest, Verb};
 use crate::telemetry::metrics::{Exposition, MetricSource};
 use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
@@ -319,7 +319,7 @@ mod tests {
     }
 
     fn labels(method: Method, path: &str, query: Option<&str>) -> RequestLabels {
-        RequestLabels::of(&crate::server::request_info::parse(&method, path, query).unwrap())
+        RequestLabels::of(&crate::apimachinery::request_info::parse(&method, path, query).unwrap())
     }
 
     #[test]

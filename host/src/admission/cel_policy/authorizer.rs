@@ -11,8 +11,8 @@ use std::sync::Arc;
 use kube_cel::authz::{Authorize, Check, Decision};
 use tokio::runtime::{Handle, RuntimeFlavor};
 
+use crate::apimachinery::user::UserInfo;
 use crate::auth::attributes::{Attributes, ResourceAttributes};
-use crate::auth::user::UserInfo;
 use crate::auth::{authorize, Auth};
 
 pub struct ChainAuthorizer {

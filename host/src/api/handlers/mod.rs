@@ -19,10 +19,10 @@ mod write;
 
 use crate::admission::review::ReviewRequest;
 use crate::admission::RequestAdmission;
+use crate::apimachinery::request_info::{ResourceRequest, Verb};
 use crate::apimachinery::status::{ApiError, ApiResult};
-use crate::auth::UserInfo;
+use crate::apimachinery::user::UserInfo;
 use crate::catalogue::{Catalogue, ResourceInfo};
-use crate::server::request_info::{ResourceRequest, Verb};
 use crate::server::state::AppState;
 use axum::body::Body;
 use axum::response::{IntoResponse, Response};

@@ -7,8 +7,9 @@
 use super::negotiate::respond;
 use super::{body, Call};
 use crate::apimachinery::status::{ApiError, ApiResult, Cause};
+use crate::apimachinery::user::UserInfo;
 use crate::auth::authorize::Decision;
-use crate::auth::{Attributes, UserInfo};
+use crate::auth::Attributes;
 use axum::body::Body;
 use axum::response::Response;
 use http::StatusCode;

@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::auth::UserInfo;
-use crate::server::request_info::ResourceRequest;
+use crate::apimachinery::request_info::ResourceRequest;
+use crate::apimachinery::user::UserInfo;
 
 /// A priority level.
 #[derive(Clone, Debug, PartialEq)]
@@ -261,7 +261,7 @@ mod tests {
 
     fn classified(c: &Config, u: &UserInfo, method: &str, path: &str) -> (String, String, String) {
         let method: http::Method = method.parse().unwrap();
-        let resource = crate::server::request_info::parse(&method, path, None);
+        let resource = crate::apimachinery::request_info::parse(&method, path, None);
         let req = Request {
             user: u,
             method: &method,

@@ -3,7 +3,7 @@
 //! attributes of otelhttp, and the handler span (`Create`, `Get`, `List`,
 //! ...) with kube's `traceFields`.
 
-use crate::server::request_info::{ResourceRequest, Verb};
+use crate::apimachinery::request_info::{ResourceRequest, Verb};
 use opentelemetry::KeyValue;
 
 /// kube's span name: the method alone for a non-resource request.
@@ -133,7 +133,7 @@ mod tests {
     use super::*;
 
     fn parsed(method: &http::Method, path: &str) -> Option<ResourceRequest> {
-        crate::server::request_info::parse(method, path, None)
+        crate::apimachinery::request_info::parse(method, path, None)
     }
 
     #[test]

@@ -121,7 +121,7 @@ impl ResourceRequest {
         let parsed = selector
             .and_then(|s| crate::apimachinery::selectors::field::parse_field_selector(&s).ok());
         let name = parsed.as_ref().and_then(|f| f.exact_name());
-        match name.filter(|n| crate::registry::names::is_valid_path_segment(n)) {
+        match name.filter(|n| crate::apimachinery::names::is_valid_path_segment(n)) {
             Some(name) => Cow::Owned(ResourceRequest {
                 name: Some(name.to_string()),
                 ..self.clone()
