@@ -24,11 +24,36 @@ CRATE_PATH = re.compile(r"\bcrate::([a-z_][a-z0-9_]*)((?:::[a-z_][a-z0-9_]*)*)")
 USE_GROUP = re.compile(r"\buse\s+crate::\{([^;]*)\}", re.S)
 
 
-def rust_files():
+def all_rust_files():
     for base, _, names in os.walk(ROOT):
         for name in names:
             if name.endswith(".rs"):
                 yield os.path.relpath(os.path.join(base, name), ROOT)
+
+
+TEST_MOD = re.compile(r"#\[cfg\(test\)\]\s*(?:pub(?:\([a-z]+\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*;")
+
+
+def test_files():
+    """Files of modules declared under `#[cfg(test)]` (and their children):
+    tests may import anything."""
+    found = set()
+    for path in all_rust_files():
+        with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+            text = f.read()
+        stem = os.path.splitext(path)[0]
+        base = os.path.dirname(path) if os.path.basename(stem) in ("mod", "lib", "main") else stem
+        for name in TEST_MOD.findall(text):
+            for candidate in (os.path.join(base, name + ".rs"), os.path.join(base, name)):
+                found.add(os.path.normpath(candidate))
+    return found
+
+
+def rust_files():
+    tests = test_files()
+    for path in all_rust_files():
+        if not any(path == t or path.startswith(t + os.sep) for t in tests):
+            yield path
 
 
 def module_of(path):

@@ -10,6 +10,7 @@ pub mod auth;
 pub mod catalogue;
 pub mod certificates;
 pub mod cli;
+pub mod config;
 pub mod controllers;
 pub mod cpu;
 pub mod crd;

@@ -3,15 +3,17 @@
 //! of one ConfigMap create through mutate + validate, and an HTTPS webhook
 //! on loopback registered as a user would (a ValidatingWebhookConfiguration).
 
-use capstan::admission::assemble::{assemble, public_builtins};
-use capstan::admission::config::{default_chain, parse};
+use capstan::admission::assemble::assemble;
+use capstan::admission::config::default_chain;
 use capstan::admission::review::ReviewRequest;
 use capstan::admission::Chain;
 use capstan::catalogue::Catalogue;
+use capstan::config::parse;
 use capstan::registry::WriteOptions;
 use capstan::server::state::AppState;
 use capstan::storage::sqlite::SqliteStorage;
 use capstan::storage::CachedStorage;
+use capstan::wasm::embedded::public_builtins;
 use capstan::wasm::PluginRuntime;
 use http_body_util::{BodyExt, Full};
 use serde_json::{json, Value};

@@ -33,31 +33,6 @@ impl Transport for WasmTransport {
     }
 }
 
-/// The bytes of a module reference (`builtin:<name>` or a file path).
-pub fn module_bytes(module: &str) -> Result<std::borrow::Cow<'static, [u8]>, String> {
-    match module.strip_prefix("builtin:") {
-        Some(name) => embedded::builtin(name)
-            .map(std::borrow::Cow::Borrowed)
-            .ok_or_else(|| {
-                format!(
-                    "unknown module {module:?} (built-in plugins: {})",
-                    public_builtins().join(", ")
-                )
-            }),
-        None => std::fs::read(module)
-            .map(std::borrow::Cow::Owned)
-            .map_err(|e| format!("cannot read module {module:?}: {e}")),
-    }
-}
-
-/// Built-in plugins users may list (the sandbox test plugins are left out).
-pub fn public_builtins() -> Vec<&'static str> {
-    embedded::builtin_names()
-        .into_iter()
-        .filter(|n| !n.starts_with("sandbox-"))
-        .collect()
-}
-
 fn load(
     runtime: &PluginRuntime,
     index: usize,
@@ -65,7 +40,7 @@ fn load(
     reader: &Arc<dyn ObjectReader>,
 ) -> Result<CallableEntry, String> {
     let label = format!("admission[{index}] ({})", e.name);
-    let bytes = module_bytes(&e.module).map_err(|why| format!("{label}: {why}"))?;
+    let bytes = embedded::module_bytes(&e.module).map_err(|why| format!("{label}: {why}"))?;
     let plugin = runtime
         .load(&e.name, &bytes, PluginKind::Admission)
         .map_err(|why| format!("{label}: {why:#}"))?;

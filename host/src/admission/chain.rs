@@ -659,8 +659,9 @@ impl Admit for RequestAdmission {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::admission::config::{FailurePolicy, Phase, PluginEntry, DEFAULT_TIMEOUT};
+    use crate::admission::config::{FailurePolicy, Phase, PluginEntry};
     use crate::admission::matcher::{Rule, Selector};
+    use crate::wasm::DEFAULT_TIMEOUT;
     use base64::Engine;
     use serde_json::json;
     use std::sync::atomic::{AtomicUsize, Ordering};

@@ -9,11 +9,10 @@
 //! limits) comes from the plugin's manifest (`plugins/manifest.rs`); the
 //! default chain is only kube-apiserver's order of the built-ins.
 
+use super::manifest::{self, PluginManifest};
 use super::match_conditions::MatchConditions;
 use super::matcher::{Rule, Selector};
-use crate::auth::config::{AuthConfig, AuthenticationSection, AuthorizationSection};
-use crate::wasm::manifest::{self, PluginManifest};
-use crate::wasm::PluginKind;
+use crate::wasm::{PluginKind, DEFAULT_MEMORY_MIB, DEFAULT_TIMEOUT};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::time::Duration;
@@ -113,96 +112,6 @@ pub struct PluginEntry {
 pub const VALIDATING_ADMISSION_POLICY: &str = "builtin:validating-admission-policy";
 /// ... and of MutatingAdmissionPolicies (served behind their feature gate).
 pub const MUTATING_ADMISSION_POLICY: &str = "builtin:mutating-admission-policy";
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(300);
-pub const DEFAULT_MEMORY_MIB: u64 = 64;
-
-/// The optional apiVersion of a configuration file.
-pub const CONFIG_API_VERSION: &str = "capstan.dev/v1alpha1";
-
-/// The server configuration file: admission, authentication, authorization.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct FileConfig {
-    #[serde(default)]
-    api_version: Option<String>,
-    #[serde(default)]
-    kind: Option<String>,
-    #[serde(default)]
-    admission: Option<Vec<Value>>,
-    /// `namespace/name` of a webhook's Service → the URL it is reached at.
-    #[serde(default)]
-    webhook_services: Option<std::collections::HashMap<String, String>>,
-    #[serde(default)]
-    authentication: Option<AuthenticationSection>,
-    #[serde(default)]
-    authorization: Option<AuthorizationSection>,
-    /// Converter plugins CRDs may name (`crd::conversion::config`).
-    #[serde(default)]
-    conversion: Option<Vec<Value>>,
-}
-
-/// The checked configuration of a server.
-#[derive(Clone, Debug, Default)]
-pub struct ServerConfig {
-    /// None: the default chain.
-    pub admission: Option<Vec<EntryConfig>>,
-    pub webhook_services: std::collections::HashMap<String, String>,
-    /// The authentication and authorization chains.
-    pub auth: AuthConfig,
-    /// The converter plugins CRDs may name.
-    pub conversion: Vec<crate::crd::conversion::ConverterEntry>,
-}
-
-/// Reads and checks a configuration file.
-pub fn load(path: &std::path::Path) -> Result<ServerConfig, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    parse_file(&text).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-/// Parses a configuration file's text.
-pub fn parse_file(text: &str) -> Result<ServerConfig, String> {
-    let file: FileConfig = crate::apimachinery::yaml::config_from_str(text)
-        .map_err(|e| format!("configuration: {e}"))?;
-    if let Some(kind) = file.kind.as_deref().filter(|k| *k != "ServerConfiguration") {
-        return Err(format!(
-            "configuration: kind must be ServerConfiguration, got {kind:?}"
-        ));
-    }
-    if let Some(v) = file
-        .api_version
-        .as_deref()
-        .filter(|v| *v != CONFIG_API_VERSION)
-    {
-        return Err(format!(
-            "configuration: apiVersion must be {CONFIG_API_VERSION}, got {v:?}"
-        ));
-    }
-    let admission = match &file.admission {
-        None => None,
-        Some(entries) => Some(
-            entries
-                .iter()
-                .enumerate()
-                .map(|(i, v)| entry(i, v))
-                .collect::<Result<Vec<_>, _>>()?,
-        ),
-    };
-    let builtins = super::assemble::public_builtins();
-    Ok(ServerConfig {
-        admission,
-        webhook_services: file.webhook_services.unwrap_or_default(),
-        auth: crate::auth::config::parse(file.authentication, file.authorization, &builtins)?,
-        conversion: crate::crd::conversion::parse_entries(
-            file.conversion.as_deref().unwrap_or_default(),
-        )?,
-    })
-}
-
-/// Parses a configuration file's text; `None` admission means "use the default chain".
-pub fn parse(text: &str) -> Result<Option<Vec<EntryConfig>>, String> {
-    parse_file(text).map(|c| c.admission)
-}
 
 /// The phase of a `webhooks:` or `policies:` marker.
 fn marker_phase(i: usize, key: &str, marker: &Value) -> Result<Phase, String> {
@@ -211,7 +120,7 @@ fn marker_phase(i: usize, key: &str, marker: &Value) -> Result<Phase, String> {
     })
 }
 
-fn entry(i: usize, v: &Value) -> Result<EntryConfig, String> {
+pub fn entry(i: usize, v: &Value) -> Result<EntryConfig, String> {
     if let Some(marker) = v.get("webhooks") {
         return marker_phase(i, "webhooks", marker).map(EntryConfig::Webhooks);
     }
@@ -405,6 +314,7 @@ fn default_entry(name: &str) -> Result<EntryConfig, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::parse;
 
     #[test]
     fn parses_entries_and_markers_in_order() {
@@ -646,7 +556,7 @@ admission:
                 vec![any_group(&["CREATE", "UPDATE"], &["*", "pods/resize"])],
             ),
         ];
-        let builtins = crate::admission::assemble::public_builtins();
+        let builtins = crate::wasm::embedded::public_builtins();
         let chain = default_chain(&builtins).unwrap();
         assert_eq!(chain.len(), expected.len() + 6);
         assert!(matches!(chain[13], EntryConfig::Policies(Phase::Mutating)));

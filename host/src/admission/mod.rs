@@ -7,6 +7,7 @@ pub mod assemble;
 pub mod cel_policy;
 pub mod chain;
 pub mod config;
+pub mod manifest;
 pub mod match_conditions;
 pub mod matcher;
 pub mod metrics;

@@ -15,6 +15,7 @@
 //! Without a section, kube-apiserver's defaults: anonymous on; x509,
 //! service-account tokens, bootstrap tokens; RBAC.
 
+use crate::wasm::{DEFAULT_MEMORY_MIB, DEFAULT_TIMEOUT};
 use serde::Deserialize;
 use serde_json::Value;
 use std::time::Duration;
@@ -92,13 +93,11 @@ struct RawWebhook {
 
 const DEFAULT_AUTHENTICATORS: [&str; 3] = ["x509", "service-account-token", "bootstrap-token"];
 const DEFAULT_AUTHORIZERS: [&str; 1] = ["rbac"];
-const DEFAULT_TIMEOUT: Duration = Duration::from_millis(300);
-const DEFAULT_MEMORY_MIB: u64 = 64;
 
 impl Default for AuthConfig {
     /// kube-apiserver's defaults, from the plugins this binary embeds.
     fn default() -> Self {
-        let builtins = crate::admission::assemble::public_builtins();
+        let builtins = crate::wasm::embedded::public_builtins();
         AuthConfig {
             anonymous: true,
             authenticators: defaults(&DEFAULT_AUTHENTICATORS, &builtins),

@@ -13,8 +13,8 @@ pub mod metrics;
 pub mod service_account;
 mod transport;
 
-use crate::admission::assemble::module_bytes;
 use crate::transport::https::HttpsWebhook;
+use crate::wasm::embedded::module_bytes;
 use crate::wasm::{Limits, ObjectReader, PluginKind, PluginRuntime};
 use authenticate::Authenticator;
 use authorize::Authorizer;

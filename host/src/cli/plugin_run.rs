@@ -8,11 +8,12 @@
 //! cover the request (in a chain, a request outside them never reaches the
 //! plugin).
 
-use crate::admission::assemble::module_bytes;
+use crate::admission::manifest;
 use crate::admission::matcher::RequestAttributes;
 use crate::cli::PluginRunArgs;
+use crate::wasm::embedded::module_bytes;
 use crate::wasm::store_reader::EmptyReader;
-use crate::wasm::{abi, embedded, manifest};
+use crate::wasm::{abi, embedded};
 use crate::wasm::{CallContext, Limits, Plugin, PluginKind, PluginRuntime};
 use anyhow::{Context, Result};
 use std::sync::Arc;

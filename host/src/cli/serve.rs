@@ -42,10 +42,11 @@ fn client_host(bind: IpAddr) -> String {
 }
 
 /// The configured admission entries, or kube-apiserver's default order of the built-ins.
-fn chain_entries(config: &config::ServerConfig) -> Result<Vec<config::EntryConfig>> {
+fn chain_entries(config: &crate::config::ServerConfig) -> Result<Vec<config::EntryConfig>> {
     match &config.admission {
         Some(entries) => Ok(entries.clone()),
-        None => config::default_chain(&assemble::public_builtins()).map_err(anyhow::Error::msg),
+        None => config::default_chain(&crate::wasm::embedded::public_builtins())
+            .map_err(anyhow::Error::msg),
     }
 }
 
@@ -53,7 +54,7 @@ fn chain_entries(config: &config::ServerConfig) -> Result<Vec<config::EntryConfi
 fn admission_chain(
     state: &AppState,
     entries: &[config::EntryConfig],
-    config: &config::ServerConfig,
+    config: &crate::config::ServerConfig,
     runtime: &PluginRuntime,
 ) -> Result<Chain> {
     let chain = assemble::assemble(entries, runtime, state.reader()).map_err(anyhow::Error::msg)?;
@@ -92,7 +93,7 @@ fn precompile(runtime: &PluginRuntime, entries: &[config::EntryConfig], auth: &A
     let mut modules: Vec<std::borrow::Cow<'static, [u8]>> = entries
         .iter()
         .filter_map(|e| match e {
-            config::EntryConfig::Plugin(p) => assemble::module_bytes(&p.module).ok(),
+            config::EntryConfig::Plugin(p) => crate::wasm::embedded::module_bytes(&p.module).ok(),
             config::EntryConfig::Webhooks(_)
             | config::EntryConfig::Policies(_)
             | config::EntryConfig::AdmissionPolicies(_) => None,
@@ -101,7 +102,7 @@ fn precompile(runtime: &PluginRuntime, entries: &[config::EntryConfig], auth: &A
     modules.extend(
         auth::modules(auth)
             .iter()
-            .filter_map(|m| assemble::module_bytes(m).ok()),
+            .filter_map(|m| crate::wasm::embedded::module_bytes(m).ok()),
     );
     modules.extend(embedded::builtin(STRATEGY_PLUGIN).map(std::borrow::Cow::Borrowed));
     let refs: Vec<&[u8]> = modules.iter().map(|m| m.as_ref()).collect();
@@ -142,8 +143,8 @@ async fn open_storage(args: &ServeArgs) -> Result<Arc<dyn Storage>> {
 pub async fn run(args: ServeArgs) -> Result<()> {
     let started = std::time::Instant::now();
     let config = match &args.config {
-        Some(path) => config::load(path).map_err(anyhow::Error::msg)?,
-        None => config::ServerConfig::default(),
+        Some(path) => crate::config::load(path).map_err(anyhow::Error::msg)?,
+        None => crate::config::ServerConfig::default(),
     };
     let gates =
         ApiGates::parse(&args.feature_gates, &args.runtime_config).map_err(anyhow::Error::msg)?;
@@ -213,7 +214,12 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     state.metrics.push(policies.metrics.clone());
     let mut chain = admission_chain(&state, &entries, &config, &runtime)?;
     chain.policies = Some(policies.clone());
-    let conversion = ConversionSetup::load(&config, &runtime, state.reader());
+    let conversion = ConversionSetup::load(
+        &config.conversion,
+        &config.webhook_services,
+        &runtime,
+        state.reader(),
+    );
     state.conversion = Arc::new(conversion.map_err(anyhow::Error::msg)?);
     let key_file = args.data_dir.join("pki").join("service-account.key");
     let tokens = TokenIssuer::load_or_create(&key_file).context("service account signing key")?;

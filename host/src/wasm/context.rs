@@ -34,6 +34,11 @@ pub trait ObjectReader: Send + Sync {
     ) -> BoxFuture<'_, Result<String, String>>;
 }
 
+/// A plugin call's deadline when its configuration names none.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(300);
+/// An instance's memory cap (MiB) when its configuration names none.
+pub const DEFAULT_MEMORY_MIB: u64 = 64;
+
 /// Resource limits of one plugin call.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Limits {

@@ -51,6 +51,31 @@ pub fn digest_of(wasm: &[u8]) -> Option<[u8; 32]> {
         .map(|builtin| builtin.sha256)
 }
 
+/// The bytes of a module reference (`builtin:<name>` or a file path).
+pub fn module_bytes(module: &str) -> Result<std::borrow::Cow<'static, [u8]>, String> {
+    match module.strip_prefix("builtin:") {
+        Some(name) => builtin(name)
+            .map(std::borrow::Cow::Borrowed)
+            .ok_or_else(|| {
+                format!(
+                    "unknown module {module:?} (built-in plugins: {})",
+                    public_builtins().join(", ")
+                )
+            }),
+        None => std::fs::read(module)
+            .map(std::borrow::Cow::Owned)
+            .map_err(|e| format!("cannot read module {module:?}: {e}")),
+    }
+}
+
+/// Built-in plugins users may list (the sandbox test plugins are left out).
+pub fn public_builtins() -> Vec<&'static str> {
+    builtin_names()
+        .into_iter()
+        .filter(|n| !n.starts_with("sandbox-"))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

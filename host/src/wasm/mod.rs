@@ -21,7 +21,6 @@ mod engine;
 mod failure;
 mod host_imports;
 mod limiter;
-pub mod manifest;
 pub mod metrics;
 mod offload;
 mod output;
@@ -31,7 +30,7 @@ mod tiers;
 mod warm;
 pub mod wasm_strategy;
 
-pub use context::{CallContext, Limits, ObjectReader};
+pub use context::{CallContext, Limits, ObjectReader, DEFAULT_MEMORY_MIB, DEFAULT_TIMEOUT};
 pub use failure::PluginFailure;
 pub use offload::run_on_pool;
 pub(crate) use runtime::check_is_component;

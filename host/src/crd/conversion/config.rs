@@ -11,8 +11,9 @@
 //!   config: {}                       # handed to the plugin as JSON
 //! ```
 
-use crate::admission::config::{DEFAULT_MEMORY_MIB, DEFAULT_TIMEOUT};
 use crate::wasm::Limits;
+use crate::wasm::DEFAULT_MEMORY_MIB;
+use crate::wasm::DEFAULT_TIMEOUT;
 use serde::Deserialize;
 use serde_json::Value;
 use std::time::Duration;

@@ -17,7 +17,7 @@
 //! as an unknown 500).
 //!
 //! ```ignore
-//! let setup = ConversionSetup::load(&server_config, &runtime, reader)?;
+//! let setup = ConversionSetup::load(&config.conversion, &config.webhook_services, &runtime, reader)?;
 //! let converter = Converter::from_crd(&crd, &setup)?;
 //! let stored = converter.convert(vec![object], "example.com/v2").await?;
 //! ```

@@ -4,8 +4,7 @@
 //! the only other strategy kube's CRD validation allows besides Webhook).
 
 use super::config::ConverterEntry;
-use crate::admission::assemble::module_bytes;
-use crate::admission::config::ServerConfig;
+use crate::wasm::embedded::module_bytes;
 use crate::wasm::{CallContext, Limits, ObjectReader, Plugin, PluginKind, PluginRuntime};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -24,16 +23,17 @@ pub struct ConversionSetup {
 }
 
 impl ConversionSetup {
-    /// Loads the converter plugins `config` lists; the first that cannot be
-    /// loaded fails (and so the start), naming its entry.
+    /// Loads the converter plugins the configuration lists; the first that
+    /// cannot be loaded fails (and so the start), naming its entry.
     pub fn load(
-        config: &ServerConfig,
+        entries: &[ConverterEntry],
+        webhook_services: &HashMap<String, String>,
         runtime: &PluginRuntime,
         reader: Arc<dyn ObjectReader>,
     ) -> Result<ConversionSetup, String> {
         Ok(ConversionSetup {
-            plugins: ConverterPlugins::load(&config.conversion, runtime, reader)?,
-            webhook_services: config.webhook_services.clone(),
+            plugins: ConverterPlugins::load(entries, runtime, reader)?,
+            webhook_services: webhook_services.clone(),
         })
     }
 }

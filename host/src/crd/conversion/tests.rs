@@ -302,12 +302,18 @@ async fn an_unreachable_webhook_fails_the_conversion() {
 /// Each test loads its own: a plugin runtime belongs to the test's tokio
 /// runtime (its deadlines tick there).
 fn plugin_setup() -> ConversionSetup {
-    let config = crate::admission::config::parse_file(
+    let config = crate::config::parse_file(
         "conversion:\n- name: widgets\n  module: builtin:sandbox-convert-widget\n  timeoutMs: 2000\n",
     )
     .unwrap();
     let runtime = PluginRuntime::new(None).unwrap();
-    ConversionSetup::load(&config, &runtime, Arc::new(EmptyReader)).unwrap()
+    ConversionSetup::load(
+        &config.conversion,
+        &config.webhook_services,
+        &runtime,
+        Arc::new(EmptyReader),
+    )
+    .unwrap()
 }
 
 fn plugin_converter() -> Converter {
@@ -413,7 +419,7 @@ fn crds_that_cannot_be_converted_say_why() {
 
 #[test]
 fn configuration_entries_are_checked() {
-    let parse = |text: &str| crate::admission::config::parse_file(text).map(|c| c.conversion);
+    let parse = |text: &str| crate::config::parse_file(text).map(|c| c.conversion);
     let entries =
         parse("conversion:\n- {name: w, module: ./w.wasm, fuel: 10, config: {a: 1}}\n").unwrap();
     assert_eq!(

@@ -23,9 +23,11 @@
 use super::admission_policies::offline_verdict;
 use super::components::{LoadedPolicy, Runs};
 use super::fixture_cluster::{FixtureCluster, CLUSTER_SUFFIX};
-use crate::admission::config::{FailurePolicy, DEFAULT_MEMORY_MIB, DEFAULT_TIMEOUT};
+use crate::admission::config::FailurePolicy;
 use crate::cli::plugin_run::{attributes, call_offline};
 use crate::wasm::Limits;
+use crate::wasm::DEFAULT_MEMORY_MIB;
+use crate::wasm::DEFAULT_TIMEOUT;
 use anyhow::{anyhow, Context};
 use serde::Deserialize;
 use serde_json::Value;

@@ -7,7 +7,7 @@
 //! instead be a ValidatingAdmissionPolicy (`{name, admissionPolicy}`, a
 //! YAML file or its layer's digest; `admission_policies.rs`).
 
-use crate::wasm::manifest::PluginManifest;
+use crate::admission::manifest::PluginManifest;
 use crate::wasm::PluginKind;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};

@@ -235,7 +235,7 @@ fn reference(res: &ResourceInfo, obj: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::admission::config::{self, FailurePolicy, Phase, PluginEntry};
+    use crate::admission::config::{FailurePolicy, Phase, PluginEntry};
     use crate::admission::matcher::{Rule, Selector};
     use crate::admission::Transport;
     use futures_util::future::BoxFuture;
@@ -274,7 +274,7 @@ mod tests {
             module: "bundle:sha256:00".into(),
             phases: vec![Phase::Validating],
             failure_policy: FailurePolicy::Ignore,
-            timeout: config::DEFAULT_TIMEOUT,
+            timeout: crate::wasm::DEFAULT_TIMEOUT,
             memory_bytes: 1 << 20,
             fuel: None,
             config: "{}".into(),

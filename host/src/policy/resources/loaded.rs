@@ -301,7 +301,7 @@ fn entry_config(
     name: &str,
     spec: &Spec,
     bundle: &Bundle,
-    manifest: &crate::wasm::manifest::PluginManifest,
+    manifest: &crate::admission::manifest::PluginManifest,
     over: Option<&Override>,
 ) -> Result<config::PluginEntry, Refusal> {
     let label = format!("bundle {}: policy {}", bundle.source, manifest.name);
@@ -352,7 +352,7 @@ mod tests {
             module: "bundle:sha256:00".into(),
             phases: vec![phase],
             failure_policy: FailurePolicy::Fail,
-            timeout: config::DEFAULT_TIMEOUT,
+            timeout: crate::wasm::DEFAULT_TIMEOUT,
             memory_bytes: 1 << 20,
             fuel: None,
             config: "{}".into(),

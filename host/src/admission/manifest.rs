@@ -9,9 +9,9 @@
 //! same document per policy, beside the component it names
 //! (`bundles/manifest.rs`).
 
-use super::{embedded, PluginKind};
-use crate::admission::config::{FailurePolicy, Phase};
-use crate::admission::matcher::Rule;
+use super::config::{FailurePolicy, Phase};
+use super::matcher::Rule;
+use crate::wasm::{embedded, PluginKind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
