@@ -1,6 +1,6 @@
 //! Docs that are true: every shell block of README.md and of the Markdown
-//! files under examples/ and plugin-sdk/ that is marked as tested runs here,
-//! as a user who follows the file in one terminal would run it.
+//! files under docs/, examples/ and plugin-sdk/ that is marked as tested
+//! runs here, as a user who follows the file in one terminal would run it.
 //!
 //! The convention, in a fence's info string (GitHub highlights by the first
 //! word and shows none of the rest):
@@ -68,8 +68,9 @@ use std::time::{Duration, Instant};
 const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 /// HOME for the blocks: kept between runs, never the user's.
 const HOME: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/doc-commands/home");
-/// The folders whose Markdown files are checked (and README.md).
-const FOLDERS: [&str; 2] = ["examples", "plugin-sdk"];
+/// The folders whose Markdown files are checked (and README.md), in this
+/// order.
+const FOLDERS: [&str; 3] = ["docs", "examples", "plugin-sdk"];
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(240);
 /// `capstan serve`'s default port, which the READMEs use.
 const DEFAULT_PORT: u16 = 6443;
