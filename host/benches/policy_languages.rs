@@ -21,7 +21,7 @@ use capstan::admission::config::Phase;
 use capstan::auth::Auth;
 use capstan::registry::WriteOptions;
 use capstan::server::state::AppState;
-use capstan::wasm::store_reader::EmptyReader;
+use capstan::wasm::EmptyReader;
 use capstan::wasm::{CallContext, Limits, Plugin, PluginKind, PluginRuntime};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

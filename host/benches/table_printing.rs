@@ -9,9 +9,9 @@
 
 use capstan::catalogue::{Catalogue, ResourceInfo};
 use capstan::registry::strategy::Strategy;
+use capstan::registry::wasm_strategy::WasmStrategy;
 use capstan::server::state::AppState;
 use capstan::storage::sqlite::SqliteStorage;
-use capstan::wasm::wasm_strategy::WasmStrategy;
 use capstan::wasm::PluginRuntime;
 use serde_json::{json, Value};
 use std::hint::black_box;

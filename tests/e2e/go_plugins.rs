@@ -121,7 +121,7 @@ fn go_policies_in_the_chain_refuse_kubectl_apply_with_their_messages() {
 /// happen there: one instance must still answer every call.
 #[test]
 fn a_go_instance_survives_garbage_collections_across_many_large_calls() {
-    use capstan::wasm::store_reader::EmptyReader;
+    use capstan::wasm::EmptyReader;
     use capstan::wasm::{CallContext, Limits, PluginKind, PluginRuntime};
     use std::sync::Arc;
     let test = "a_go_instance_survives_garbage_collections_across_many_large_calls";

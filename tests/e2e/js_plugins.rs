@@ -99,7 +99,7 @@ fn js_policies_in_the_chain_refuse_kubectl_apply_with_their_messages() {
 /// instance would outgrow (9 MiB at start + 100 000 × 0.3 KiB ≈ 38 MiB).
 #[test]
 fn a_js_policy_survives_100_000_calls_within_its_memory_limit() {
-    use capstan::wasm::store_reader::EmptyReader;
+    use capstan::wasm::EmptyReader;
     use capstan::wasm::{CallContext, Limits, PluginKind, PluginRuntime};
     use std::sync::Arc;
     let test = "a_js_policy_survives_100_000_calls_within_its_memory_limit";

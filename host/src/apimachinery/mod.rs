@@ -4,6 +4,7 @@
 //! It imports nothing of the server.
 
 pub mod go_json;
+pub mod gofmt;
 pub mod kube_json;
 pub mod meta;
 pub mod names;
@@ -11,4 +12,5 @@ pub mod request_info;
 pub mod selectors;
 pub mod status;
 pub mod user;
+pub mod version;
 pub mod yaml;

@@ -74,7 +74,7 @@ fn security_schemes() -> Value {
 /// major.minor, with the binary's pre-release if any, cut at the first '-'),
 /// here from the gitVersion `/version` reports.
 pub(super) fn info() -> Value {
-    let version = crate::server::health::version();
+    let version = crate::apimachinery::version::version();
     let git = version["gitVersion"].as_str().unwrap_or_default();
     json!({ "title": "Kubernetes", "version": info_version(git) })
 }

@@ -85,7 +85,7 @@ fn wasmparser_is_component(bytes: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wasm::store_reader::EmptyReader;
+    use crate::wasm::EmptyReader;
     use crate::wasm::{CallContext, Limits, PluginKind, PluginRuntime};
     use std::sync::Arc;
 

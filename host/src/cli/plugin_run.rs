@@ -12,7 +12,7 @@ use crate::admission::manifest;
 use crate::admission::matcher::RequestAttributes;
 use crate::cli::PluginRunArgs;
 use crate::wasm::embedded::module_bytes;
-use crate::wasm::store_reader::EmptyReader;
+use crate::wasm::EmptyReader;
 use crate::wasm::{abi, embedded};
 use crate::wasm::{CallContext, Limits, Plugin, PluginKind, PluginRuntime};
 use anyhow::{Context, Result};

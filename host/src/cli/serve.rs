@@ -14,6 +14,7 @@ use crate::crd::conversion::ConversionSetup;
 use crate::policy::resources::paths::BundleRoots;
 use crate::policy::resources::strategy::BundlePaths;
 use crate::policy::resources::{Controller as PolicyController, PolicySet};
+use crate::registry::wasm_strategy::{WasmStrategy, STRATEGY_PLUGIN};
 use crate::server::connection::Timeouts;
 use crate::server::flowcontrol::FlowControl;
 use crate::server::inflight::InFlight;
@@ -23,7 +24,6 @@ use crate::storage::{
     compactor, instrumented, instrumented::Instrumented, watermarks, CachedStorage, EtcdOptions,
     EtcdStorage, EtcdTls, Storage,
 };
-use crate::wasm::wasm_strategy::{WasmStrategy, STRATEGY_PLUGIN};
 use crate::wasm::{cache_dir, embedded, PluginRuntime};
 use crate::{certificates::pki, cli::kubeconfig, controllers, server};
 use anyhow::{Context, Result};
@@ -273,7 +273,14 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         .await
         .map_err(|e| anyhow::anyhow!("local APIServices: {e}"))?;
     // Counted once the bootstrap objects are in, then every minute.
-    instrumented::count_objects(instrumented, state.catalogue.clone());
+    let catalogue = state.catalogue.clone();
+    instrumented::count_objects(instrumented, move || {
+        let resources = catalogue.get();
+        let stored = resources.resources().iter().filter(|r| r.is_stored());
+        stored
+            .map(|r| crate::registry::keys::prefix(r, None))
+            .collect()
+    });
     // Serve the stored CRDs' resources from the first request on.
     if !state.catalogue.caught_up(0, Duration::from_secs(5)).await {
         tracing::warn!("the stored CustomResourceDefinitions are not served yet");

@@ -9,8 +9,8 @@ use serde_json::{json, Map, Value};
 mod pointer;
 
 use self::pointer::{existing_index, insert_index, locate, pointer, Parent};
-use super::gofmt;
 use super::PatchError;
+use crate::apimachinery::gofmt;
 
 /// kube-apiserver's `maxJSONPatchOperations`.
 const MAX_OPERATIONS: usize = 10000;

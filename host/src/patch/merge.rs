@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
-use super::gofmt;
 use super::PatchError;
+use crate::apimachinery::gofmt;
 
 /// evanphx's `ErrBadJSONPatch`, which kube returns as a 400.
 const BAD_MERGE_PATCH: &str = "Invalid JSON Patch";

@@ -8,7 +8,6 @@
 pub mod apply;
 mod error;
 pub mod field_set;
-pub(crate) mod gofmt;
 mod json;
 pub mod managed_fields;
 mod merge;

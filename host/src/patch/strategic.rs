@@ -13,8 +13,8 @@ use serde_json::{Map, Value};
 
 use self::directives::{clean_map, clean_new_value, take_key, DELETE_FROM_PRIMITIVE_LIST, PATCH};
 use self::schema::{Schema, Strategy};
-use super::gofmt;
 use super::{PatchError, SchemaLookup};
+use crate::apimachinery::gofmt;
 
 /// Applies a strategic merge patch (already parsed) to `original`.
 /// `root_schema` names the component schema of the object's type; fields

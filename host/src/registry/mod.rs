@@ -8,9 +8,11 @@ pub mod keys;
 mod list;
 pub mod scale;
 pub mod status_write;
+pub mod store_reader;
 pub mod stored;
 pub mod strategy;
 mod update;
+pub mod wasm_strategy;
 
 use crate::admission::{Admit, NoAdmission};
 use crate::apimachinery::meta;

@@ -512,7 +512,9 @@ async fn serve_admitted(
         return resp;
     }
     if path == "/version" || path == "/version/" {
-        let mut resp = health::version().to_string().into_response();
+        let mut resp = crate::apimachinery::version::version()
+            .to_string()
+            .into_response();
         resp.headers_mut().insert(
             http::header::CONTENT_TYPE,
             http::HeaderValue::from_static("application/json"),

@@ -8,11 +8,11 @@ use crate::auth::service_account::TokenIssuer;
 use crate::auth::Auth;
 use crate::catalogue::live::LiveCatalogue;
 use crate::catalogue::Catalogue;
+use crate::registry::store_reader::StoreReader;
 use crate::registry::Registry;
 use crate::server::inflight::InFlight;
 use crate::storage::watermarks::{TrackedStorage, Watermarks};
 use crate::storage::Storage;
-use crate::wasm::store_reader::StoreReader;
 use std::sync::Arc;
 
 pub struct AppState {

@@ -9,7 +9,6 @@ use super::{
     BoxFuture, ProgressWatch, RangeRequest, RangeResult, Revision, Storage, StorageResult,
     WatchStream,
 };
-use crate::catalogue::live::LiveCatalogue;
 use crate::storage::{object_type, KeyValue};
 use crate::telemetry::metrics::{Exposition, Histogram, MetricSource};
 use bytes::Bytes;
@@ -172,19 +171,17 @@ impl Storage for Instrumented {
 }
 
 /// Counts every stored resource's objects now and every minute after
-/// (`apiserver_storage_objects`; -1 when a count failed, as kube).
-pub fn count_objects(store: Arc<Instrumented>, catalogue: Arc<LiveCatalogue>) {
+/// (`apiserver_storage_objects`; -1 when a count failed, as kube);
+/// `prefixes` names the key prefix of each stored resource at the time.
+pub fn count_objects<F>(store: Arc<Instrumented>, prefixes: F)
+where
+    F: Fn() -> Vec<String> + Send + 'static,
+{
     tokio::spawn(async move {
         loop {
-            let prefixes: BTreeMap<String, String> = catalogue
-                .get()
-                .resources()
-                .iter()
-                .filter(|r| r.is_stored())
-                .map(|r| {
-                    let prefix = crate::registry::keys::prefix(r, None);
-                    (object_type(&prefix), prefix)
-                })
+            let prefixes: BTreeMap<String, String> = prefixes()
+                .into_iter()
+                .map(|prefix| (object_type(&prefix), prefix))
                 .collect();
             for (kind, prefix) in prefixes {
                 let n = store.count(&prefix).await.unwrap_or(-1);

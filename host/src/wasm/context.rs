@@ -110,3 +110,35 @@ impl std::fmt::Debug for CallContext {
             .finish_non_exhaustive()
     }
 }
+
+/// A reader with no objects, for `capstan plugin run` outside a server.
+pub struct EmptyReader;
+
+impl ObjectReader for EmptyReader {
+    fn watermark(&self, _: &str, _: &str) -> Result<String, String> {
+        Ok("0".to_string())
+    }
+
+    fn get(
+        &self,
+        _: &str,
+        _: &str,
+        _: Option<&str>,
+        _: &str,
+    ) -> BoxFuture<'_, Result<Option<String>, String>> {
+        Box::pin(async { Ok(None) })
+    }
+
+    fn list(
+        &self,
+        api_version: &str,
+        _: &str,
+        _: Option<&str>,
+        _: Option<&str>,
+        _: Option<&str>,
+    ) -> BoxFuture<'_, Result<String, String>> {
+        let list = serde_json::json!({"kind": "List", "apiVersion": api_version, "metadata": {}, "items": []})
+            .to_string();
+        Box::pin(async move { Ok(list) })
+    }
+}

@@ -25,12 +25,12 @@ pub mod metrics;
 mod offload;
 mod output;
 mod runtime;
-pub mod store_reader;
 mod tiers;
 mod warm;
-pub mod wasm_strategy;
 
-pub use context::{CallContext, Limits, ObjectReader, DEFAULT_MEMORY_MIB, DEFAULT_TIMEOUT};
+pub use context::{
+    CallContext, EmptyReader, Limits, ObjectReader, DEFAULT_MEMORY_MIB, DEFAULT_TIMEOUT,
+};
 pub use failure::PluginFailure;
 pub use offload::run_on_pool;
 pub(crate) use runtime::check_is_component;

@@ -39,7 +39,7 @@ use super::review::ReviewRequest;
 use super::watched::{list, Watched};
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
-use crate::wasm::store_reader::StoreReader;
+use crate::registry::store_reader::StoreReader;
 
 const GROUP: &str = "admissionregistration.k8s.io";
 

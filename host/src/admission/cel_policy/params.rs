@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::cel_value;
 use super::compile::{Binding, ParamKind, Policy};
 use crate::admission::review::ReviewRequest;
-use crate::wasm::store_reader::StoreReader;
+use crate::registry::store_reader::StoreReader;
 use crate::wasm::ObjectReader;
 
 /// Where policies read params and namespaces: the server's watch cache,
@@ -38,7 +38,7 @@ impl Lookups for StoreReader {
 }
 
 /// No objects: params are never found, namespaces never read.
-impl Lookups for crate::wasm::store_reader::EmptyReader {
+impl Lookups for crate::wasm::EmptyReader {
     fn reader(&self) -> &dyn ObjectReader {
         self
     }

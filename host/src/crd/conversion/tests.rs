@@ -3,7 +3,7 @@
 
 use super::test_server::{self, HookServer};
 use super::*;
-use crate::wasm::store_reader::EmptyReader;
+use crate::wasm::EmptyReader;
 use crate::wasm::PluginRuntime;
 use serde_json::json;
 use std::sync::Arc;

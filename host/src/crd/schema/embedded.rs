@@ -4,9 +4,9 @@
 
 use super::node::Node;
 use super::problems::invalid;
+use crate::apimachinery::gofmt::json_kind;
 use crate::apimachinery::names::{self, NameRule};
 use crate::apimachinery::status::Cause;
-use crate::patch::gofmt::json_kind;
 use serde_json::{Map, Value};
 
 pub(super) fn validate(x: &Value, s: &Node, path: &str, out: &mut Vec<Cause>) {

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::lists::{self, element_kind, Kind};
 use super::order::{self, is_delete_directive, Identity};
 use super::schema::Schema;
-use crate::patch::gofmt;
+use crate::apimachinery::gofmt;
 use crate::patch::PatchError;
 
 pub(super) const PATCH: &str = "$patch";

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::directives::{clean_list, clean_new_value, take_key, PATCH};
 use super::order::{self, find_by_key, Identity};
 use super::schema::{PatchMeta, Schema, Strategy};
-use crate::patch::gofmt;
+use crate::apimachinery::gofmt;
 use crate::patch::PatchError;
 
 /// What a list holds, as far as merging cares (Go's element `reflect.Kind`).

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::patch::gofmt;
+use crate::apimachinery::gofmt;
 use crate::patch::PatchError;
 
 /// How list items are identified: objects by their merge key, scalars by value.

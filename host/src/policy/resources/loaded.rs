@@ -161,7 +161,7 @@ pub struct CelContext {
 impl Default for CelContext {
     fn default() -> Self {
         CelContext {
-            lookups: Arc::new(crate::wasm::store_reader::EmptyReader),
+            lookups: Arc::new(crate::wasm::EmptyReader),
             auth: None,
         }
     }
@@ -401,7 +401,7 @@ mod tests {
         let runtime = PluginRuntime::new(None).unwrap();
         let ctx = Context {
             runtime: &runtime,
-            reader: Arc::new(crate::wasm::store_reader::EmptyReader),
+            reader: Arc::new(crate::wasm::EmptyReader),
             metrics: Arc::default(),
             cel: CelContext::default(),
         };

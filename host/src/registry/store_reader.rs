@@ -5,13 +5,13 @@
 //! the resource (its watermark), without a round trip asking the store how
 //! far it got; `get-object` of an object not found there asks the store.
 
-use super::ObjectReader;
 use crate::apimachinery::selectors::{parse_field_selector, parse_label_selector};
 use crate::catalogue::live::LiveCatalogue;
 use crate::catalogue::ResourceInfo;
 use crate::registry::keys;
 use crate::registry::{ListQuery, Registry};
 use crate::storage::watermarks::Watermarks;
+use crate::wasm::ObjectReader;
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -124,37 +124,5 @@ impl ObjectReader for StoreReader {
             let list = json!({"kind": res.list_kind, "apiVersion": res.api_version(), "metadata": {"resourceVersion": page.revision.to_string()}, "items": page.items});
             Ok(list.to_string())
         })
-    }
-}
-
-/// A reader with no objects, for `capstan plugin run` outside a server.
-pub struct EmptyReader;
-
-impl ObjectReader for EmptyReader {
-    fn watermark(&self, _: &str, _: &str) -> Result<String, String> {
-        Ok("0".to_string())
-    }
-
-    fn get(
-        &self,
-        _: &str,
-        _: &str,
-        _: Option<&str>,
-        _: &str,
-    ) -> BoxFuture<'_, Result<Option<String>, String>> {
-        Box::pin(async { Ok(None) })
-    }
-
-    fn list(
-        &self,
-        api_version: &str,
-        _: &str,
-        _: Option<&str>,
-        _: Option<&str>,
-        _: Option<&str>,
-    ) -> BoxFuture<'_, Result<String, String>> {
-        let list = json!({"kind": "List", "apiVersion": api_version, "metadata": {}, "items": []})
-            .to_string();
-        Box::pin(async move { Ok(list) })
     }
 }

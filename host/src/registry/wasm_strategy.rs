@@ -3,10 +3,10 @@
 //! object and the validation causes, which become kube-apiserver's 422 Invalid;
 //! "table" calls print objects (a long list in calls of about a mebibyte).
 
-use super::{embedded, CallContext, Limits, ObjectReader, Plugin, PluginKind, PluginRuntime};
 use crate::apimachinery::status::{ApiError, ApiResult, Cause};
 use crate::catalogue::ResourceInfo;
 use crate::registry::strategy::{PrintedRows, Strategy};
+use crate::wasm::{embedded, CallContext, Limits, ObjectReader, Plugin, PluginKind, PluginRuntime};
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 use std::sync::Arc;
