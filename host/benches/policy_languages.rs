@@ -18,9 +18,9 @@ mod admission;
 
 use admission::{chain_of, config_map, register_webhook, start_webhook, state, time};
 use capstan::admission::config::Phase;
+use capstan::api::state::AppState;
 use capstan::auth::Auth;
 use capstan::registry::WriteOptions;
-use capstan::server::state::AppState;
 use capstan::wasm::EmptyReader;
 use capstan::wasm::{CallContext, Limits, Plugin, PluginKind, PluginRuntime};
 use serde_json::{json, Value};

@@ -7,10 +7,10 @@
 //! per list and per row, and the ratio (b)/(a).
 //! `cargo bench -p capstan --bench table_printing`.
 
+use capstan::api::state::AppState;
 use capstan::catalogue::{Catalogue, ResourceInfo};
 use capstan::registry::strategy::Strategy;
 use capstan::registry::wasm_strategy::WasmStrategy;
-use capstan::server::state::AppState;
 use capstan::storage::sqlite::SqliteStorage;
 use capstan::wasm::PluginRuntime;
 use serde_json::{json, Value};

@@ -2,6 +2,13 @@
 //! protobuf bodies. Generic over the catalogue; below the server, above
 //! admission and the registry.
 
+pub mod client_certificates;
+pub mod flowcontrol;
 pub mod handlers;
+pub mod inflight;
 pub mod protobuf;
+pub mod request_metrics;
+pub mod shutdown;
+pub mod state;
 pub mod table;
+pub mod watch_metrics;

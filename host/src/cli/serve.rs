@@ -3,6 +3,9 @@
 use crate::admission::cel_policy::AdmissionPolicies;
 use crate::admission::config::Phase;
 use crate::admission::{assemble, config, Chain};
+use crate::api::flowcontrol::FlowControl;
+use crate::api::inflight::InFlight;
+use crate::api::state::AppState;
 use crate::auth::config::AuthConfig;
 use crate::auth::service_account::TokenIssuer;
 use crate::auth::{self, Auth};
@@ -16,9 +19,6 @@ use crate::policy::resources::strategy::BundlePaths;
 use crate::policy::resources::{Controller as PolicyController, PolicySet};
 use crate::registry::wasm_strategy::{WasmStrategy, STRATEGY_PLUGIN};
 use crate::server::connection::Timeouts;
-use crate::server::flowcontrol::FlowControl;
-use crate::server::inflight::InFlight;
-use crate::server::state::AppState;
 use crate::storage::sqlite::SqliteStorage;
 use crate::storage::{
     compactor, instrumented, instrumented::Instrumented, watermarks, CachedStorage, EtcdOptions,
@@ -252,7 +252,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     state.on_etcd = !args.etcd_servers.is_empty();
     state.policies = policies.clone();
     state.policy_audit_interval = args.policy_audit_interval;
-    state.controllers = controllers::selection::Selection::parse(&args.controllers)
+    state.controllers = crate::api::state::selection::Selection::parse(&args.controllers)
         .map_err(|e| anyhow::anyhow!("--controllers: {e}"))?;
     let state = Arc::new(state);
     crate::crd::served::spawn(
@@ -378,7 +378,7 @@ async fn shut_down(
     // No more connections; the open ones close after their requests.
     drop(serving);
     state.shutdown.close();
-    let drained = tokio::time::timeout(crate::server::shutdown::DRAIN, async {
+    let drained = tokio::time::timeout(crate::api::shutdown::DRAIN, async {
         while state.requests.in_flight() > 0 {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }

@@ -14,10 +14,10 @@ use tokio::task::JoinHandle;
 
 use super::apply::{apply, Controller};
 use crate::admission::cel_policy::type_check;
+use crate::api::state::AppState;
 use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::registry::{decode, keys};
-use crate::server::state::AppState;
 use crate::storage::EventKind;
 
 /// The field manager kube's controller applies the status as.

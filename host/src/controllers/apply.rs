@@ -4,12 +4,12 @@
 //! entry of `manager` (on `subresource`, "" for the object itself), taken
 //! over from any other manager. The object must exist (404 otherwise).
 
+use crate::api::state::AppState;
 use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
 use crate::patch::apply::{server_side_apply, Applier};
 use crate::registry::{UpdateOutcome, WriteOptions};
-use crate::server::state::AppState;
 use serde_json::Value;
 
 /// Who applies: the manager and the subresource written.

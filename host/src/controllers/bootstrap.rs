@@ -3,10 +3,10 @@
 //! kube-apiserver publishes in `kube-system`. Safe to run on every start
 //! and concurrently.
 
+use crate::api::state::AppState;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::patch::managed_fields::APISERVER;
 use crate::registry::WriteOptions;
-use crate::server::state::AppState;
 use serde_json::json;
 
 /// Namespaces that exist from the first start.

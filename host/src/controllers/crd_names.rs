@@ -18,11 +18,11 @@ use futures_util::{FutureExt, StreamExt};
 use serde_json::{json, Value};
 use tokio::task::JoinHandle;
 
+use crate::api::state::AppState;
 use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
 use crate::registry::{decode, keys};
-use crate::server::state::AppState;
 use crate::storage::StorageError;
 
 const GROUP: &str = "apiextensions.k8s.io";

@@ -6,6 +6,7 @@
 //! marked Failed, as kube's signer does. Issued certificates authenticate
 //! with this server's x509 authenticator.
 
+use crate::api::state::AppState;
 use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::certificates::pki::{Authority, ClientIssue};
@@ -13,7 +14,6 @@ use crate::certificates::request::{self, Request};
 use crate::certificates::rules::{conditions, has_condition, request_bytes};
 use crate::certificates::KUBE_APISERVER_CLIENT;
 use crate::registry::{decode, keys, WriteOptions};
-use crate::server::state::AppState;
 use crate::storage::{EventKind, StorageError};
 use base64::Engine;
 use futures_util::StreamExt;

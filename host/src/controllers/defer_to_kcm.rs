@@ -19,7 +19,7 @@ use serde_json::Value;
 use tokio::task::JoinHandle;
 
 use super::leader::{leases, supervise, Observed, LEASE_NAMESPACE};
-use crate::server::state::AppState;
+use crate::api::state::AppState;
 
 /// The Lease kube-controller-manager's leader election holds.
 pub const KCM_LEASE: &str = "kube-controller-manager";

@@ -5,12 +5,12 @@
 //! `apf.kubernetes.io/autoupdate-spec` annotation. Created when missing
 //! (restarts and concurrent replicas are safe); a user's change to one is
 //! kept. The objects and their status (`dangling.rs`); the server
-//! enforces them (`crate::server::flowcontrol`).
+//! enforces them (`crate::api::flowcontrol`).
 
 pub mod dangling;
 
+use crate::api::state::AppState;
 use crate::apimachinery::status::{ApiError, ApiResult};
-use crate::server::state::AppState;
 use serde_json::Value;
 
 /// The objects of a fresh kube-apiserver 1.32 (see `bootstrap-configuration.json`'s

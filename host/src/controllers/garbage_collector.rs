@@ -19,11 +19,11 @@ use futures_util::{FutureExt, StreamExt};
 use serde_json::{json, Value};
 use tokio::task::JoinHandle;
 
+use crate::api::state::AppState;
 use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
 use crate::registry::{Propagation, WriteOptions};
-use crate::server::state::AppState;
 use crate::storage::{Event, RangeRequest, StorageError, StorageResult, WatchStream};
 use graph::{Graph, Node};
 

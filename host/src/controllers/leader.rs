@@ -19,11 +19,11 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+use crate::api::state::AppState;
 use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
 use crate::registry::WriteOptions;
-use crate::server::state::AppState;
 
 pub const LEASE_NAMESPACE: &str = "kube-system";
 pub const LEASE_NAME: &str = "capstan-controllers";

@@ -4,10 +4,10 @@
 //! start and Available, as local APIServices always are. Safe to run on
 //! every start and concurrently.
 
+use crate::api::state::AppState;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
 use crate::registry::WriteOptions;
-use crate::server::state::AppState;
 use serde_json::{json, Value};
 
 /// kube's groupPriorityMinimum and versionPriority of each built-in group-version.

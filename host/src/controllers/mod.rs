@@ -15,13 +15,12 @@ pub mod namespace;
 pub mod rbac;
 pub mod resource_quota;
 pub mod root_ca;
-pub mod selection;
 pub mod service_account;
 pub mod storage_protection;
 
+use crate::api::state::AppState;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::registry::WriteOptions;
-use crate::server::state::AppState;
 use crate::storage::{KeyValue, RangeRequest, WatchStream};
 use std::sync::Arc;
 use std::time::Duration;

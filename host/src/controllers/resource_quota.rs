@@ -4,10 +4,10 @@
 //! admission plugin uses (`plugins/lib/quota`), whenever something in its
 //! namespace changes.
 
+use crate::api::state::AppState;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
 use crate::registry::ListQuery;
-use crate::server::state::AppState;
 use futures_util::StreamExt;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;

@@ -3,10 +3,10 @@
 //! pki, with kube's description annotation; recreated when deleted and put
 //! back when changed. Pods' projected service-account volumes reference it.
 
+use crate::api::state::AppState;
 use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::registry::{decode, keys};
-use crate::server::state::AppState;
 use crate::storage::{EventKind, RangeRequest, StorageError};
 use futures_util::StreamExt;
 use serde_json::{json, Value};

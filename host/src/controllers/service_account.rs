@@ -2,10 +2,10 @@
 //! (kube-controller-manager's service account controller), so pods admitted
 //! by the ServiceAccount plugin find one.
 
+use crate::api::state::AppState;
 use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::registry::{decode, keys, WriteOptions};
-use crate::server::state::AppState;
 use crate::storage::EventKind;
 use futures_util::StreamExt;
 use serde_json::json;

@@ -7,11 +7,11 @@
 //! volume while it is Bound. Objects still in use are checked again every
 //! couple of seconds.
 
+use crate::api::state::AppState;
 use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
 use crate::registry::{decode, keys};
-use crate::server::state::AppState;
 use crate::storage::{Event, EventKind, KeyValue};
 use futures_util::StreamExt;
 use serde_json::Value;

@@ -9,11 +9,11 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::task::JoinHandle;
 
+use crate::api::state::AppState;
 use crate::apimachinery::meta;
 use crate::apimachinery::status::ApiResult;
 use crate::controllers::local_api_services::{ensure, resource};
 use crate::registry::{ListQuery, WriteOptions};
-use crate::server::state::AppState;
 
 const AUTOMANAGED: &str = "kube-aggregator.kubernetes.io/automanaged";
 

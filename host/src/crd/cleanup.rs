@@ -11,11 +11,11 @@ use futures_util::StreamExt;
 use serde_json::{json, Value};
 use tokio::task::JoinHandle;
 
+use crate::api::state::AppState;
 use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
 use crate::registry::{decode, keys, ListQuery, WriteOptions};
-use crate::server::state::AppState;
 
 pub const FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
 const GROUP: &str = "apiextensions.k8s.io";

@@ -57,7 +57,7 @@ pub async fn serve(
     peer: SocketAddr,
     acceptor: tokio_rustls::TlsAcceptor,
     app: axum::Router,
-    (timeouts, shutdown): (Timeouts, crate::server::shutdown::Shutdown),
+    (timeouts, shutdown): (Timeouts, crate::api::shutdown::Shutdown),
 ) {
     let tls = match tokio::time::timeout(timeouts.read_header, acceptor.accept(tcp)).await {
         Ok(Ok(tls)) => tls,

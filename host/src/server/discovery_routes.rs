@@ -1,8 +1,8 @@
 //! Non-resource GET paths derived from the catalogue: legacy and aggregated
 //! discovery (/api, /apis, ...) and the OpenAPI v2 and v3 documents.
 
+use crate::api::state::AppState;
 use crate::catalogue::discovery;
-use crate::server::state::AppState;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, StatusCode};
 use serde_json::Value;

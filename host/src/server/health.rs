@@ -1,6 +1,6 @@
 //! /healthz, /livez, /readyz (with `?verbose` and per-check paths) and /version.
 
-use crate::server::state::AppState;
+use crate::api::state::AppState;
 use axum::response::{IntoResponse, Response};
 use http::StatusCode;
 

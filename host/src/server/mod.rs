@@ -3,30 +3,23 @@
 //! OpenAPI or the resource handlers.
 
 pub mod accept;
-pub mod client_certificates;
 pub mod connection;
 pub mod discovery_routes;
-pub mod flowcontrol;
 pub mod health;
 pub mod held_body;
-pub mod inflight;
 pub mod panic_recovery;
-pub mod request_metrics;
-pub mod shutdown;
-pub mod state;
 pub mod unread_body;
-pub mod watch_metrics;
 
 use crate::api::handlers;
+use crate::api::inflight::RequestKind;
+use crate::api::request_metrics::{Answered, RequestLabels};
+use crate::api::state::AppState;
 use crate::apimachinery::request_info;
 use crate::apimachinery::status::ApiError;
 use crate::apimachinery::user::UserInfo;
 use crate::audit::{self, policy::Stage, Recording};
 use crate::auth::authenticate::Credentials;
 use crate::auth::{impersonate, Attributes};
-use crate::server::inflight::RequestKind;
-use crate::server::request_metrics::{Answered, RequestLabels};
-use crate::server::state::AppState;
 use anyhow::{Context, Result};
 use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
@@ -93,7 +86,7 @@ pub async fn serve(
     listener: TcpListener,
     tls: rustls::ServerConfig,
     app: axum::Router,
-    (timeouts, shutdown): (connection::Timeouts, crate::server::shutdown::Shutdown),
+    (timeouts, shutdown): (connection::Timeouts, crate::api::shutdown::Shutdown),
 ) -> Result<()> {
     let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(tls));
     let mut backoff = accept::Backoff::default();
@@ -158,7 +151,7 @@ async fn admit_request(
     };
     let flow = match &state.flow_control {
         Some(fc) => {
-            let classified = crate::server::flowcontrol::config::Request {
+            let classified = crate::api::flowcontrol::config::Request {
                 user: &user,
                 method: kind.method,
                 path,
@@ -221,7 +214,7 @@ async fn authenticate(
     if let Some(der) = &peer.certificate {
         let expiry = peer
             .certificate_expiry
-            .get_or_init(|| crate::server::client_certificates::not_after(der));
+            .get_or_init(|| crate::api::client_certificates::not_after(der));
         if let Some(at) = expiry {
             state.certificates.observe(*at);
         }
@@ -270,7 +263,7 @@ async fn route(state: &AppState, req: Request) -> Response {
         || crate::telemetry::otel::request::span_name(req.method(), resource.as_ref()),
         || crate::telemetry::otel::request::http_attributes(&req),
     );
-    let served = crate::server::request_metrics::timing_webhooks(async {
+    let served = crate::api::request_metrics::timing_webhooks(async {
         match authenticate(state, peer, creds).await {
             Ok(requester) => {
                 let recording = audit_start(state, &req, resource.as_ref(), &requester, &audit_id);

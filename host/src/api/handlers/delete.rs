@@ -89,7 +89,7 @@ pub async fn delete(call: &Call<'_>, raw: Body) -> ApiResult<Response> {
     let outcome = if call.res.group.is_empty() && call.res.plural == "namespaces" {
         // Namespace deletion removes the content itself; no GC finalizers.
         opts.propagation = Propagation::Background;
-        crate::controllers::namespace::delete(call.state, call.name(), &preconditions, opts).await?
+        super::namespace::delete(call.state, call.name(), &preconditions, opts).await?
     } else {
         call.state
             .registry

@@ -224,9 +224,9 @@ struct Pump {
     bookmarks: bool,
     last_revision: i64,
     /// A shutdown ends the watch cleanly: the client watches again elsewhere.
-    shutdown: crate::server::shutdown::Shutdown,
+    shutdown: crate::api::shutdown::Shutdown,
     /// `apiserver_watch_events_*`.
-    metrics: Arc<crate::server::watch_metrics::WatchMetrics>,
+    metrics: Arc<crate::api::watch_metrics::WatchMetrics>,
 }
 
 impl Pump {

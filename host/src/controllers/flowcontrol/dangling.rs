@@ -7,12 +7,12 @@
 //! written only when its answer changes. Rechecked on every change of
 //! FlowSchemas or PriorityLevelConfigurations.
 
+use crate::api::state::AppState;
 use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
 use crate::controllers::apply::{apply, Controller};
 use crate::registry::{decode, keys};
-use crate::server::state::AppState;
 use crate::storage::StorageError;
 use futures_util::StreamExt;
 use serde_json::{json, Value};

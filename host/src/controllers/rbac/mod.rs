@@ -10,11 +10,11 @@ mod aggregation;
 mod reconcile;
 
 use super::apply::{apply, Controller};
+use crate::api::state::AppState;
 use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
 use crate::registry::{decode, keys};
-use crate::server::state::AppState;
 use futures_util::StreamExt;
 use serde_json::{json, Value};
 use std::sync::Arc;

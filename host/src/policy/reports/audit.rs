@@ -13,13 +13,13 @@
 use super::report::{self, Finding, Owner};
 use super::resource::{CLUSTER, GROUP, NAMESPACED, VERSION};
 use super::scan;
+use crate::api::state::AppState;
 use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::{Catalogue, ResourceInfo};
 use crate::policy::resources::loaded::Audited;
 use crate::policy::resources::mode::Mode;
 use crate::registry::{ListQuery, WriteOptions};
-use crate::server::state::AppState;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;

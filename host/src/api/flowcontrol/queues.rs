@@ -164,7 +164,7 @@ impl Dispatcher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::flowcontrol::config::Limited;
+    use crate::api::flowcontrol::config::Limited;
 
     fn level(queuing: Option<Queuing>) -> Level {
         Level {

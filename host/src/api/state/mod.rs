@@ -1,16 +1,18 @@
 //! The server's shared state: catalogue, storage and the registry over it.
 
+pub mod selection;
+
 use crate::admission::chain::ChainEntry;
 use crate::admission::config::Phase;
 use crate::admission::Chain;
 use crate::api::handlers::event_lines::EventLines;
+use crate::api::inflight::InFlight;
 use crate::auth::service_account::TokenIssuer;
 use crate::auth::Auth;
 use crate::catalogue::live::LiveCatalogue;
 use crate::catalogue::Catalogue;
 use crate::registry::store_reader::StoreReader;
 use crate::registry::Registry;
-use crate::server::inflight::InFlight;
 use crate::storage::watermarks::{TrackedStorage, Watermarks};
 use crate::storage::Storage;
 use std::sync::Arc;
@@ -24,11 +26,11 @@ pub struct AppState {
     /// Authentication and authorization attempts.
     pub auth_metrics: Arc<crate::auth::metrics::AuthMetrics>,
     /// Client certificates' remaining lifetimes.
-    pub certificates: Arc<crate::server::client_certificates::Expirations>,
+    pub certificates: Arc<crate::api::client_certificates::Expirations>,
     /// Events sent to watchers, by kind.
-    pub watch_events: Arc<crate::server::watch_metrics::WatchMetrics>,
+    pub watch_events: Arc<crate::api::watch_metrics::WatchMetrics>,
     /// Set on SIGTERM (`shutdown.rs`).
-    pub shutdown: crate::server::shutdown::Shutdown,
+    pub shutdown: crate::api::shutdown::Shutdown,
     /// Per-resource write revisions (the plugins' `watermark` import).
     pub watermarks: Arc<Watermarks>,
     pub registry: Registry,
@@ -45,7 +47,7 @@ pub struct AppState {
     /// The in-flight limits (unlimited unless `serve` sets them).
     pub inflight: InFlight,
     /// API Priority and Fairness (None: the in-flight limits alone).
-    pub flow_control: Option<Arc<crate::server::flowcontrol::FlowControl>>,
+    pub flow_control: Option<Arc<crate::api::flowcontrol::FlowControl>>,
     /// The data directory's CA and certificates (the root CA publisher and
     /// the CSR signer use them); `None` in states built without one.
     pub pki: Option<crate::certificates::pki::PkiPaths>,
@@ -56,14 +58,14 @@ pub struct AppState {
     pub conversion: Arc<crate::crd::conversion::ConversionSetup>,
     /// What `GET /metrics` shows (the requests' counts among them).
     pub metrics: crate::telemetry::metrics::Sources,
-    pub requests: Arc<crate::server::request_metrics::RequestMetrics>,
+    pub requests: Arc<crate::api::request_metrics::RequestMetrics>,
     /// The PolicyBundles' policies in effect (the chain's `policies`
     /// markers and the background audit run them).
     pub policies: Arc<crate::policy::resources::PolicySet>,
     /// How often the background audit scans (`--policy-audit-interval`).
     pub policy_audit_interval: std::time::Duration,
     /// Which controllers doing kube-controller-manager's work run (`--controllers`).
-    pub controllers: crate::controllers::selection::Selection,
+    pub controllers: crate::api::state::selection::Selection,
     /// False while a kube-controller-manager leads, so that the selected
     /// controllers stand down (`controllers::defer_to_kcm`, in every replica).
     pub no_kcm_leads: tokio::sync::watch::Sender<bool>,
@@ -85,9 +87,9 @@ impl AppState {
             &catalogue.get(),
             Default::default(),
         ));
-        let requests = Arc::new(crate::server::request_metrics::RequestMetrics::default());
-        let watch_events = Arc::new(crate::server::watch_metrics::WatchMetrics::default());
-        let certificates = Arc::new(crate::server::client_certificates::Expirations::default());
+        let requests = Arc::new(crate::api::request_metrics::RequestMetrics::default());
+        let watch_events = Arc::new(crate::api::watch_metrics::WatchMetrics::default());
+        let certificates = Arc::new(crate::api::client_certificates::Expirations::default());
         let auth_metrics = Arc::new(crate::auth::metrics::AuthMetrics::default());
         AppState {
             metrics: vec![
