@@ -401,7 +401,7 @@ impl Chain {
         let key = (req.operation, rejected, step_type(mutating));
         let took = started.elapsed();
         if let Family::Webhook = family {
-            crate::api::request_metrics::webhook_called(took.as_secs_f64());
+            crate::telemetry::webhook_time::webhook_called(took.as_secs_f64());
         }
         (self.metrics).entry(family, &e.config.name, key, took);
     }

@@ -363,6 +363,11 @@ pub fn apply_patch(obj: &Value, patch: &[u8]) -> Result<Value, String> {
     Ok(out)
 }
 
+/// The request's coordinates, as the chain matches them.
+pub fn attributes(request: &serde_json::Value) -> Option<super::matcher::RequestAttributes> {
+    ReviewRequest::from_request(request).map(|req| crate::admission::chain::attributes(&req))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

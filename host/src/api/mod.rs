@@ -10,5 +10,6 @@ pub mod protobuf;
 pub mod request_metrics;
 pub mod shutdown;
 pub mod state;
+mod status_response;
 pub mod table;
 pub mod watch_metrics;

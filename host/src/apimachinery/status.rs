@@ -456,26 +456,6 @@ pub fn success_status(group: &str, resource: &str, name: &str, uid: &str) -> Val
     json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details})
 }
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let code = StatusCode::from_u16(self.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let status = self.to_status();
-        crate::audit::response_object(&status);
-        let body = crate::apimachinery::kube_json::to_vec(&status);
-        let mut resp = (code, body).into_response();
-        resp.headers_mut().insert(
-            http::header::CONTENT_TYPE,
-            http::HeaderValue::from_static("application/json"),
-        );
-        let retry_after = self.details.as_ref().map(|d| &d["retryAfterSeconds"]);
-        if let Some(seconds) = retry_after.and_then(Value::as_u64).filter(|s| *s > 0) {
-            resp.headers_mut()
-                .insert(http::header::RETRY_AFTER, http::HeaderValue::from(seconds));
-        }
-        resp
-    }
-}
-
 pub type ApiResult<T> = Result<T, ApiError>;
 
 /// kube's answer for a path no handler serves (outside `/api` and the

@@ -1,5 +1,6 @@
 //! Command-line interface (flags named as kube-apiserver names them).
 
+pub mod audit;
 pub mod kubeconfig;
 pub mod plugin_componentize;
 pub mod plugin_new;

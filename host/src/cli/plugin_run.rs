@@ -9,12 +9,13 @@
 //! plugin).
 
 use crate::admission::manifest;
-use crate::admission::matcher::RequestAttributes;
+use crate::admission::review::attributes;
 use crate::cli::PluginRunArgs;
 use crate::wasm::embedded::module_bytes;
+use crate::wasm::offline::call_offline;
 use crate::wasm::EmptyReader;
 use crate::wasm::{abi, embedded};
-use crate::wasm::{CallContext, Limits, Plugin, PluginKind, PluginRuntime};
+use crate::wasm::{Limits, PluginKind, PluginRuntime};
 use anyhow::{Context, Result};
 use std::sync::Arc;
 use std::time::Duration;
@@ -67,28 +68,6 @@ pub async fn run(args: &PluginRunArgs) -> Result<RunOutput> {
     })
 }
 
-/// One call of `plugin` with `input`, outside a server (its reads answered
-/// by `reader`): the answer, parsed. Also `capstan policy test`'s call.
-pub async fn call_offline(
-    plugin: &Plugin,
-    input: &serde_json::Value,
-    config: String,
-    limits: Limits,
-    reader: Arc<dyn crate::wasm::ObjectReader>,
-) -> Result<serde_json::Value> {
-    let ctx = CallContext {
-        config,
-        reader,
-        limits,
-    };
-    let answer = plugin
-        .call(&input.to_string(), ctx)
-        .await
-        .map_err(|f| anyhow::anyhow!("{f}"))?;
-    serde_json::from_str(&answer)
-        .with_context(|| format!("the plugin's answer is not JSON: {answer}"))
-}
-
 /// A built-in's manifest, and whether its rules cover `request`.
 fn declared(module: &str, request: &serde_json::Value) -> Result<Option<String>> {
     let Some(name) = module.strip_prefix("builtin:") else {
@@ -114,10 +93,4 @@ fn declared(module: &str, request: &serde_json::Value) -> Result<Option<String>>
         "{module} declares (capstan-plugin.json):\n{}{reach}",
         text.trim_end()
     )))
-}
-
-/// The request's coordinates, as the chain matches them.
-pub fn attributes(request: &serde_json::Value) -> Option<RequestAttributes> {
-    crate::admission::review::ReviewRequest::from_request(request)
-        .map(|req| crate::admission::chain::attributes(&req))
 }

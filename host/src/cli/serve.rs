@@ -187,7 +187,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let mut catalogue = Catalogue::builtin();
     catalogue.enable_gated(&gates);
     let mut state = AppState::new(catalogue, storage.clone(), address.clone());
-    let auditor = Arc::new(crate::audit::from_args(&args)?);
+    let auditor = Arc::new(super::audit::auditor(&args)?);
     state.metrics.push(auditor.metrics());
     state.metrics.push(instrumented.metrics.clone());
     if let Some(cache) = cache_metrics {

@@ -263,7 +263,7 @@ async fn route(state: &AppState, req: Request) -> Response {
         || crate::telemetry::otel::request::span_name(req.method(), resource.as_ref()),
         || crate::telemetry::otel::request::http_attributes(&req),
     );
-    let served = crate::api::request_metrics::timing_webhooks(async {
+    let served = crate::telemetry::webhook_time::timing_webhooks(async {
         match authenticate(state, peer, creds).await {
             Ok(requester) => {
                 let recording = audit_start(state, &req, resource.as_ref(), &requester, &audit_id);

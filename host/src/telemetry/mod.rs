@@ -4,3 +4,4 @@
 pub mod logging;
 pub mod metrics;
 pub mod otel;
+pub mod webhook_time;

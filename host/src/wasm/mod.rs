@@ -22,6 +22,7 @@ mod failure;
 mod host_imports;
 mod limiter;
 pub mod metrics;
+pub mod offline;
 mod offload;
 mod output;
 mod runtime;
