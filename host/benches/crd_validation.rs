@@ -10,7 +10,7 @@
 //! per-request figures to show what compiling per request would cost.
 //! `cargo bench -p capstan --bench crd_validation`.
 
-use capstan::crd::schema::CompiledSchema;
+use capstan::catalogue::custom::schema::CompiledSchema;
 use kube_cel::ValidationRules;
 use serde_json::{json, Value};
 use std::hint::black_box;

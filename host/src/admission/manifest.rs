@@ -87,7 +87,7 @@ impl PluginManifest {
         let Some(schema) = &self.settings_schema else {
             return Ok(());
         };
-        let compiled = crate::crd::schema::CompiledSchema::new(schema)
+        let compiled = crate::catalogue::custom::schema::CompiledSchema::new(schema)
             .map_err(|e| format!("settingsSchema does not compile: {e}"))?;
         let problems: Vec<String> = compiled
             .validate(settings)

@@ -212,7 +212,7 @@ mod tests {
         let live = LiveCatalogue::new(Catalogue::builtin());
         let before = live.get();
         live.replace_custom(
-            crate::crd::resource::entries(&crd("v1", "5"), &Default::default()),
+            crate::catalogue::custom::resource::entries(&crd("v1", "5"), &Default::default()),
             5,
         );
         let cat = live.get();
@@ -227,7 +227,7 @@ mod tests {
         assert!(doc.document("apis/example.com/v1").is_some());
         assert!(doc.index()["paths"].get("apis/example.com/v1").is_some());
         live.replace_custom(
-            crate::crd::resource::entries(&crd("v2", "6"), &Default::default()),
+            crate::catalogue::custom::resource::entries(&crd("v2", "6"), &Default::default()),
             6,
         );
         assert!(live.get().lookup("example.com", "v1", "widgets").is_none());
@@ -242,7 +242,7 @@ mod tests {
         let live = LiveCatalogue::new(Catalogue::builtin());
         let apps = live.openapi().hash("apis/apps/v1").map(String::from);
         live.replace_custom(
-            crate::crd::resource::entries(&crd("v1", "5"), &Default::default()),
+            crate::catalogue::custom::resource::entries(&crd("v1", "5"), &Default::default()),
             5,
         );
         assert_eq!(live.openapi().hash("apis/apps/v1").map(String::from), apps);

@@ -6,6 +6,7 @@
 
 mod builtin;
 pub mod conversion;
+pub mod custom;
 pub mod discovery;
 pub mod field_validation;
 pub mod gates;
@@ -59,7 +60,7 @@ pub struct ResourceInfo {
     pub returns_deleted_object: bool,
     /// What a CustomResourceDefinition says about this resource (schema,
     /// printer columns, subresource paths, versions); `None` for built-ins.
-    pub custom: Option<std::sync::Arc<crate::crd::CustomResource>>,
+    pub custom: Option<std::sync::Arc<crate::catalogue::custom::CustomResource>>,
 }
 
 impl ResourceInfo {

@@ -45,7 +45,7 @@ pub struct ServerConfig {
     /// The authentication and authorization chains.
     pub auth: AuthConfig,
     /// The converter plugins CRDs may name.
-    pub conversion: Vec<crate::crd::conversion::ConverterEntry>,
+    pub conversion: Vec<crate::catalogue::custom::conversion::ConverterEntry>,
 }
 
 /// Reads and checks a configuration file.
@@ -88,7 +88,7 @@ pub fn parse_file(text: &str) -> Result<ServerConfig, String> {
         admission,
         webhook_services: file.webhook_services.unwrap_or_default(),
         auth: crate::auth::config::parse(file.authentication, file.authorization, &builtins)?,
-        conversion: crate::crd::conversion::parse_entries(
+        conversion: crate::catalogue::custom::conversion::parse_entries(
             file.conversion.as_deref().unwrap_or_default(),
         )?,
     })

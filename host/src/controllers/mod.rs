@@ -4,6 +4,8 @@
 pub mod admission_policy_status;
 pub mod apply;
 pub mod bootstrap;
+pub mod crd_api_services;
+pub mod crd_cleanup;
 pub mod crd_names;
 pub mod csr_signer;
 pub mod defer_to_kcm;
@@ -62,8 +64,8 @@ pub fn as_controller_manager(state: &AppState) -> WriteOptions<'_> {
 pub fn spawn_all(state: Arc<AppState>) -> Vec<JoinHandle<()>> {
     let mut tasks = vec![
         crd_names::spawn(state.clone()),
-        crate::crd::cleanup::spawn(state.clone()),
-        crate::crd::api_services::spawn(state.clone()),
+        crate::controllers::crd_cleanup::spawn(state.clone()),
+        crate::controllers::crd_api_services::spawn(state.clone()),
         flowcontrol::dangling::spawn(state.clone()),
         crate::policy::reports::audit::spawn(state.clone()),
     ];

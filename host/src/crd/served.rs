@@ -14,8 +14,8 @@ use futures_util::{FutureExt, StreamExt};
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
-use super::conversion::ConversionSetup;
 use crate::apimachinery::status::{ApiError, ApiResult};
+use crate::catalogue::custom::conversion::ConversionSetup;
 use crate::catalogue::live::{CustomEntry, LiveCatalogue};
 use crate::registry::decode;
 use crate::storage::{Event, EventKind, RangeRequest, Storage, StorageError};
@@ -87,7 +87,7 @@ fn apply(
 
 /// A CRD's entries, built (schemas and rules compiled) once per change of it.
 fn entries(crd: &Value, setup: &ConversionSetup) -> Vec<CustomEntry> {
-    crate::cpu::heavy(|| super::resource::entries(crd, setup))
+    crate::cpu::heavy(|| crate::catalogue::custom::resource::entries(crd, setup))
 }
 
 fn publish(live: &LiveCatalogue, crds: &BTreeMap<String, Vec<CustomEntry>>, revision: i64) {
@@ -106,5 +106,6 @@ pub async fn revision_serving(storage: &dyn Storage, group: &str, plural: &str) 
     let key = format!("{CRD_PREFIX}{plural}.{group}");
     let kv = storage.get(&key).await.ok()??;
     let crd = decode(&kv).ok()?;
-    super::resource::condition_true(&crd, "Established").then_some(kv.mod_revision)
+    crate::catalogue::custom::resource::condition_true(&crd, "Established")
+        .then_some(kv.mod_revision)
 }

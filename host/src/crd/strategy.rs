@@ -15,7 +15,7 @@ use crate::apimachinery::status::{ApiError, ApiResult, Cause};
 use crate::catalogue::ResourceInfo;
 use crate::registry::strategy::{PrintedRows, Strategy};
 
-use super::CustomResource;
+use crate::catalogue::custom::CustomResource;
 
 /// Routes custom resources through their CRD's rules, the rest to `inner`.
 pub struct CustomAware {
@@ -169,7 +169,9 @@ fn validate_until(
         (None, _) => Vec::new(),
     };
     if let Some(rules) = &custom.rules {
-        causes.extend(super::rules::causes(rules, obj, old, deadline)?);
+        causes.extend(crate::catalogue::custom::rules::causes(
+            rules, obj, old, deadline,
+        )?);
     }
     if let Some(checks) = custom.checks {
         causes.extend(checks(obj, old));

@@ -193,7 +193,7 @@ async fn decoded(
         }
         Ok::<_, ApiError>(kept)
     })?;
-    let viewed = crate::crd::versions::view_all(res, decoded).await?;
+    let viewed = crate::catalogue::custom::versions::view_all(res, decoded).await?;
     Ok(viewed
         .into_iter()
         .filter(|obj| !custom || q.keeps(obj))

@@ -4,6 +4,7 @@
 //! `genericregistry.Store` does.
 
 mod allocate;
+pub mod crd_finalizer;
 pub mod keys;
 mod list;
 pub mod scale;
@@ -185,12 +186,12 @@ pub async fn written(res: &ResourceInfo, mut obj: Value, kv: &KeyValue) -> ApiRe
 
 /// A stored object as `res`'s version shows it.
 pub async fn decode_as(res: &ResourceInfo, kv: &KeyValue) -> ApiResult<Value> {
-    crate::crd::versions::view(res, decode(kv)?).await
+    crate::catalogue::custom::versions::view(res, decode(kv)?).await
 }
 
 /// An object encoded in the version `res` stores (a CRD's storage version).
 pub async fn encode_as(res: &ResourceInfo, obj: &Value) -> ApiResult<bytes::Bytes> {
-    match crate::crd::versions::to_storage(res, obj).await? {
+    match crate::catalogue::custom::versions::to_storage(res, obj).await? {
         Some(stored) => encode(&stored),
         None => encode(obj),
     }
@@ -475,7 +476,7 @@ impl Registry {
             opts.admit.validate(None, Some(&current)).await?;
             let held = !meta::finalizers(&current).is_empty()
                 || opts.propagation.finalizer().is_some()
-                || crate::crd::cleanup::finalizer_for(res).is_some();
+                || crd_finalizer::finalizer_for(res).is_some();
             if held {
                 return self.mark_deleting(res, ns, name, current, opts).await;
             }
@@ -525,9 +526,9 @@ impl Registry {
                     if res.group.is_empty() && res.plural == "namespaces" {
                         obj["status"]["phase"] = json!("Terminating");
                     }
-                    if let Some(finalizer) = crate::crd::cleanup::finalizer_for(res) {
+                    if let Some(finalizer) = crd_finalizer::finalizer_for(res) {
                         meta::add_finalizer(meta::metadata_mut(&mut obj), finalizer);
-                        crate::crd::cleanup::mark_pending(&mut obj);
+                        crd_finalizer::mark_pending(&mut obj);
                     }
                     Ok(obj)
                 },

@@ -234,7 +234,7 @@ mod tests {
                             "statusReplicasPath": ".status.count", "labelSelectorPath": ".status.selector"}}}]},
             "status": {"conditions": [{"type": "Established", "status": "True"}]}
         });
-        let res = crate::crd::resource::entries(&crd, &Default::default())
+        let res = crate::catalogue::custom::resource::entries(&crd, &Default::default())
             .remove(0)
             .info;
         let w = json!({"metadata": {"name": "w"}, "spec": {"size": 4}, "status": {"count": 1, "selector": "app=w"}});

@@ -103,10 +103,12 @@ impl Encoder {
         if !self.res.served_as_stored() {
             // Stored in the storage version: each watcher's own view.
             let stored = event.subject(kind)?.clone();
-            return Some(match crate::crd::versions::view(&self.res, stored).await {
-                Ok(obj) => self.line(kind.as_str(), obj).await,
-                Err(e) => self.error(&e),
-            });
+            return Some(
+                match crate::catalogue::custom::versions::view(&self.res, stored).await {
+                    Ok(obj) => self.line(kind.as_str(), obj).await,
+                    Err(e) => self.error(&e),
+                },
+            );
         }
         match self.output {
             // Each watcher's own encoding (tables: columns once; protobuf).

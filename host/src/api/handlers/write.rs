@@ -143,7 +143,7 @@ fn validate_fields(call: &Call<'_>, json_bytes: &[u8], obj: &mut Value) -> ApiRe
 /// version's schema (the dropped fields are the unknown ones), defaulted.
 fn custom_fields(
     call: &Call<'_>,
-    schema: &crate::crd::schema::CompiledSchema,
+    schema: &crate::catalogue::custom::schema::CompiledSchema,
     json_bytes: &[u8],
     obj: &mut Value,
 ) -> field_validation::FieldProblems {

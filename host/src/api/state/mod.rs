@@ -55,7 +55,7 @@ pub struct AppState {
     pub on_etcd: bool,
     /// What CRDs' converters are built from: the configured converter
     /// plugins and webhook services (`crd::conversion::Converter::from_crd`).
-    pub conversion: Arc<crate::crd::conversion::ConversionSetup>,
+    pub conversion: Arc<crate::catalogue::custom::conversion::ConversionSetup>,
     /// What `GET /metrics` shows (the requests' counts among them).
     pub metrics: crate::telemetry::metrics::Sources,
     pub requests: Arc<crate::api::request_metrics::RequestMetrics>,

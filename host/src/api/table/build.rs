@@ -7,8 +7,8 @@ use serde_json::{json, Map, Value};
 
 use super::{default, IncludeObject};
 use crate::apimachinery::status::ApiResult;
+use crate::catalogue::custom::CustomResource;
 use crate::catalogue::ResourceInfo;
-use crate::crd::CustomResource;
 use crate::registry::strategy::{PrintedRows, Strategy};
 
 /// `PartialObjectMetadata` wrapping the object's full metadata, as kube's
@@ -37,10 +37,10 @@ fn embedded_object(res: &ResourceInfo, obj: &Value, include: IncludeObject) -> V
 fn custom_rows(custom: &CustomResource, objects: &[Value], now: DateTime<Utc>) -> PrintedRows {
     let rows = objects
         .iter()
-        .map(|o| cells_row(crate::crd::table::cells(custom, o, now)))
+        .map(|o| cells_row(crate::api::table::custom::cells(custom, o, now)))
         .collect();
     PrintedRows {
-        columns: crate::crd::table::column_definitions(custom),
+        columns: crate::api::table::custom::column_definitions(custom),
         rows,
     }
 }

@@ -7,7 +7,9 @@
 //! (`includeObject`) and the list metadata.
 
 mod build;
+pub mod custom;
 mod default;
+mod json_path;
 
 pub use build::{build_table, strip_column_definitions};
 pub use default::{name_column, CREATION_DESCRIPTION};

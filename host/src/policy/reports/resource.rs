@@ -15,11 +15,11 @@ pub const CLUSTER: &str = "clusterpolicyreports";
 
 /// The catalogue entries of both resources.
 pub fn entries() -> Vec<CustomEntry> {
-    let mut out = crate::crd::resource::entries(
+    let mut out = crate::catalogue::custom::resource::entries(
         &definition("PolicyReport", "polr", "Namespaced"),
         &Default::default(),
     );
-    out.extend(crate::crd::resource::entries(
+    out.extend(crate::catalogue::custom::resource::entries(
         &definition("ClusterPolicyReport", "cpolr", "Cluster"),
         &Default::default(),
     ));

@@ -16,7 +16,8 @@ pub const PLURAL: &str = "policybundles";
 /// The catalogue entries of the resource (one version), with the checks
 /// its schema cannot make.
 pub fn entries() -> Vec<CustomEntry> {
-    let mut entries = crate::crd::resource::entries(&definition(), &Default::default());
+    let mut entries =
+        crate::catalogue::custom::resource::entries(&definition(), &Default::default());
     for entry in &mut entries {
         if let Some(custom) = entry.info.custom.as_mut().and_then(Arc::get_mut) {
             custom.checks = Some(verification_keys);

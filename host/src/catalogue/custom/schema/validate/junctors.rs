@@ -3,8 +3,8 @@
 
 use super::{validate_value, Outcome};
 use crate::apimachinery::selectors::validation::go_quote;
-use crate::crd::schema::node::Node;
-use crate::crd::schema::problems::Problem;
+use crate::catalogue::custom::schema::node::Node;
+use crate::catalogue::custom::schema::problems::Problem;
 use serde_json::Value;
 
 /// The value and its correlated old value, as the junctors pass them on.

@@ -48,19 +48,6 @@ impl JsonPath {
         }
         current
     }
-
-    /// The plain field names of a path made only of fields (`spec.color`).
-    pub fn field_label(&self) -> Option<String> {
-        let names: Option<Vec<&str>> = self
-            .0
-            .iter()
-            .map(|s| match s {
-                Step::Field(f) => Some(f.as_str()),
-                _ => None,
-            })
-            .collect();
-        names.map(|n| n.join("."))
-    }
 }
 
 fn parse_step<'a>(rest: &'a str, steps: &mut Vec<Step>) -> Result<&'a str, String> {
@@ -254,15 +241,7 @@ mod tests {
     }
 
     #[test]
-    fn field_labels_and_bad_paths() {
-        assert_eq!(
-            JsonPath::parse(".spec.color")
-                .unwrap()
-                .field_label()
-                .as_deref(),
-            Some("spec.color")
-        );
-        assert!(JsonPath::parse(".spec[0]").unwrap().field_label().is_none());
+    fn bad_paths_are_refused() {
         assert!(JsonPath::parse(".spec[").is_err());
         assert!(JsonPath::parse(".spec[abc]").is_err());
     }

@@ -6,9 +6,9 @@ use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
 use super::json_path::JsonPath;
-use super::resource::PrinterColumn;
-use super::CustomResource;
 use crate::api::table::{name_column, CREATION_DESCRIPTION};
+use crate::catalogue::custom::resource::PrinterColumn;
+use crate::catalogue::custom::CustomResource;
 use kube_time::human_duration_of as human_duration;
 
 /// The column definitions of a custom resource's Table.

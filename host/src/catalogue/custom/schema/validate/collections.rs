@@ -3,8 +3,8 @@
 //! value each child is correlated with.
 
 use super::{validate, Outcome};
-use crate::crd::schema::node::{Additional, ListType, Node};
-use crate::crd::schema::problems::{Code, Problem};
+use crate::catalogue::custom::schema::node::{Additional, ListType, Node};
+use crate::catalogue::custom::schema::problems::{Code, Problem};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
