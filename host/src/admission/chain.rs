@@ -10,9 +10,10 @@ use super::config::{
 use super::match_conditions::Outcome;
 use super::matcher::{labels_of, RequestAttributes};
 use super::review::{apply_patch, read_response, EncodedReview, ReviewRequest, Verdict};
-use super::{Admit, Transport};
+use super::Transport;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
+use crate::registry::Admit;
 use crate::registry::{Registry, STORAGE_UNAVAILABLE};
 use futures_util::future::BoxFuture;
 use serde_json::Value;

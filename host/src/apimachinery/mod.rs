@@ -3,6 +3,7 @@
 //! Go's JSON syntax errors, YAML as kube reads it, label and field selectors.
 //! It imports nothing of the server.
 
+pub mod conditions;
 pub mod go_json;
 pub mod gofmt;
 pub mod kube_json;

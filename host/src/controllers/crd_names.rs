@@ -19,6 +19,7 @@ use serde_json::{json, Value};
 use tokio::task::JoinHandle;
 
 use crate::api::state::AppState;
+use crate::apimachinery::conditions::{same_status, set_condition};
 use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
@@ -309,39 +310,6 @@ fn is_true(status: &Value, kind: &str) -> bool {
             cs.iter()
                 .any(|c| c["type"] == kind && c["status"] == "True")
         })
-}
-
-/// `SetCRDCondition`: replaces the condition of its type (keeping the
-/// transition time when the status did not change) or appends it.
-pub(crate) fn set_condition(status: &mut Value, mut new: Value) {
-    if !status.get("conditions").is_some_and(Value::is_array) {
-        status["conditions"] = json!([]);
-    }
-    let Some(list) = status["conditions"].as_array_mut() else {
-        return;
-    };
-    match list.iter_mut().find(|c| c["type"] == new["type"]) {
-        Some(old) => {
-            if old["status"] == new["status"] {
-                new["lastTransitionTime"] = old["lastTransitionTime"].clone();
-            }
-            *old = new;
-        }
-        None => list.push(new),
-    }
-}
-
-/// Conditions compared without their timestamps.
-pub(crate) fn same_status(a: &Value, b: &Value) -> bool {
-    let strip = |s: &Value| {
-        let mut s = s.clone();
-        if let Some(list) = s.get_mut("conditions").and_then(Value::as_array_mut) {
-            list.iter_mut()
-                .for_each(|c| remove(c, "lastTransitionTime"));
-        }
-        s
-    };
-    strip(a) == strip(b)
 }
 
 /// Watches CRDs and reconciles all of them on every change; restarts on errors.

@@ -14,6 +14,7 @@ pub mod garbage_collector;
 pub mod leader;
 pub mod local_api_services;
 pub mod namespace;
+pub mod policy_audit;
 pub mod rbac;
 pub mod resource_quota;
 pub mod root_ca;
@@ -67,7 +68,7 @@ pub fn spawn_all(state: Arc<AppState>) -> Vec<JoinHandle<()>> {
         crate::controllers::crd_cleanup::spawn(state.clone()),
         crate::controllers::crd_api_services::spawn(state.clone()),
         flowcontrol::dangling::spawn(state.clone()),
-        crate::policy::reports::audit::spawn(state.clone()),
+        crate::controllers::policy_audit::spawn(state.clone()),
     ];
     // Quota usage is also kube-apiserver's: its ResourceQuota admission
     // charges every create, which kube-controller-manager's quota controller

@@ -3,6 +3,7 @@
 //! verbs into guarded storage operations, as k8s.io/apiserver's
 //! `genericregistry.Store` does.
 
+pub mod admit;
 mod allocate;
 pub mod crd_finalizer;
 pub mod keys;
@@ -15,13 +16,13 @@ pub mod strategy;
 mod update;
 pub mod wasm_strategy;
 
-use crate::admission::{Admit, NoAdmission};
 use crate::apimachinery::meta;
 use crate::apimachinery::names;
 use crate::apimachinery::status::{ApiError, ApiResult, Cause};
 use crate::catalogue::ResourceInfo;
 use crate::storage::MAX_STORED_BYTES;
 use crate::storage::{KeyValue, RangeRequest, Storage, StorageError};
+pub use admit::{Admit, NoAdmission};
 use serde_json::{json, Value};
 use std::sync::Arc;
 

@@ -1,10 +1,10 @@
 //! The scale subresource: an autoscaling/v1 Scale view of `spec.replicas`,
 //! and admission of a scale write, which sees Scale objects as in kube.
 
-use crate::admission::Admit;
 use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
+use crate::registry::Admit;
 use futures_util::future::BoxFuture;
 use serde_json::{json, Map, Value};
 

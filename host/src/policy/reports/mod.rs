@@ -5,7 +5,6 @@
 //! controller that scans and writes (`audit.rs`), and who reads them
 //! (`rbac.rs`).
 
-pub mod audit;
 pub mod rbac;
 pub mod report;
 pub mod resource;

@@ -5,8 +5,8 @@
 //! produced it.
 
 use super::loaded::Refusal;
+use crate::apimachinery::conditions::set_condition;
 use crate::apimachinery::meta;
-use crate::controllers::crd_names::set_condition;
 use serde_json::{json, Value};
 
 /// A condition's (and a refusal's) message is cut to this many characters.

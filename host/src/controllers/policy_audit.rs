@@ -1,22 +1,22 @@
 //! The background audit, run by the leader with the other writing
 //! controllers: for each PolicyBundle loaded in Audit or Enforce mode, its
-//! policies evaluate the stored objects they select (`scan.rs`, on the
+//! policies evaluate the stored objects they select (`policy::reports::scan`, on the
 //! plugin runtime) and the results are written per namespace as a
 //! PolicyReport and for cluster-scoped objects as a ClusterPolicyReport
-//! (`report.rs`), each only when it changed. A scan runs at start, every
+//! (`policy::reports::report`), each only when it changed. A scan runs at start, every
 //! `--policy-audit-interval`, and [`DEBOUNCE`] after a PolicyBundle's
 //! policies were loaded or removed or an Audit-mode admission in this
 //! replica found a violation. Reports of Warn-mode, deleted or unknown
 //! PolicyBundles are deleted; those of PolicyBundles not loaded yet are
 //! left as they are. Errors are logged and retried at the next scan.
 
-use super::report::{self, Finding, Owner};
-use super::resource::{CLUSTER, GROUP, NAMESPACED, VERSION};
-use super::scan;
 use crate::api::state::AppState;
 use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::{Catalogue, ResourceInfo};
+use crate::policy::reports::report::{self, Finding, Owner};
+use crate::policy::reports::resource::{CLUSTER, GROUP, NAMESPACED, VERSION};
+use crate::policy::reports::scan;
 use crate::policy::resources::loaded::Audited;
 use crate::policy::resources::mode::Mode;
 use crate::registry::{ListQuery, WriteOptions};
