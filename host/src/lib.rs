@@ -12,6 +12,7 @@ pub mod certificates;
 pub mod cli;
 pub mod config;
 pub mod controllers;
+pub mod cosign;
 pub mod cpu;
 pub mod crd;
 pub mod kube_client;

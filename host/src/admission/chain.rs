@@ -527,7 +527,7 @@ fn configures_admission(req: &ReviewRequest) -> bool {
                 | "MutatingAdmissionPolicy"
                 | "MutatingAdmissionPolicyBinding"
         ),
-        crate::policy::resources::resource::GROUP => req.kind == "PolicyBundle",
+        crate::catalogue::policy_bundle::GROUP => req.kind == "PolicyBundle",
         _ => false,
     }
 }

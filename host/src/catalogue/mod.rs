@@ -17,6 +17,8 @@ pub mod live;
 pub mod openapi;
 mod openapi_paths;
 pub mod openapi_v2;
+pub mod policy_bundle;
+pub mod policy_report;
 pub(crate) mod schemas;
 pub mod type_check;
 
@@ -204,8 +206,8 @@ impl Catalogue {
             let resources = builtin::resources();
             let schemas = schemas::builtin_schemas().into();
             let mut cat = Catalogue { resources, schemas };
-            cat.insert_custom(crate::policy::resources::resource::entries());
-            cat.insert_custom(crate::policy::reports::resource::entries());
+            cat.insert_custom(crate::catalogue::policy_bundle::entries());
+            cat.insert_custom(crate::catalogue::policy_report::entries());
             cat.schemas.freeze();
             cat
         })

@@ -3,10 +3,10 @@
 //! signatures (`cosign/`), for a registry reference or a bundle on disk
 //! (whose signatures are kept in its layout, as `cosign save` keeps them).
 
+use crate::cosign::{simple_signing, PrivateKey, PublicKey};
 use crate::policy::bundles::layout::Layout;
 use crate::policy::bundles::registry::{self, Access, Registry};
 use crate::policy::bundles::signatures;
-use crate::policy::cosign::{simple_signing, PrivateKey, PublicKey};
 use anyhow::{anyhow, bail, Context};
 use clap::Args;
 use std::io::Write;
@@ -200,7 +200,7 @@ fn read_key_file(path: &Path) -> anyhow::Result<String> {
     let len = std::fs::metadata(path)
         .with_context(|| path.display().to_string())?
         .len();
-    if len > crate::policy::cosign::keys::MAX_KEY_FILE_BYTES as u64 {
+    if len > crate::cosign::keys::MAX_KEY_FILE_BYTES as u64 {
         bail!("{}: {len} bytes, not a key file", path.display());
     }
     std::fs::read_to_string(path).with_context(|| path.display().to_string())

@@ -13,9 +13,9 @@
 use crate::api::state::AppState;
 use crate::apimachinery::meta;
 use crate::apimachinery::status::{ApiError, ApiResult};
+use crate::catalogue::policy_report::{CLUSTER, GROUP, NAMESPACED, VERSION};
 use crate::catalogue::{Catalogue, ResourceInfo};
 use crate::policy::reports::report::{self, Finding, Owner};
-use crate::policy::reports::resource::{CLUSTER, GROUP, NAMESPACED, VERSION};
 use crate::policy::reports::scan;
 use crate::policy::resources::loaded::Audited;
 use crate::policy::resources::mode::Mode;
@@ -56,7 +56,7 @@ struct Resources {
 
 impl Resources {
     fn of(catalogue: &Catalogue) -> Option<Resources> {
-        use crate::policy::resources::resource as pb;
+        use crate::catalogue::policy_bundle as pb;
         Some(Resources {
             namespaced: catalogue.lookup(GROUP, VERSION, NAMESPACED)?.clone(),
             cluster: catalogue.lookup(GROUP, VERSION, CLUSTER)?.clone(),

@@ -4,6 +4,5 @@
 //! chain at run time, and the background audit into PolicyReports.
 
 pub mod bundles;
-pub mod cosign;
 pub mod reports;
 pub mod resources;

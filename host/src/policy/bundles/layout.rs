@@ -276,7 +276,7 @@ impl Layout {
     /// The signature manifest of `digest` (tagged `sha256-<hex>.sig`; else,
     /// as `cosign save` writes one image's, of kind `dev.cosignproject.cosign/sigs`), if any.
     pub fn signature_descriptor(&self, digest: &str) -> Option<&Descriptor> {
-        let tag = crate::policy::cosign::signature_tag(digest);
+        let tag = crate::cosign::signature_tag(digest);
         let manifests = self.index.manifests();
         manifests
             .iter()

@@ -49,12 +49,7 @@ pub const MAX_JSON_BYTES: u64 = 1 << 20;
 /// A tarball's files, added up.
 pub const MAX_BUNDLE_BYTES: u64 = 512 << 20;
 
-/// `sha256:<hex>` of `bytes`.
-pub fn digest(bytes: &[u8]) -> String {
-    let d = ring::digest::digest(&ring::digest::SHA256, bytes);
-    let hex: String = d.as_ref().iter().map(|b| format!("{b:02x}")).collect();
-    format!("sha256:{hex}")
-}
+pub use crate::cosign::digest;
 
 /// `text` without control characters, cut to `max` characters (`…` marks
 /// a cut): what of a registry's or a file's words goes into a log line or

@@ -26,8 +26,8 @@ use super::layout::{
 use super::{
     parse_error, ARTIFACT_TYPE, MAX_BUNDLE_BYTES, MAX_COMPONENT_BYTES, MAX_JSON_BYTES, MAX_POLICIES,
 };
-use crate::policy::cosign::simple_signing::{self, Signed};
-use crate::policy::cosign::{signature_tag, PrivateKey, MAX_PAYLOAD_BYTES};
+use crate::cosign::simple_signing::{self, Signed};
+use crate::cosign::{signature_tag, PrivateKey, MAX_PAYLOAD_BYTES};
 use oci_client::client::{ClientConfig, ClientProtocol};
 use oci_client::secrets::RegistryAuth;
 use oci_client::{Client, Reference, RegistryOperation};

@@ -8,8 +8,8 @@
 
 use super::layout::{blob_path, Layout, KIND, KIND_IMAGE, KIND_SIGNATURES, REF_NAME};
 use super::MAX_JSON_BYTES;
-use crate::policy::cosign::simple_signing::{self, Signed};
-use crate::policy::cosign::{PrivateKey, PublicKey, MAX_PAYLOAD_BYTES};
+use crate::cosign::simple_signing::{self, Signed};
+use crate::cosign::{PrivateKey, PublicKey, MAX_PAYLOAD_BYTES};
 use oci_spec::image::{Descriptor, DescriptorBuilder, MediaType};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -94,7 +94,7 @@ pub fn sign(path: &Path, key: &PrivateKey, reference: &str) -> Result<String, St
     let entry = json!({
         "mediaType": "application/vnd.oci.image.manifest.v1+json",
         "digest": sig_digest, "size": manifest.len(),
-        "annotations": {REF_NAME: crate::policy::cosign::signature_tag(&digest), KIND: KIND_SIGNATURES},
+        "annotations": {REF_NAME: crate::cosign::signature_tag(&digest), KIND: KIND_SIGNATURES},
     });
     files.insert(blob_path(&sig_digest), manifest);
     let index = json!({

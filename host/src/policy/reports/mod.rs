@@ -7,5 +7,4 @@
 
 pub mod rbac;
 pub mod report;
-pub mod resource;
 pub mod scan;

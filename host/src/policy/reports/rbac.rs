@@ -3,7 +3,7 @@
 //! Kyverno's `kyverno:rbac:view:policyreports` is: a namespace's viewers
 //! read its PolicyReports; only the audit (and cluster-admins) write them.
 
-use super::resource::{CLUSTER, GROUP, NAMESPACED};
+use crate::catalogue::policy_report::{CLUSTER, GROUP, NAMESPACED};
 use serde_json::{json, Value};
 
 pub const VIEW_ROLE: &str = "capstan:policyreports:view";

@@ -10,7 +10,7 @@
 //! audit runs. A result that did not change keeps its timestamp, so a scan
 //! that finds nothing new leaves the report exactly as stored.
 
-use super::resource::{GROUP, VERSION};
+use crate::catalogue::policy_report::{GROUP, VERSION};
 use serde_json::{json, Map, Value};
 
 pub const SOURCE: &str = "capstan";
@@ -135,8 +135,8 @@ fn report(
         "labels": {MANAGED_BY.0: MANAGED_BY.1},
         "annotations": annotations,
         "ownerReferences": [{
-            "apiVersion": format!("{}/{}", crate::policy::resources::resource::GROUP,
-                                  crate::policy::resources::resource::VERSION),
+            "apiVersion": format!("{}/{}", crate::catalogue::policy_bundle::GROUP,
+                                  crate::catalogue::policy_bundle::VERSION),
             "kind": "PolicyBundle", "name": owner.name, "uid": owner.uid,
         }],
     });

@@ -35,7 +35,9 @@ pub fn targets(catalogue: &Catalogue, entries: &[Arc<CallableEntry>]) -> Vec<Arc
     catalogue
         .resources()
         .iter()
-        .filter(|r| r.group != super::resource::GROUP && r.verbs.iter().any(|v| v == "list"))
+        .filter(|r| {
+            r.group != crate::catalogue::policy_report::GROUP && r.verbs.iter().any(|v| v == "list")
+        })
         .filter(|r| entries.iter().any(|e| rules_take(e, &attributes(r))))
         .filter(|r| seen.insert((r.group.clone(), r.plural.clone())))
         .map(|r| Arc::new(r.clone()))

@@ -21,7 +21,6 @@ pub mod loaded;
 pub mod metrics;
 pub mod mode;
 pub mod paths;
-pub mod resource;
 pub mod source;
 pub mod spec;
 pub mod strategy;

@@ -13,8 +13,8 @@
 //! `verification.publicKeys` are each a set of which one key must have
 //! signed the bundle (cosign key-based signatures, `cosign/`).
 
+use crate::cosign::PublicKey;
 use crate::policy::bundles::registry::{self, Access, Registry};
-use crate::policy::cosign::PublicKey;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 

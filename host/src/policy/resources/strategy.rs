@@ -7,8 +7,8 @@
 //! are resolved when the bundle is loaded.
 
 use super::paths::BundleRoots;
-use super::resource::{GROUP, PLURAL};
 use crate::apimachinery::status::{ApiError, ApiResult, Cause};
+use crate::catalogue::policy_bundle::{GROUP, PLURAL};
 use crate::catalogue::ResourceInfo;
 use crate::policy::bundles::registry::SCHEME;
 use crate::registry::strategy::{PrintedRows, Strategy};

@@ -8,7 +8,8 @@ mod hostile;
 
 use super::transport::{Http, Redirects, MAX_SHOWN};
 use super::{parse_reference, Access, Registry};
-use crate::policy::bundles::{digest, ARTIFACT_TYPE, COMPONENT_MEDIA_TYPE, CONFIG_MEDIA_TYPE};
+use crate::cosign::digest;
+use crate::policy::bundles::{ARTIFACT_TYPE, COMPONENT_MEDIA_TYPE, CONFIG_MEDIA_TYPE};
 use hostile::{HostileRegistry, Reply, Seen};
 use std::time::{Duration, Instant};
 

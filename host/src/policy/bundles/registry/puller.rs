@@ -59,7 +59,7 @@ impl Puller {
         }
         let what = format!("the manifest {}", shown_url(&response.url));
         let bytes = read_body(success(response).await?, max, &what).await?;
-        let digest = crate::policy::bundles::digest(&bytes);
+        let digest = crate::cosign::digest(&bytes);
         if tag_or_digest.starts_with("sha256:") && tag_or_digest != digest {
             return Err(format!(
                 "{what}: its content's digest is {digest}, not the one asked for"
@@ -85,7 +85,7 @@ impl Puller {
                 bytes.len()
             ));
         }
-        match crate::policy::bundles::digest(&bytes) {
+        match crate::cosign::digest(&bytes) {
             d if d == digest => Ok(bytes),
             d => Err(format!("{what}: its content's digest is {d}")),
         }

@@ -150,7 +150,7 @@ fn the_signature_manifest_is_shaped_as_cosigns() {
     let layers = simple_signing::layers(&manifest).unwrap();
     assert_eq!(
         layers[0].0,
-        crate::policy::bundles::digest(COSIGN_PAYLOAD.as_bytes())
+        crate::cosign::digest(COSIGN_PAYLOAD.as_bytes())
     );
     assert_eq!(
         signature_tag(COSIGN_DIGEST),

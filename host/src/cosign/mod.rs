@@ -25,5 +25,12 @@ pub fn signature_tag(digest: &str) -> String {
     format!("{}.sig", digest.replacen(':', "-", 1))
 }
 
+/// `sha256:<hex>` of `bytes`.
+pub fn digest(bytes: &[u8]) -> String {
+    let d = ring::digest::digest(&ring::digest::SHA256, bytes);
+    let hex: String = d.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
 #[cfg(test)]
 mod tests;

@@ -118,7 +118,7 @@ fn claims(payload: &[u8], digest: &str) -> Result<Value, String> {
 pub fn manifest(signed: &[Signed]) -> (Vec<u8>, Vec<(String, Vec<u8>)>) {
     let digests: Vec<String> = signed
         .iter()
-        .map(|s| crate::policy::bundles::digest(&s.payload))
+        .map(|s| crate::cosign::digest(&s.payload))
         .collect();
     let config = json!({
         "architecture": "", "created": "0001-01-01T00:00:00Z",
@@ -127,7 +127,7 @@ pub fn manifest(signed: &[Signed]) -> (Vec<u8>, Vec<(String, Vec<u8>)>) {
     })
     .to_string()
     .into_bytes();
-    let config_digest = crate::policy::bundles::digest(&config);
+    let config_digest = crate::cosign::digest(&config);
     let layers: Vec<Value> = signed
         .iter()
         .zip(&digests)

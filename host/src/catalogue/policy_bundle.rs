@@ -47,7 +47,7 @@ fn verification_keys(obj: &Value, old: Option<&Value>) -> Vec<Cause> {
         .enumerate()
         .filter(|(_, key)| checked(key))
         .filter_map(|(i, key)| {
-            let why = crate::policy::cosign::keys::PublicKey::from_pem(key).err()?;
+            let why = crate::cosign::keys::PublicKey::from_pem(key).err()?;
             let field = format!("spec.verification.publicKeys[{i}]");
             let detail =
                 format!("must be an ECDSA P-256 public key (PKIX PEM, as cosign.pub): {why}");
