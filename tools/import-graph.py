@@ -12,6 +12,9 @@ is given.
     tools/import-graph.py --dot > g.dot   # Graphviz
     tools/import-graph.py --layers cli,server,api,admission,registry,storage
         # edges from a later layer to an earlier one are listed as upward
+    tools/import-graph.py --check         # CI: the layers of ARCHITECTURE.md
+        # fails on a circle across folders, an import up the layers, or a
+        # folder missing from LAYERS
 """
 import argparse
 import os
@@ -20,6 +23,15 @@ import sys
 from collections import defaultdict
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "host", "src")
+# host/src's folders, top layer first (ARCHITECTURE.md's code map): a folder
+# may import only the folders after it.
+LAYERS = [
+    "cli", "config", "server", "controllers", "api", "policy", "admission", "auth",
+    "audit", "crd", "registry", "patch", "catalogue", "wasm", "cosign", "transport",
+    "storage", "certificates", "kube_client", "telemetry", "apimachinery", "cpu",
+]
+ROOTS = {"lib", "main", "bin"}  # the crate roots and the bench binary
+
 CRATE_PATH = re.compile(r"\bcrate::([a-z_][a-z0-9_]*)((?:::[a-z_][a-z0-9_]*)*)")
 USE_GROUP = re.compile(r"\buse\s+crate::\{([^;]*)\}", re.S)
 
@@ -152,7 +164,10 @@ def main():
     parser.add_argument("--files", action="store_true", help="nodes are files, edges to modules' files")
     parser.add_argument("--dot", action="store_true", help="print Graphviz")
     parser.add_argument("--layers", help="comma-separated layer order, top first")
+    parser.add_argument("--check", action="store_true", help="fail unless LAYERS hold")
     args = parser.parse_args()
+    if args.check:
+        args.layers = ",".join(LAYERS)
     modules = graph(False)
     if args.dot:
         print("digraph host {")
@@ -175,12 +190,19 @@ def main():
         upward = [(a, b) for a, bs in modules.items() for b in bs
                   if a in order and b in order and order[b] < order[a]]
         print(f"{len(upward)} import(s) up the layers")
+        unplaced = sorted(m for m in modules if m not in order and m not in ROOTS)
+        if unplaced:
+            print(f"not in the layer order: {', '.join(unplaced)}")
         for a, b in sorted(upward):
             print(f"- {a} -> {b}")
-            if args.files:
+            if args.files or args.check:
                 for path, names in sorted(imports_of(a, b).items()):
                     print(f"    {path}: {', '.join(sorted(names))}")
+        if args.check and (found or upward or unplaced):
+            print("host/src's layers are broken: see ARCHITECTURE.md's code map")
+            return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -4,34 +4,9 @@
 
 use super::chain::{CallableEntry, ChainEntry};
 use super::config::{EntryConfig, PluginEntry};
-use super::Transport;
-use crate::wasm::{embedded, CallContext, Limits, ObjectReader, Plugin, PluginKind, PluginRuntime};
-use futures_util::future::BoxFuture;
+use crate::transport::ReviewTransport;
+use crate::wasm::{embedded, Limits, ObjectReader, PluginKind, PluginRuntime, WasmTransport};
 use std::sync::Arc;
-
-/// A Wasm admission plugin as a chain transport.
-pub struct WasmTransport {
-    pub plugin: Plugin,
-    pub config: String,
-    pub reader: Arc<dyn ObjectReader>,
-    pub limits: Limits,
-}
-
-impl Transport for WasmTransport {
-    fn call<'a>(&'a self, review: &'a str) -> BoxFuture<'a, Result<String, String>> {
-        Box::pin(async move {
-            let ctx = CallContext {
-                config: self.config.clone(),
-                reader: self.reader.clone(),
-                limits: self.limits.clone(),
-            };
-            self.plugin
-                .call(review, ctx)
-                .await
-                .map_err(|f| f.to_string())
-        })
-    }
-}
 
 fn load(
     runtime: &PluginRuntime,
@@ -57,7 +32,7 @@ fn load(
     };
     Ok(CallableEntry {
         config: e.clone(),
-        transport: Arc::new(transport) as Arc<dyn Transport>,
+        transport: Arc::new(transport) as Arc<dyn ReviewTransport>,
         verbatim: e.module.starts_with("builtin:"),
         dry_run_safe: true,
     })

@@ -10,11 +10,11 @@ use super::config::{
 use super::match_conditions::Outcome;
 use super::matcher::{labels_of, RequestAttributes};
 use super::review::{apply_patch, read_response, EncodedReview, ReviewRequest, Verdict};
-use super::Transport;
 use crate::apimachinery::status::{ApiError, ApiResult};
 use crate::catalogue::ResourceInfo;
 use crate::registry::Admit;
 use crate::registry::{Registry, STORAGE_UNAVAILABLE};
+use crate::transport::ReviewTransport;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex};
 /// A callable entry: its configuration and transport.
 pub struct CallableEntry {
     pub config: PluginEntry,
-    pub transport: Arc<dyn Transport>,
+    pub transport: Arc<dyn ReviewTransport>,
     /// Built-in plugins speak as kube-apiserver's own admission does.
     pub verbatim: bool,
     /// May be called for dry-run requests (Wasm plugins always: they cannot
@@ -671,7 +671,7 @@ mod tests {
     type Answer = Box<dyn Fn(&Value) -> Result<Value, String> + Send + Sync>;
     struct Fake(Answer);
 
-    impl Transport for Fake {
+    impl ReviewTransport for Fake {
         fn call<'a>(&'a self, review: &'a str) -> BoxFuture<'a, Result<String, String>> {
             Box::pin(async move {
                 let v: Value = serde_json::from_str(review).map_err(|e| e.to_string())?;

@@ -16,12 +16,4 @@ mod trace;
 pub mod watched;
 pub mod webhook;
 
-use futures_util::future::BoxFuture;
-
 pub use chain::{Chain, RequestAdmission};
-
-/// How an entry is called: a Wasm plugin or an HTTPS webhook. Both take the
-/// AdmissionReview JSON text and return the AdmissionReview JSON text.
-pub trait Transport: Send + Sync {
-    fn call<'a>(&'a self, review: &'a str) -> BoxFuture<'a, Result<String, String>>;
-}

@@ -7,10 +7,10 @@ use super::config::{FailurePolicy, Phase, PluginEntry};
 use super::match_conditions::MatchConditions;
 use super::matcher::{Rule, Selector};
 use super::watched::{list, Watched};
-use super::Transport;
 use crate::catalogue::{Catalogue, ResourceInfo};
 use crate::registry::Registry;
 use crate::transport::https::HttpsWebhook;
+use crate::transport::ReviewTransport;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -139,7 +139,7 @@ impl ApiWebhooks {
                 == Some("IfNeeded"),
             match_conditions: match_conditions.clone().unwrap_or_default(),
         };
-        let transport: Arc<dyn Transport> = match match_conditions {
+        let transport: Arc<dyn ReviewTransport> = match match_conditions {
             Err(why) => Arc::new(Broken(why)),
             Ok(_) => Arc::new(HttpsWebhook {
                 url: crate::transport::https::client_config_url(&client, &self.services),
@@ -173,14 +173,8 @@ impl WebhookSource for ApiWebhooks {
 /// A webhook whose configuration cannot be used: every call fails with why.
 struct Broken(String);
 
-impl Transport for Broken {
+impl ReviewTransport for Broken {
     fn call<'a>(&'a self, _review: &'a str) -> BoxFuture<'a, Result<String, String>> {
         Box::pin(async move { Err(self.0.clone()) })
-    }
-}
-
-impl Transport for HttpsWebhook {
-    fn call<'a>(&'a self, review: &'a str) -> BoxFuture<'a, Result<String, String>> {
-        Box::pin(self.post(review))
     }
 }

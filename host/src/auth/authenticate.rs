@@ -119,7 +119,7 @@ impl Authenticator {
 
     async fn run(&self, review: &Value) -> Option<Verdict> {
         for entry in &self.entries {
-            match entry.transport.call(review).await {
+            match entry.call(review).await {
                 Ok(answer) => {
                     if let Some(v) = verdict(&answer, review) {
                         return Some(v);

@@ -57,7 +57,7 @@ impl Authorizer {
         let review = attrs.to_review();
         let mut reasons = Vec::new();
         for entry in &self.entries {
-            match entry.transport.call(&review).await {
+            match entry.call(&review).await {
                 Ok(answer) => match decision(&answer) {
                     d @ (Decision::Allow(_) | Decision::Deny(_)) => return d,
                     Decision::NoOpinion(r) if !r.is_empty() => reasons.push(r),
@@ -90,7 +90,7 @@ impl Authorizer {
         let (mut resource, mut non_resource) = (Vec::new(), Vec::new());
         let (mut incomplete, mut errors) = (false, Vec::new());
         for entry in &self.entries {
-            match entry.transport.call(&review).await {
+            match entry.call(&review).await {
                 Ok(answer) => {
                     let status = &answer["status"];
                     extend(&mut resource, &status["resourceRules"]);

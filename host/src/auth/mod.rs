@@ -14,7 +14,9 @@ pub mod service_account;
 mod transport;
 
 use crate::transport::https::HttpsWebhook;
+use crate::transport::ReviewTransport;
 use crate::wasm::embedded::module_bytes;
+use crate::wasm::WasmTransport;
 use crate::wasm::{Limits, ObjectReader, PluginKind, PluginRuntime};
 use authenticate::Authenticator;
 use authorize::Authorizer;
@@ -22,7 +24,7 @@ use config::{AuthConfig, AuthEntry, Source};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Arc;
-use transport::{Entry, ReviewTransport};
+use transport::Entry;
 
 pub use attributes::Attributes;
 
@@ -89,8 +91,8 @@ fn entry(
     reader: &Arc<dyn ObjectReader>,
     injected: &Injected,
 ) -> Result<Entry, String> {
-    let transport = match &e.source {
-        Source::Webhook { url, ca_bundle } => ReviewTransport::Webhook(HttpsWebhook {
+    let transport: Arc<dyn ReviewTransport> = match &e.source {
+        Source::Webhook { url, ca_bundle } => Arc::new(HttpsWebhook {
             url: Ok(url.clone()),
             ca_bundle: ca_bundle.clone(),
             timeout: e.timeout,
@@ -100,7 +102,7 @@ fn entry(
             let plugin = runtime
                 .load(&e.name, &bytes, kind)
                 .map_err(|why| format!("{why:#}"))?;
-            ReviewTransport::Wasm {
+            Arc::new(WasmTransport {
                 plugin,
                 config: with_injected(config, injected.get(module)).to_string(),
                 reader: reader.clone(),
@@ -109,7 +111,7 @@ fn entry(
                     memory_bytes: e.memory_bytes,
                     fuel: None,
                 },
-            }
+            })
         }
     };
     Ok(Entry {

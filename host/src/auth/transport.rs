@@ -1,51 +1,24 @@
-//! How an authenticator or authorizer entry is reached: a Wasm plugin or an
-//! HTTPS webhook, both sent the same review (TokenReview,
-//! SubjectAccessReview) and answering it with `status` set.
+//! An authenticator or authorizer entry: a Wasm plugin or an HTTPS webhook
+//! behind the one [`ReviewTransport`], both sent the same review
+//! (TokenReview, SubjectAccessReview) and answering it with `status` set.
 
-use crate::transport::https::HttpsWebhook;
-use crate::wasm::{CallContext, Limits, ObjectReader, Plugin};
+use crate::transport::ReviewTransport;
 use serde_json::Value;
 use std::sync::Arc;
 
-pub enum ReviewTransport {
-    Wasm {
-        plugin: Plugin,
-        config: String,
-        reader: Arc<dyn ObjectReader>,
-        limits: Limits,
-    },
-    Webhook(HttpsWebhook),
+/// A named entry of the authentication or authorization chain.
+pub struct Entry {
+    pub name: String,
+    pub transport: Arc<dyn ReviewTransport>,
 }
 
-impl ReviewTransport {
+impl Entry {
     /// Sends `review` and returns the answer, which must be a JSON object.
     pub async fn call(&self, review: &Value) -> Result<Value, String> {
-        let text = review.to_string();
-        let answer = match self {
-            ReviewTransport::Wasm {
-                plugin,
-                config,
-                reader,
-                limits,
-            } => {
-                let ctx = CallContext {
-                    config: config.clone(),
-                    reader: reader.clone(),
-                    limits: limits.clone(),
-                };
-                plugin.call(&text, ctx).await.map_err(|f| f.to_string())?
-            }
-            ReviewTransport::Webhook(webhook) => webhook.post(&text).await?,
-        };
+        let answer = self.transport.call(&review.to_string()).await?;
         match serde_json::from_str::<Value>(&answer) {
             Ok(v) if v.is_object() => Ok(v),
             _ => Err("the answer is not a JSON object".to_string()),
         }
     }
-}
-
-/// A named entry of the authentication or authorization chain.
-pub struct Entry {
-    pub name: String,
-    pub transport: ReviewTransport,
 }

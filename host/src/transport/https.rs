@@ -8,6 +8,7 @@ mod bundle_verifier;
 use crate::storage::MAX_STORED_BYTES;
 use base64::Engine;
 use bundle_verifier::BundleVerifier;
+use futures_util::future::BoxFuture;
 use http_body_util::{BodyExt, Full};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
@@ -63,6 +64,12 @@ impl HttpsWebhook {
             Ok(r) => r.map_err(|e| format!("Post {url:?}: {e}")),
             Err(_) => Err(format!("Post {url:?}: context deadline exceeded")),
         }
+    }
+}
+
+impl super::ReviewTransport for HttpsWebhook {
+    fn call<'a>(&'a self, review: &'a str) -> BoxFuture<'a, Result<String, String>> {
+        Box::pin(self.post(review))
     }
 }
 

@@ -27,6 +27,7 @@ mod offload;
 mod output;
 mod runtime;
 mod tiers;
+mod transport;
 mod warm;
 
 pub use context::{
@@ -36,3 +37,4 @@ pub use failure::PluginFailure;
 pub use offload::run_on_pool;
 pub(crate) use runtime::check_is_component;
 pub use runtime::{Plugin, PluginKind, PluginRuntime};
+pub use transport::WasmTransport;

@@ -32,7 +32,7 @@ use crate::admission::cel_policy::compile::{Binding, ParamKind, Policy};
 use crate::admission::cel_policy::{run_policies, Environment, Lookups};
 use crate::admission::matcher::Rule;
 use crate::admission::review::ReviewRequest;
-use crate::admission::Transport;
+use crate::transport::ReviewTransport;
 
 /// A policy file's bound (and a layer's).
 pub const MAX_POLICY_BYTES: u64 = 1 << 20;
@@ -191,7 +191,7 @@ pub struct CelTransport {
     pub auth: Option<Arc<crate::auth::Auth>>,
 }
 
-impl Transport for CelTransport {
+impl ReviewTransport for CelTransport {
     fn call<'a>(&'a self, review: &'a str) -> BoxFuture<'a, Result<String, String>> {
         Box::pin(async move {
             let review: Value =

@@ -239,13 +239,13 @@ mod tests {
     use super::*;
     use crate::admission::config::{FailurePolicy, Phase, PluginEntry};
     use crate::admission::matcher::{Rule, Selector};
-    use crate::admission::Transport;
+    use crate::transport::ReviewTransport;
     use futures_util::future::BoxFuture;
 
     /// Denies pods whose image ends in `:latest`, naming the pod.
     struct NoLatest;
 
-    impl Transport for NoLatest {
+    impl ReviewTransport for NoLatest {
         fn call<'a>(&'a self, review: &'a str) -> BoxFuture<'a, Result<String, String>> {
             Box::pin(async move {
                 let r: Value = serde_json::from_str(review).map_err(|e| e.to_string())?;

@@ -8,13 +8,13 @@
 use super::metrics::PolicyMetrics;
 use super::mode::{Mode, ModeTransport};
 use super::spec::{Override, Spec};
-use crate::admission::assemble::WasmTransport;
 use crate::admission::chain::{CallableEntry, PolicySource};
 use crate::admission::config::{self, FailurePolicy, Phase, PluginEntryConfig};
-use crate::admission::Transport;
 use crate::policy::bundles::admission_policies::CelTransport;
 use crate::policy::bundles::components::{self, Runs};
 use crate::policy::bundles::Bundle;
+use crate::transport::ReviewTransport;
+use crate::wasm::WasmTransport;
 use crate::wasm::{Limits, ObjectReader, PluginRuntime};
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
@@ -202,7 +202,11 @@ pub fn build(
 /// What answers one policy's reviews: its plugin with the entry's settings
 /// and limits, or its admission policy (whose matchConstraints' rules are
 /// the entry's unless the PolicyBundle overrides them).
-fn transport(ctx: &Context<'_>, entry: &mut config::PluginEntry, runs: Runs) -> Arc<dyn Transport> {
+fn transport(
+    ctx: &Context<'_>,
+    entry: &mut config::PluginEntry,
+    runs: Runs,
+) -> Arc<dyn ReviewTransport> {
     match runs {
         Runs::Plugin(plugin) => {
             let limits = Limits {
@@ -235,7 +239,7 @@ fn callable(
     ctx: &Context<'_>,
     spec: &Spec,
     entry: config::PluginEntry,
-    wasm: Arc<dyn Transport>,
+    wasm: Arc<dyn ReviewTransport>,
 ) -> (Arc<CallableEntry>, Arc<CallableEntry>) {
     let transport = ModeTransport {
         inner: wasm.clone(),
@@ -251,7 +255,7 @@ fn callable(
     });
     let entry = Arc::new(CallableEntry {
         config: entry,
-        transport: Arc::new(transport) as Arc<dyn Transport>,
+        transport: Arc::new(transport) as Arc<dyn ReviewTransport>,
         verbatim: true,
         dry_run_safe: true,
     });
@@ -340,7 +344,7 @@ mod tests {
 
     struct Silent;
 
-    impl Transport for Silent {
+    impl ReviewTransport for Silent {
         fn call<'a>(&'a self, _review: &'a str) -> BoxFuture<'a, Result<String, String>> {
             Box::pin(async { Err("not called".to_string()) })
         }

@@ -8,7 +8,7 @@
 //! (`metrics.rs`): its verdict per mode, or its failure's kind, and its time.
 
 use super::metrics::PolicyMetrics;
-use crate::admission::Transport;
+use crate::transport::ReviewTransport;
 use crate::wasm::PluginFailure;
 use futures_util::future::BoxFuture;
 use serde::Deserialize;
@@ -36,14 +36,14 @@ impl Mode {
 
 /// A policy's transport with its PolicyBundle's mode applied to the answer.
 pub struct ModeTransport {
-    pub inner: Arc<dyn Transport>,
+    pub inner: Arc<dyn ReviewTransport>,
     /// `<PolicyBundle>/<policy>`.
     pub policy: String,
     pub mode: Mode,
     pub metrics: Arc<PolicyMetrics>,
 }
 
-impl Transport for ModeTransport {
+impl ReviewTransport for ModeTransport {
     fn call<'a>(&'a self, review: &'a str) -> BoxFuture<'a, Result<String, String>> {
         Box::pin(async move {
             let started = Instant::now();
@@ -162,7 +162,7 @@ mod tests {
 
     struct Deny;
 
-    impl Transport for Deny {
+    impl ReviewTransport for Deny {
         fn call<'a>(&'a self, _review: &'a str) -> BoxFuture<'a, Result<String, String>> {
             Box::pin(async {
                 Ok(json!({"response": {"uid": "u", "allowed": false,

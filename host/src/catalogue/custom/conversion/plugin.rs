@@ -5,7 +5,7 @@
 
 use super::config::ConverterEntry;
 use crate::wasm::embedded::module_bytes;
-use crate::wasm::{CallContext, Limits, ObjectReader, Plugin, PluginKind, PluginRuntime};
+use crate::wasm::{ObjectReader, PluginKind, PluginRuntime, WasmTransport};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -38,35 +38,10 @@ impl ConversionSetup {
     }
 }
 
-/// One loaded converter plugin with its configuration and limits.
-#[derive(Clone)]
-pub(super) struct LoadedConverter {
-    plugin: Plugin,
-    config: String,
-    limits: Limits,
-    reader: Arc<dyn ObjectReader>,
-}
-
-impl LoadedConverter {
-    /// ConversionReview JSON in, the plugin's answer out; a trap, timeout,
-    /// memory overrun or `err(...)` is the failure's text.
-    pub(super) async fn call(&self, review: &str) -> Result<String, String> {
-        let ctx = CallContext {
-            config: self.config.clone(),
-            reader: self.reader.clone(),
-            limits: self.limits.clone(),
-        };
-        self.plugin
-            .call(review, ctx)
-            .await
-            .map_err(|f| f.to_string())
-    }
-}
-
 /// The configured converter plugins, by name.
 #[derive(Clone, Default)]
 pub struct ConverterPlugins {
-    by_name: HashMap<String, LoadedConverter>,
+    by_name: HashMap<String, WasmTransport>,
 }
 
 impl ConverterPlugins {
@@ -83,7 +58,7 @@ impl ConverterPlugins {
             let plugin = runtime
                 .load(&entry.name, &bytes, PluginKind::Converter)
                 .map_err(|why| format!("{label}: {why:#}"))?;
-            let loaded = LoadedConverter {
+            let loaded = WasmTransport {
                 plugin,
                 config: entry.config.clone(),
                 limits: entry.limits.clone(),
@@ -95,7 +70,7 @@ impl ConverterPlugins {
     }
 
     /// The plugin a CRD's annotation names.
-    pub(super) fn get(&self, name: &str) -> Result<LoadedConverter, String> {
+    pub(super) fn get(&self, name: &str) -> Result<WasmTransport, String> {
         self.by_name.get(name).cloned().ok_or_else(|| {
             let mut names: Vec<&str> = self.by_name.keys().map(String::as_str).collect();
             names.sort_unstable();

@@ -3,8 +3,9 @@
 //! webhook converter does, with its error texts.
 
 use super::metadata;
-use super::plugin::LoadedConverter;
 use crate::transport::https::HttpsWebhook;
+use crate::transport::ReviewTransport;
+use crate::wasm::WasmTransport;
 use serde_json::{json, Value};
 
 const GROUP_VERSION_V1: &str = "apiextensions.k8s.io/v1";
@@ -40,7 +41,7 @@ impl ReviewVersion {
 /// Where a review goes.
 pub(super) enum Endpoint {
     Webhook(HttpsWebhook),
-    Plugin(LoadedConverter),
+    Plugin(WasmTransport),
 }
 
 impl Endpoint {
