@@ -15,7 +15,8 @@ use serde_json::{json, Value};
 
 use crate::common::{self, list, text};
 use crate::json::set_default;
-use crate::{gofmt, metadata, webhooks};
+use crate::webhooks;
+use kube_rules::gofmt;
 
 const FAILURE_POLICIES: [&str; 2] = ["Fail", "Ignore"];
 const MATCH_POLICIES: [&str; 2] = ["Equivalent", "Exact"];
@@ -219,7 +220,7 @@ fn audit_annotations(object: &Value, spec: &Value, env: &Env) -> Vec<Cause> {
             &mut causes,
             &format!("{at}.key"),
             &qualified,
-            metadata::qualified_name(&qualified),
+            kube_rules::qualified_name(&qualified),
         );
         let value = text(annotation, "valueExpression");
         let field = format!("{at}.valueExpression");
@@ -390,7 +391,7 @@ pub(crate) fn common_binding(spec: &Value) -> Vec<Cause> {
     if policy.is_empty() {
         causes.push(common::required("spec.policyName", ""));
     } else {
-        let errs = common::dns1123_subdomain(policy);
+        let errs = kube_rules::dns1123_subdomain(policy);
         common::invalid_each(&mut causes, "spec.policyName", policy, errs);
     }
     if let Some(param) = spec.get("paramRef").filter(|p| p.is_object()) {

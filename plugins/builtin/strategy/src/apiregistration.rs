@@ -7,7 +7,7 @@ use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
 use crate::common::{self, int, text};
-use crate::gofmt;
+use kube_rules::gofmt;
 
 /// An APIService create or update (an update validates it whole again).
 pub fn api_service(object: &Value) -> Vec<Cause> {
@@ -16,7 +16,7 @@ pub fn api_service(object: &Value) -> Vec<Cause> {
     let mut causes = Vec::new();
     let name = crate::json::name(object).unwrap_or_default();
     let required_name = format!("{version}.{group}");
-    if common::path_segment(name).is_empty() && name != required_name {
+    if kube_rules::path_segment_name(name).is_empty() && name != required_name {
         let detail = format!(
             "must be `spec.version+\".\"+spec.group`: {}",
             gofmt::quote(&required_name)
@@ -32,14 +32,14 @@ pub fn api_service(object: &Value) -> Vec<Cause> {
             &mut causes,
             "spec.group",
             group,
-            common::dns1123_subdomain(group),
+            kube_rules::dns1123_subdomain(group),
         );
     }
     common::invalid_each(
         &mut causes,
         "spec.version",
         version,
-        common::dns1035_label(version),
+        kube_rules::dns1035_label(version),
     );
     priority(spec, "groupPriorityMinimum", 20000, &mut causes);
     priority(spec, "versionPriority", 1000, &mut causes);
@@ -91,7 +91,7 @@ fn service(spec: &Value) -> Vec<Cause> {
         }
     }
     let port = service.get("port").and_then(Value::as_i64).unwrap_or(443);
-    if let Some(msg) = common::port_num(port) {
+    if let Some(msg) = kube_rules::port_num(port) {
         let detail = format!("port is not valid: {msg}");
         causes.push(common::invalid(
             "spec.service.port",

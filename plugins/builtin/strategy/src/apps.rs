@@ -8,7 +8,8 @@ use serde_json::Value;
 
 use crate::common::{self, int, opt_int, same, text};
 use crate::int_or_percent as iop;
-use crate::{gofmt, selector, workloads};
+use crate::{selector, workloads};
+use kube_rules::gofmt;
 
 const STATEFULSET_UPDATABLE: &str = "updates to statefulset spec for fields other than \
 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' \

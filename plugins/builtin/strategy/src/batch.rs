@@ -8,7 +8,8 @@ use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
 use crate::common::{self, list, opt_int, same, text};
-use crate::{cron, gofmt, job_policies, pods, selector};
+use crate::{cron, job_policies, pods, selector};
+use kube_rules::gofmt;
 
 const MAX_PARALLELISM_INDEXED: i64 = 100_000;
 const MAX_FAILED_INDEXES: i64 = 100_000;
@@ -319,7 +320,7 @@ fn indexed_host_names(object: &Value, spec: &Value, causes: &mut Vec<Cause>) {
     }
     let name = crate::json::name(object).unwrap_or_default();
     let host = format!("{name}-{}", completions - 1);
-    if !common::dns1123_label(&host).is_empty() {
+    if !kube_rules::dns1123_label(&host).is_empty() {
         let detail = format!("will not able to create pod with invalid DNS label: {host}");
         causes.push(common::invalid_str("metadata.name", name, &detail));
     }

@@ -10,7 +10,7 @@ use capstan_plugin_sdk::Cause;
 use serde_json::{json, Map, Value};
 
 use crate::common::{self, text, MAX_DATA_SIZE};
-use crate::gofmt;
+use kube_rules::gofmt;
 
 const IMMUTABLE_SET: &str = "field is immutable when `immutable` is set";
 
@@ -94,7 +94,7 @@ fn same_entries(a: &Entries, b: &Entries) -> bool {
 fn check_keys(data: &Entries, field: &str, causes: &mut Vec<Cause>) {
     for key in data.keys() {
         let at = format!("{field}[{key}]");
-        common::invalid_each(causes, &at, key, common::config_key(key));
+        common::invalid_each(causes, &at, key, kube_rules::config_map_key(key));
     }
 }
 
@@ -126,7 +126,7 @@ pub fn configmap(cm: &Value, old: Option<&Value>) -> Vec<Cause> {
     }
     for key in data.keys() {
         let at = format!("data[{key}]");
-        common::invalid_each(&mut causes, &at, key, common::config_key(key));
+        common::invalid_each(&mut causes, &at, key, kube_rules::config_map_key(key));
         if has(&binary, key) {
             let detail = "duplicate of key present in binaryData";
             causes.push(common::invalid_str(&at, key, detail));

@@ -14,14 +14,12 @@ mod rules;
 mod schema;
 mod structural;
 
-pub(crate) use names::dns1035_label;
-
 use capstan_plugin_sdk::Cause;
 use serde_json::{json, Value};
 
 use crate::common::{self, text};
-use crate::gofmt;
 use crate::json::set_default;
+use kube_rules::gofmt;
 
 /// `SetDefaults_CustomResourceDefinitionSpec`: singular and listKind from
 /// the kind, conversion strategy None, a conversion webhook's service on 443.

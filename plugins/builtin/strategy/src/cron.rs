@@ -164,7 +164,7 @@ fn int(expr: &str) -> Result<u64, String> {
     if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
         return Err(format!(
             "failed to parse int from {expr}: strconv.Atoi: parsing {}: invalid syntax",
-            crate::gofmt::quote(expr)
+            kube_rules::gofmt::quote(expr)
         ));
     }
     match expr.parse::<i64>() {
@@ -172,7 +172,7 @@ fn int(expr: &str) -> Result<u64, String> {
         Ok(n) => Ok(n.unsigned_abs()),
         Err(_) => Err(format!(
             "failed to parse int from {expr}: strconv.Atoi: parsing {}: value out of range",
-            crate::gofmt::quote(expr)
+            kube_rules::gofmt::quote(expr)
         )),
     }
 }

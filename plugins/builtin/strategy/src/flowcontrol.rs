@@ -93,7 +93,12 @@ pub fn validate_flow_schema(object: &Value) -> Vec<Cause> {
     let field = "spec.priorityLevelConfiguration.name";
     match level.unwrap_or_default() {
         "" => causes.push(common::required(field, "must reference a priority level")),
-        name => common::invalid_each(&mut causes, field, name, common::dns1123_subdomain(name)),
+        name => common::invalid_each(
+            &mut causes,
+            field,
+            name,
+            kube_rules::dns1123_subdomain(name),
+        ),
     }
     causes
 }

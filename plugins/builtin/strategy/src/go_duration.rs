@@ -1,6 +1,6 @@
 //! Go's `time.ParseDuration` errors (cron's `@every` descriptor quotes them).
 
-use crate::gofmt::quote;
+use kube_rules::gofmt::quote;
 
 const UNITS: [&str; 8] = ["ns", "us", "µs", "μs", "ms", "s", "m", "h"];
 

@@ -6,7 +6,7 @@ use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
 use crate::common::{self, list, opt_int, text};
-use crate::gofmt;
+use kube_rules::gofmt;
 
 const SOURCE_TYPES: [&str; 5] = [
     "ContainerResource",
@@ -35,7 +35,12 @@ pub fn object_reference(reference: &Value, at: &str) -> Vec<Cause> {
         let field = format!("{at}.{key}");
         match text(reference, key) {
             "" => causes.push(common::required(&field, "")),
-            value => common::invalid_each(&mut causes, &field, value, common::path_segment(value)),
+            value => common::invalid_each(
+                &mut causes,
+                &field,
+                value,
+                kube_rules::path_segment_name(value),
+            ),
         }
     }
     causes
@@ -161,7 +166,9 @@ fn resource_source(kind: &str, source: &Value, at: &str) -> Vec<Cause> {
         let field = format!("{at}.container");
         match text(source, "container") {
             "" => causes.push(common::required(&field, "must specify a container")),
-            name => common::invalid_each(&mut causes, &field, name, common::dns1123_label(name)),
+            name => {
+                common::invalid_each(&mut causes, &field, name, kube_rules::dns1123_label(name))
+            }
         }
     }
     let target = source.get("target").unwrap_or(&Value::Null);
@@ -191,7 +198,12 @@ fn metric_identifier(source: &Value, at: &str) -> Vec<Cause> {
     let mut causes = Vec::new();
     match text(metric, "name") {
         "" => causes.push(common::required(&field, "must specify a metric name")),
-        name => common::invalid_each(&mut causes, &field, name, common::path_segment(name)),
+        name => common::invalid_each(
+            &mut causes,
+            &field,
+            name,
+            kube_rules::path_segment_name(name),
+        ),
     }
     causes
 }

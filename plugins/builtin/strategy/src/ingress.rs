@@ -49,7 +49,7 @@ fn allowances(old: &Value) -> Allowances {
 fn secret_name(tls: &Value) -> Vec<String> {
     match text(tls, "secretName") {
         "" => Vec::new(),
-        name => common::dns1123_subdomain(name),
+        name => kube_rules::dns1123_subdomain(name),
     }
 }
 
@@ -92,16 +92,21 @@ fn ingress_spec(spec: &Value, allow: Allowances) -> Vec<Cause> {
     }
     if let Some(class) = spec.get("ingressClassName").and_then(Value::as_str) {
         let field = "spec.ingressClassName";
-        common::invalid_each(&mut causes, field, class, common::dns1123_subdomain(class));
+        common::invalid_each(
+            &mut causes,
+            field,
+            class,
+            kube_rules::dns1123_subdomain(class),
+        );
     }
     causes
 }
 
 fn host_problems(host: &str) -> Vec<String> {
     if host.contains('*') {
-        common::wildcard_dns1123_subdomain(host)
+        kube_rules::wildcard_dns1123_subdomain(host)
     } else {
-        common::dns1123_subdomain(host)
+        kube_rules::dns1123_subdomain(host)
     }
 }
 
@@ -209,7 +214,7 @@ fn service_backend(service: &Value, at: &str) -> Vec<Cause> {
     let field = format!("{at}.service.name");
     match text(service, "name") {
         "" => causes.push(common::required(&field, "")),
-        name => common::invalid_each(&mut causes, &field, name, common::dns1035_label(name)),
+        name => common::invalid_each(&mut causes, &field, name, kube_rules::dns1035_label(name)),
     }
     let port = service.get("port").unwrap_or(&Value::Null);
     let (name, number) = (text(port, "name"), int(port, "number"));
@@ -221,10 +226,10 @@ fn service_backend(service: &Value, at: &str) -> Vec<Cause> {
         )),
         (false, true) => {
             let field = format!("{at}.service.port.name");
-            common::invalid_each(&mut causes, &field, name, common::port_name(name));
+            common::invalid_each(&mut causes, &field, name, kube_rules::port_name(name));
         }
         (true, false) => {
-            if let Some(msg) = common::port_num(number) {
+            if let Some(msg) = kube_rules::port_num(number) {
                 let field = format!("{at}.service.port.number");
                 causes.push(common::invalid(&field, &number.to_string(), &msg));
             }
@@ -239,13 +244,23 @@ fn local_reference(reference: &Value, at: &str) -> Vec<Cause> {
     let mut causes = Vec::new();
     if let Some(group) = reference.get("apiGroup").and_then(Value::as_str) {
         let field = format!("{at}.apiGroup");
-        common::invalid_each(&mut causes, &field, group, common::dns1123_subdomain(group));
+        common::invalid_each(
+            &mut causes,
+            &field,
+            group,
+            kube_rules::dns1123_subdomain(group),
+        );
     }
     for key in ["kind", "name"] {
         let field = format!("{at}.{key}");
         match text(reference, key) {
             "" => causes.push(common::required(&field, &format!("{key} is required"))),
-            value => common::invalid_each(&mut causes, &field, value, common::path_segment(value)),
+            value => common::invalid_each(
+                &mut causes,
+                &field,
+                value,
+                kube_rules::path_segment_name(value),
+            ),
         }
     }
     causes
@@ -271,7 +286,7 @@ pub fn ingress_class(object: &Value, old: Option<&Value>) -> Vec<Cause> {
     if let Some(old) = old {
         let before = old.pointer("/spec/controller").and_then(Value::as_str);
         if before.unwrap_or_default() != controller {
-            let shown = crate::gofmt::quote(controller);
+            let shown = kube_rules::gofmt::quote(controller);
             causes.push(common::immutable("spec.controller", &shown));
         }
     }
@@ -301,7 +316,7 @@ fn parameters(params: &Value, causes: &mut Vec<Cause>) {
             "`parameters.scope` is set to 'Namespace'",
         )),
         ("Namespace", Some(ns)) => {
-            common::invalid_each(causes, field, ns, common::dns1123_label(ns))
+            common::invalid_each(causes, field, ns, kube_rules::dns1123_label(ns))
         }
         ("Cluster", Some(_)) => causes.push(common::forbidden(
             field,

@@ -7,8 +7,9 @@ use std::collections::HashSet;
 use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
+use crate::batch;
 use crate::common::{self, list, opt_int, same, text};
-use crate::{batch, gofmt, metadata};
+use kube_rules::gofmt;
 
 const ACTIONS: [&str; 4] = ["Count", "FailIndex", "FailJob", "Ignore"];
 const OPERATORS: [&str; 2] = ["In", "NotIn"];
@@ -146,7 +147,7 @@ fn on_pod_conditions(patterns: &[Value], at: &str) -> Vec<Cause> {
     for (j, pattern) in patterns.iter().enumerate() {
         let kind = text(pattern, "type");
         let field = format!("{at}[{j}].type");
-        common::invalid_each(&mut causes, &field, kind, metadata::qualified_name(kind));
+        common::invalid_each(&mut causes, &field, kind, kube_rules::qualified_name(kind));
         let field = format!("{at}[{j}].status");
         match text(pattern, "status") {
             "" => causes.push(common::required(

@@ -36,7 +36,6 @@ mod cron;
 mod defaults;
 mod flowcontrol;
 mod go_duration;
-mod gofmt;
 mod hpa_metrics;
 mod ingress;
 mod initial_status;

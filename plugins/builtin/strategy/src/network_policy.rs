@@ -7,7 +7,8 @@ use serde_json::Value;
 
 use crate::common::{self, list, text};
 use crate::netparse::{self, Cidr};
-use crate::{gofmt, selector};
+use crate::selector;
+use kube_rules::gofmt;
 
 const POLICY_TYPES: [&str; 2] = ["Ingress", "Egress"];
 const CIDR_MESSAGE: &str = "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)";
@@ -80,11 +81,11 @@ fn port_causes(port: &Value, at: &str) -> Vec<Cause> {
                 let detail = "may not be specified when `port` is non-numeric";
                 causes.push(common::invalid(&end_field, &end.to_string(), detail));
             }
-            common::invalid_each(&mut causes, &port_field, name, common::port_name(name));
+            common::invalid_each(&mut causes, &port_field, name, kube_rules::port_name(name));
         }
         Some(number) => {
             let number = number.as_i64().unwrap_or_default();
-            if let Some(msg) = common::port_num(number) {
+            if let Some(msg) = kube_rules::port_num(number) {
                 causes.push(common::invalid(&port_field, &number.to_string(), &msg));
             }
             if let Some(end) = end_port {
@@ -92,7 +93,7 @@ fn port_causes(port: &Value, at: &str) -> Vec<Cause> {
                     let detail = "must be greater than or equal to `port`";
                     causes.push(common::invalid(&end_field, &number.to_string(), detail));
                 }
-                if let Some(msg) = common::port_num(end) {
+                if let Some(msg) = kube_rules::port_num(end) {
                     causes.push(common::invalid(&end_field, &end.to_string(), &msg));
                 }
             }

@@ -6,7 +6,7 @@ use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
 use crate::common::{self, list, normalized, same, text};
-use crate::gofmt;
+use kube_rules::gofmt;
 
 /// kube's message for any other change (followed by a diff of the specs).
 pub const UPDATABLE_FIELDS: &str = "pod updates may not change fields other than \
@@ -68,7 +68,7 @@ fn deadline_update(new: &Value, old: &Value, causes: &mut Vec<Cause>) -> bool {
         return true;
     };
     if !(0..=i64::from(i32::MAX)).contains(&value) {
-        let detail = common::range_error(0, i64::from(i32::MAX));
+        let detail = kube_rules::inclusive_range_error(0, i64::from(i32::MAX));
         causes.push(common::invalid(field, &value.to_string(), &detail));
         return false;
     }

@@ -8,7 +8,8 @@ use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
 use crate::common::{self, int, list, text, PROTOCOLS};
-use crate::{gofmt, pod_spec, pod_update};
+use crate::{pod_spec, pod_update};
+use kube_rules::gofmt;
 
 /// The names of the pod's valid volumes.
 type Volumes = HashSet<String>;
@@ -113,7 +114,7 @@ fn container_common(container: &Value, path: &str, volumes: &Volumes, causes: &m
     if name.is_empty() {
         causes.push(common::required(&name_field, ""));
     } else {
-        common::invalid_each(causes, &name_field, name, common::dns1123_label(name));
+        common::invalid_each(causes, &name_field, name, kube_rules::dns1123_label(name));
     }
     if text(container, "image").is_empty() {
         causes.push(common::required(&format!("{path}.image"), ""));
@@ -148,11 +149,11 @@ fn container_ports(ports: &[Value], at: &str, causes: &mut Vec<Cause>) {
         let field = format!("{path}.containerPort");
         if container_port == 0 {
             causes.push(common::required(&field, ""));
-        } else if let Some(msg) = common::port_num(container_port) {
+        } else if let Some(msg) = kube_rules::port_num(container_port) {
             causes.push(common::invalid(&field, &container_port.to_string(), &msg));
         }
         let host_port = int(port, "hostPort");
-        if let Some(msg) = common::port_num(host_port).filter(|_| host_port != 0) {
+        if let Some(msg) = kube_rules::port_num(host_port).filter(|_| host_port != 0) {
             let field = format!("{path}.hostPort");
             causes.push(common::invalid(&field, &host_port.to_string(), &msg));
         }
@@ -171,7 +172,7 @@ fn port_name<'a>(
         return;
     }
     let field = format!("{path}.name");
-    let errs = common::port_name(name);
+    let errs = kube_rules::port_name(name);
     if !errs.is_empty() {
         common::invalid_each(causes, &field, name, errs);
     } else if !seen.insert(name) {

@@ -47,7 +47,7 @@ fn has_invalid_expression_values(sel: &Value) -> bool {
     common::list(sel, "matchExpressions").iter().any(|req| {
         common::list(req, "values")
             .iter()
-            .any(|v| !crate::metadata::label_value(v.as_str().unwrap_or_default()).is_empty())
+            .any(|v| !kube_rules::label_value(v.as_str().unwrap_or_default()).is_empty())
     })
 }
 

@@ -9,7 +9,8 @@ use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
 use crate::common::{self, list, text};
-use crate::{gofmt, selector};
+use crate::selector;
+use kube_rules::gofmt;
 
 const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
 
@@ -42,7 +43,7 @@ pub fn binding(object: &Value, old: Option<&Value>, cluster: bool) -> Vec<Cause>
             &mut causes,
             "roleRef.name",
             name,
-            common::path_segment(name),
+            kube_rules::path_segment_name(name),
         );
     }
     for (i, subject) in list(object, "subjects").iter().enumerate() {
@@ -74,7 +75,12 @@ fn subject_causes(subject: &Value, namespaced: bool, at: &str) -> Vec<Cause> {
         "ServiceAccount" => {
             if !name.is_empty() {
                 let field = format!("{at}.name");
-                common::invalid_each(&mut causes, &field, name, common::dns1123_subdomain(name));
+                common::invalid_each(
+                    &mut causes,
+                    &field,
+                    name,
+                    kube_rules::dns1123_subdomain(name),
+                );
             }
             if !group.is_empty() {
                 causes.push(common::not_supported(&group_field, group, &[""]));

@@ -8,7 +8,7 @@ use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
 use crate::common;
-use crate::gofmt;
+use kube_rules::gofmt;
 
 const SYSTEM_PREFIX: &str = "system-";
 const HIGHEST_USER_DEFINABLE_PRIORITY: i64 = 1_000_000_000;

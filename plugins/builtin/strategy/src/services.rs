@@ -9,7 +9,8 @@ use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
 use crate::common::{self, int, list, text};
-use crate::{gofmt, pods};
+use crate::pods;
+use kube_rules::gofmt;
 
 const TYPES: [&str; 4] = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"];
 const AFFINITIES: [&str; 2] = ["ClientIP", "None"];
@@ -121,7 +122,7 @@ fn external_name(spec: &Value, causes: &mut Vec<Cause>) {
     if cname.is_empty() {
         causes.push(common::required(field, ""));
     } else {
-        common::invalid_each(causes, field, cname, common::dns1123_subdomain(cname));
+        common::invalid_each(causes, field, cname, kube_rules::dns1123_subdomain(cname));
     }
 }
 
@@ -138,13 +139,13 @@ fn service_port<'a>(
     if require_name && name.is_empty() {
         causes.push(common::required(&name_field, ""));
     } else if !name.is_empty() {
-        common::invalid_each(causes, &name_field, name, common::dns1123_label(name));
+        common::invalid_each(causes, &name_field, name, kube_rules::dns1123_label(name));
         if !names.insert(name) {
             causes.push(common::duplicate(&name_field, &gofmt::quote(name)));
         }
     }
     let number = int(port, "port");
-    if let Some(msg) = common::port_num(number) {
+    if let Some(msg) = kube_rules::port_num(number) {
         causes.push(common::invalid(
             &format!("{path}.port"),
             &number.to_string(),
@@ -163,11 +164,11 @@ fn service_port<'a>(
 fn target_port(value: Option<&Value>, field: &str, causes: &mut Vec<Cause>) {
     match value {
         Some(Value::String(name)) => {
-            common::invalid_each(causes, field, name, common::port_name(name));
+            common::invalid_each(causes, field, name, kube_rules::port_name(name));
         }
         Some(Value::Number(n)) => {
             let number = n.as_i64().unwrap_or_default();
-            if let Some(msg) = common::port_num(number) {
+            if let Some(msg) = kube_rules::port_num(number) {
                 causes.push(common::invalid(field, &number.to_string(), &msg));
             }
         }

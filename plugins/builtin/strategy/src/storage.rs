@@ -9,7 +9,7 @@ use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
 use crate::common::{self, list, opt_int, text};
-use crate::{gofmt, metadata};
+use kube_rules::gofmt;
 
 const MAX_PARAMETERS: usize = 512;
 const MAX_PARAMETERS_SIZE: usize = 256 * 1024;
@@ -86,7 +86,12 @@ fn provisioner(value: &str, field: &str) -> Vec<Cause> {
     }
     let lower = value.to_lowercase();
     let mut causes = Vec::new();
-    common::invalid_each(&mut causes, field, &lower, metadata::qualified_name(&lower));
+    common::invalid_each(
+        &mut causes,
+        field,
+        &lower,
+        kube_rules::qualified_name(&lower),
+    );
     causes
 }
 
@@ -154,7 +159,7 @@ fn topology_term(term: &Value, at: &str) -> (Term, Vec<Cause>) {
         }
         let key = text(req, "key");
         let field = format!("{idx}.key");
-        common::invalid_each(&mut causes, &field, key, metadata::qualified_name(key));
+        common::invalid_each(&mut causes, &field, key, kube_rules::qualified_name(key));
         if map.contains_key(key) {
             causes.push(common::duplicate(&field, &gofmt::quote(key)));
         }
@@ -172,7 +177,7 @@ pub fn csi_driver_name(name: &str, field: &str) -> Vec<Cause> {
     if name.len() > 63 {
         causes.push(common::too_long(field, 63));
     }
-    let problems = common::dns1123_subdomain(&name.to_lowercase());
+    let problems = kube_rules::dns1123_subdomain(&name.to_lowercase());
     common::invalid_each(&mut causes, field, name, problems);
     causes
 }
@@ -242,7 +247,7 @@ fn csi_node_driver(driver: &Value, at: &str, names: &mut HashSet<String>) -> Vec
         if !keys.insert(key) {
             causes.push(common::duplicate(at, &gofmt::quote(key)));
         }
-        common::invalid_each(&mut causes, at, key, metadata::qualified_name(key));
+        common::invalid_each(&mut causes, at, key, kube_rules::qualified_name(key));
     }
     causes
 }

@@ -9,7 +9,8 @@ use serde_json::{json, Value};
 
 use crate::common::{self, list, text};
 use crate::json::set_default;
-use crate::{gofmt, selector, storage};
+use crate::{selector, storage};
+use kube_rules::gofmt;
 
 const FS_GROUP_POLICIES: [&str; 3] = ["File", "None", "ReadWriteOnceWithFSType"];
 const LIFECYCLE_MODES: [&str; 2] = ["Persistent", "Ephemeral"];
@@ -99,14 +100,14 @@ pub fn validate_volume_attachment(object: &Value, old: Option<&Value>) -> Vec<Ca
         &mut causes,
         "spec.nodeName",
         node,
-        common::dns1123_subdomain(node),
+        kube_rules::dns1123_subdomain(node),
     );
     match old {
         None => {
             causes.extend(storage::csi_driver_name(attacher, "spec.attacher"));
             if let Some(pv) = pv {
                 let field = "spec.source.persistentVolumeName";
-                common::invalid_each(&mut causes, field, pv, common::dns1123_subdomain(pv));
+                common::invalid_each(&mut causes, field, pv, kube_rules::dns1123_subdomain(pv));
             }
         }
         Some(old) if !common::same(Some(spec), old.get("spec")) => {
@@ -147,7 +148,7 @@ pub fn validate_csi_storage_capacity(object: &Value, old: Option<&Value>) -> Vec
         &mut causes,
         "storageClassName",
         class,
-        common::dns1123_subdomain(class),
+        kube_rules::dns1123_subdomain(class),
     );
     if let Some(capacity) = object.get("capacity").and_then(Value::as_str) {
         if capacity.starts_with('-') && !capacity.trim_start_matches(['-', '0', '.']).is_empty() {
@@ -174,7 +175,7 @@ pub fn validate_runtime_class(object: &Value, old: Option<&Value>) -> Vec<Cause>
         &mut causes,
         "handler",
         handler,
-        common::dns1123_label(handler),
+        kube_rules::dns1123_label(handler),
     );
     if old.is_some_and(|old| text(old, "handler") != handler) {
         causes.push(common::immutable("handler", &gofmt::quote(handler)));

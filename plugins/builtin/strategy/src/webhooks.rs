@@ -19,7 +19,8 @@ use serde_json::{json, Value};
 
 use crate::common::{self, list, text};
 use crate::json::set_default;
-use crate::{gofmt, selector};
+use crate::selector;
+use kube_rules::gofmt;
 
 /// The admission review versions this server speaks.
 const REVIEW_VERSIONS: [&str; 2] = ["v1", "v1beta1"];
@@ -244,7 +245,7 @@ fn review_versions(hook: &Value, at: &str, opts: &Options) -> Vec<Cause> {
             causes.push(common::invalid_str(&at, v, "duplicate version"));
             continue;
         }
-        common::invalid_each(&mut causes, &at, v, crate::crd::dns1035_label(v));
+        common::invalid_each(&mut causes, &at, v, kube_rules::dns1035_label(v));
     }
     if opts.require_recognized_versions && !has_recognized_version(hook) {
         let detail = format!(
@@ -262,7 +263,7 @@ fn fully_qualified_name(name: &str, field: &str) -> Vec<Cause> {
     if name.is_empty() {
         return vec![common::required(field, "")];
     }
-    let errs = common::dns1123_subdomain(name);
+    let errs = kube_rules::dns1123_subdomain(name);
     if !errs.is_empty() {
         return vec![common::invalid_str(field, name, &errs.join(","))];
     }

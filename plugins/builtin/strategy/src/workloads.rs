@@ -8,7 +8,8 @@ use serde_json::Value;
 
 use crate::common::{self, int, same};
 use crate::int_or_percent as iop;
-use crate::{gofmt, pods, selector};
+use crate::{pods, selector};
+use kube_rules::gofmt;
 
 const NEGATIVE: &str = "must be greater than or equal to 0";
 const MISMATCH: &str = "`selector` does not match template `labels`";

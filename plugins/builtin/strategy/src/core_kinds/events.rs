@@ -6,7 +6,7 @@ use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
 use crate::common;
-use crate::metadata::qualified_name;
+use kube_rules::qualified_name;
 
 /// The API an Event is written through.
 #[derive(Clone, Copy, PartialEq)]
@@ -85,7 +85,7 @@ fn legacy(f: &Fields) -> Vec<Cause> {
         &mut causes,
         "namespace",
         namespace,
-        common::dns1123_subdomain(namespace),
+        kube_rules::dns1123_subdomain(namespace),
     );
     causes
 }

@@ -6,10 +6,10 @@ use serde_json::Value;
 
 use super::ip;
 use crate::common;
-use crate::metadata::qualified_name;
+use kube_rules::qualified_name;
 
 fn dns_label(field: &str, value: &str, causes: &mut Vec<Cause>) {
-    common::invalid_each(causes, field, value, common::dns1123_label(value));
+    common::invalid_each(causes, field, value, kube_rules::dns1123_label(value));
 }
 
 fn protocol(field: &str, port: &Value, causes: &mut Vec<Cause>) {
@@ -73,7 +73,7 @@ fn endpoint_address(at: &str, address: &Value, causes: &mut Vec<Cause>) {
             causes,
             &format!("{at}.nodeName"),
             node,
-            common::dns1123_subdomain(node),
+            kube_rules::dns1123_subdomain(node),
         );
     }
     ip::check_non_special(&format!("{at}.ip"), value, causes);
@@ -87,7 +87,7 @@ fn endpoint_port(at: &str, port: &Value, name_required: bool, causes: &mut Vec<C
         dns_label(&format!("{at}.name"), name, causes);
     }
     let number = common::int(port, "port");
-    if let Some(detail) = common::port_num(number) {
+    if let Some(detail) = kube_rules::port_num(number) {
         causes.push(common::invalid(
             &format!("{at}.port"),
             &number.to_string(),
@@ -154,7 +154,7 @@ fn slice_endpoint(at: &str, kind: &str, endpoint: &Value, causes: &mut Vec<Cause
             causes,
             &format!("{at}.nodeName"),
             node,
-            common::dns1123_subdomain(node),
+            kube_rules::dns1123_subdomain(node),
         );
     }
     if let Some(hostname) = endpoint.get("hostname").and_then(Value::as_str) {
@@ -177,7 +177,7 @@ fn slice_ports(ports: &[Value], causes: &mut Vec<Cause>) {
         if !names.insert(name) {
             causes.push(common::duplicate(
                 &format!("{at}.name"),
-                &crate::gofmt::quote(name),
+                &kube_rules::gofmt::quote(name),
             ));
         }
         protocol(&format!("{at}.protocol"), port, causes);

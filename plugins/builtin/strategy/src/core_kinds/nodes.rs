@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::{ip, quantities};
 use crate::common;
-use crate::metadata::{label_value, qualified_name};
+use kube_rules::{label_value, qualified_name};
 
 const EFFECTS: [&str; 3] = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
 
@@ -47,9 +47,9 @@ fn taints(taints: &[Value], causes: &mut Vec<Cause>) {
         if !seen.insert((effect, key)) {
             let shown = format!(
                 "core.Taint{{Key:{}, Value:{}, Effect:{}, TimeAdded:<nil>}}",
-                crate::gofmt::quote(key),
-                crate::gofmt::quote(value),
-                crate::gofmt::quote(effect)
+                kube_rules::gofmt::quote(key),
+                kube_rules::gofmt::quote(value),
+                kube_rules::gofmt::quote(effect)
             );
             let mut dup = common::duplicate(&at, &shown);
             dup.message = format!(
@@ -96,7 +96,7 @@ fn pod_cidrs(spec: &Value, causes: &mut Vec<Cause>) {
             && families[1].is_some()
             && families[0] != families[1];
         if !dual {
-            let shown = crate::gofmt::string_slice(spec.get("podCIDRs"));
+            let shown = kube_rules::gofmt::string_slice(spec.get("podCIDRs"));
             let detail = "may specify no more than one CIDR for each IP family";
             causes.push(common::invalid("spec.podCIDRs", &shown, detail));
         }
@@ -105,7 +105,7 @@ fn pod_cidrs(spec: &Value, causes: &mut Vec<Cause>) {
             if !seen.insert(cidr) {
                 causes.push(common::duplicate(
                     &format!("spec.podCIDRs[{i}]"),
-                    &crate::gofmt::quote(cidr),
+                    &kube_rules::gofmt::quote(cidr),
                 ));
             }
         }

@@ -8,7 +8,7 @@ use capstan_quota::Quantity;
 use serde_json::Value;
 
 use crate::common;
-use crate::metadata::qualified_name;
+use kube_rules::qualified_name;
 
 const STANDARD: [&str; 20] = [
     "cpu",
@@ -160,7 +160,7 @@ pub fn go_dump(text: &str) -> String {
     format!(
         "resource.Quantity{{i:resource.int64Amount{{value:{value}, scale:{scale}}}, \
          d:resource.infDecAmount{{Dec:(*inf.Dec)(nil)}}, s:{}, Format:\"{format}\"}}",
-        crate::gofmt::quote(s)
+        kube_rules::gofmt::quote(s)
     )
 }
 

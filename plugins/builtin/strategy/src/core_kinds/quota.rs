@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::quantities::{self, go_dump, parse};
 use crate::common;
-use crate::metadata::qualified_name;
+use kube_rules::qualified_name;
 
 fn map<'a>(object: &'a Value, key: &str) -> impl Iterator<Item = (&'a String, String)> + 'a {
     object
@@ -52,7 +52,7 @@ fn scopes(spec: &Value, causes: &mut Vec<Cause>) {
         .filter_map(Value::as_str)
     {
         if !SCOPES.contains(&scope) {
-            let rendered = crate::gofmt::string_slice(spec.get("scopes"));
+            let rendered = kube_rules::gofmt::string_slice(spec.get("scopes"));
             causes.push(common::invalid(
                 "spec.scopes",
                 &rendered,

@@ -30,7 +30,7 @@ fn immutable_text(new: &Value, old: &Value, key: &str, field: &str, causes: &mut
     if n != o {
         let shown = n
             .and_then(Value::as_str)
-            .map_or("<nil>".to_string(), crate::gofmt::quote);
+            .map_or("<nil>".to_string(), kube_rules::gofmt::quote);
         causes.push(common::immutable(field, &shown));
     }
 }
@@ -124,7 +124,7 @@ fn quota(new: &Value, old: &Value, causes: &mut Vec<Cause>) {
         let listed: Vec<String> = common::list(&new["spec"], "scopes")
             .iter()
             .filter_map(Value::as_str)
-            .map(crate::gofmt::quote)
+            .map(kube_rules::gofmt::quote)
             .collect();
         let shown = format!("[]core.ResourceQuotaScope{{{}}}", listed.join(", "));
         causes.push(common::immutable("spec.scopes", &shown));

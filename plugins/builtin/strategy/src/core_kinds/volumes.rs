@@ -83,7 +83,7 @@ fn class_name(spec: &Value, causes: &mut Vec<Cause>) {
             causes,
             "spec.storageClassName",
             class,
-            common::dns1123_subdomain(class),
+            kube_rules::dns1123_subdomain(class),
         );
     }
 }

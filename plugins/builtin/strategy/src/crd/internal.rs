@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::{names, schema};
 use crate::common::{self, text};
-use crate::gofmt;
+use kube_rules::gofmt;
 
 const SCOPES: [&str; 2] = ["Cluster", "Namespaced"];
 const STRATEGIES: [&str; 2] = ["None", "Webhook"];
@@ -112,7 +112,7 @@ impl<'a> Spec<'a> {
         if group.is_empty() {
             return vec![common::required("spec.group", "")];
         }
-        let errs = common::dns1123_subdomain(group);
+        let errs = kube_rules::dns1123_subdomain(group);
         if !errs.is_empty() {
             return vec![common::invalid_str("spec.group", group, &errs.join(","))];
         }
@@ -140,7 +140,7 @@ impl<'a> Spec<'a> {
         let mut causes = Vec::new();
         for (i, v) in self.versions.iter().enumerate() {
             let at = format!("spec.versions[{i}]");
-            let errs = names::dns1035_label(&v.name);
+            let errs = kube_rules::dns1035_label(&v.name);
             if !errs.is_empty() {
                 causes.push(common::invalid_str(
                     &format!("{at}.name"),
@@ -172,7 +172,7 @@ impl<'a> Spec<'a> {
             );
         }
         if let Some(first) = self.versions.first().filter(|v| !v.name.is_empty()) {
-            let errs = names::dns1035_label(&first.name);
+            let errs = kube_rules::dns1035_label(&first.name);
             if !errs.is_empty() {
                 causes.push(common::invalid_str(
                     "spec.version",

@@ -1,31 +1,11 @@
 //! `ValidateCustomResourceDefinitionNames` (spec.names and
-//! status.acceptedNames) and `validation.IsDNS1035Label`.
+//! status.acceptedNames).
 
 use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
-use crate::common::{self, max_len_error, regex_error, text};
-
-/// `validation.IsDNS1035Label`: the problems with `value`, if any.
-pub fn dns1035_label(value: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if value.len() > 63 {
-        errs.push(max_len_error(63));
-    }
-    let inner = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-';
-    let ok = value.starts_with(|c: char| c.is_ascii_lowercase())
-        && value.ends_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
-        && value.chars().all(inner);
-    if !ok {
-        errs.push(regex_error(
-            "a DNS-1035 label must consist of lower case alphanumeric characters or '-', \
-             start with an alphabetic character, and end with an alphanumeric character",
-            "[a-z]([-a-z0-9]*[a-z0-9])?",
-            &["my-name", "abc-123"],
-        ));
-    }
-    errs
-}
+use crate::common::{self, text};
+use kube_rules::dns1035_label;
 
 /// The causes for a names object at `at` ("spec.names", "status.acceptedNames").
 pub fn validate(names: &Value, at: &str) -> Vec<Cause> {

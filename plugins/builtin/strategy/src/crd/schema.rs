@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::structural;
 use crate::common::{self, text};
-use crate::gofmt;
+use kube_rules::gofmt;
 
 /// kube's `openapiV3Types`, as `sets.List` sorts them.
 const TYPES: [&str; 6] = ["array", "boolean", "integer", "number", "object", "string"];

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::schema::sorted;
 use crate::common::{self, text};
-use crate::gofmt;
+use kube_rules::gofmt;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Level {

@@ -188,7 +188,7 @@ pub fn security(sc: &Value, at: &str, causes: &mut Vec<Cause>) {
     for key in ["runAsUser", "runAsGroup"] {
         if let Some(id) = sc.get(key).and_then(Value::as_i64) {
             if !(0..=2_147_483_647).contains(&id) {
-                let detail = common::range_error(0, 2_147_483_647);
+                let detail = kube_rules::inclusive_range_error(0, 2_147_483_647);
                 causes.push(common::invalid(
                     &format!("{at}.{key}"),
                     &id.to_string(),
@@ -292,10 +292,12 @@ fn handler_checks(handler: &Value, at: &str, causes: &mut Vec<Cause>) {
 /// `ValidatePortNumOrName`.
 fn port_num_or_name(port: &Value, field: &str, causes: &mut Vec<Cause>) {
     match port {
-        Value::String(name) => common::invalid_each(causes, field, name, common::port_name(name)),
+        Value::String(name) => {
+            common::invalid_each(causes, field, name, kube_rules::port_name(name))
+        }
         other => {
             let number = other.as_i64().unwrap_or_default();
-            if let Some(detail) = common::port_num(number) {
+            if let Some(detail) = kube_rules::port_num(number) {
                 causes.push(common::invalid(field, &number.to_string(), &detail));
             }
         }

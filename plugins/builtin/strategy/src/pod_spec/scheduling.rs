@@ -6,7 +6,8 @@ use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
 use crate::common::{self, text};
-use crate::metadata::{label_value, qualified_name, validate_labels};
+use crate::metadata::validate_labels;
+use kube_rules::{label_value, qualified_name};
 
 /// The pod-level checks of the spec at `at`.
 pub fn pod_level(spec: &Value, at: &str, causes: &mut Vec<Cause>) {
@@ -165,13 +166,13 @@ fn names(spec: &Value, at: &str, causes: &mut Vec<Cause>) {
                 causes,
                 &format!("{at}.{key}"),
                 name,
-                common::dns1123_subdomain(name),
+                kube_rules::dns1123_subdomain(name),
             );
         }
     }
     if let Some(deadline) = spec.get("activeDeadlineSeconds").and_then(Value::as_i64) {
         if !(1..=i64::from(i32::MAX)).contains(&deadline) {
-            let detail = common::range_error(1, i64::from(i32::MAX));
+            let detail = kube_rules::inclusive_range_error(1, i64::from(i32::MAX));
             causes.push(common::invalid(
                 &format!("{at}.activeDeadlineSeconds"),
                 &deadline.to_string(),
@@ -186,7 +187,7 @@ fn names(spec: &Value, at: &str, causes: &mut Vec<Cause>) {
                 causes,
                 &format!("{at}.{key}"),
                 name,
-                common::dns1123_label(name),
+                kube_rules::dns1123_label(name),
             );
         }
     }

@@ -52,10 +52,18 @@ pub fn volumes(spec: &Value, at: &str, causes: &mut Vec<Cause>) -> HashSet<Strin
         if name.is_empty() {
             found.push(common::required(&name_field, ""));
         } else {
-            common::invalid_each(&mut found, &name_field, name, common::dns1123_label(name));
+            common::invalid_each(
+                &mut found,
+                &name_field,
+                name,
+                kube_rules::dns1123_label(name),
+            );
         }
         if names.contains(name) {
-            found.push(common::duplicate(&name_field, &crate::gofmt::quote(name)));
+            found.push(common::duplicate(
+                &name_field,
+                &kube_rules::gofmt::quote(name),
+            ));
         }
         if found.is_empty() {
             names.insert(name.to_string());

@@ -6,7 +6,7 @@ use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
 use crate::common::{self, text};
-use crate::gofmt;
+use kube_rules::gofmt;
 
 const FORM: &str = "; desired format: https://host[/path]";
 
@@ -130,7 +130,7 @@ fn service_causes(svc: &Value, field: &str) -> Vec<Cause> {
         }
     }
     let port = svc.get("port").and_then(Value::as_i64).unwrap_or(443);
-    if let Some(why) = common::port_num(port) {
+    if let Some(why) = kube_rules::port_num(port) {
         let detail = format!("port is not valid: {why}");
         causes.push(common::invalid(
             &format!("{field}.port"),
@@ -168,7 +168,7 @@ fn path_causes(path: &str, field: &str) -> Vec<Cause> {
             causes.push(common::invalid_str(field, path, &detail));
             continue;
         }
-        for failure in common::dns1123_subdomain(step) {
+        for failure in kube_rules::dns1123_subdomain(step) {
             let detail = format!("segment[{i}]: {failure}");
             causes.push(common::invalid_str(field, path, &detail));
         }

@@ -8,7 +8,7 @@ use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
 use crate::common::{self, text};
-use crate::{gofmt, metadata};
+use kube_rules::gofmt;
 
 /// kube's limit of conditions per webhook.
 const MAX_CONDITIONS: usize = 64;
@@ -64,7 +64,7 @@ fn one(condition: &Value, at: &str, declared: &[&str]) -> Vec<Cause> {
     if name.is_empty() {
         causes.push(common::required(&field, ""));
     } else {
-        common::invalid_each(&mut causes, &field, name, metadata::qualified_name(name));
+        common::invalid_each(&mut causes, &field, name, kube_rules::qualified_name(name));
     }
     causes
 }

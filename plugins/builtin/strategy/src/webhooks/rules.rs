@@ -8,7 +8,7 @@ use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
 use crate::common::{self, list};
-use crate::gofmt;
+use kube_rules::gofmt;
 
 const OPERATIONS: [&str; 5] = ["*", "CONNECT", "CREATE", "DELETE", "UPDATE"];
 const SCOPES: [&str; 3] = ["*", "Cluster", "Namespaced"];
