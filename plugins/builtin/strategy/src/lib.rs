@@ -17,12 +17,14 @@
 //! - "table": kube's printers, `{"columnDefinitions", "rows"}` for the
 //!   call's `objects` (see `table`).
 //!
+//! What differs between kinds is each kind's `KindRules` (`kinds`): one
+//! `impl` per kind and one catalogue row; the phases above ask it.
+//!
 //! Causes are empty when the object is valid; subresource writes and kinds
 //! without rules get none. Status carried over on updates (a write to the
 //! resource keeps the stored status) stays the host's business: the plugin
 //! cannot tell a client's write from a controller's status write.
 
-mod added_kinds;
 mod admission_policies;
 mod apiregistration;
 mod apps;
@@ -42,6 +44,7 @@ mod initial_status;
 mod int_or_percent;
 mod job_policies;
 mod json;
+mod kinds;
 mod metadata;
 mod mutating_policies;
 mod netparse;

@@ -27,14 +27,6 @@ const REVIEW_VERSIONS: [&str; 2] = ["v1", "v1beta1"];
 const NO_SIDE_EFFECTS: [&str; 2] = ["None", "NoneOnDryRun"];
 const SIDE_EFFECTS: [&str; 4] = ["None", "NoneOnDryRun", "Some", "Unknown"];
 
-/// Whether `plural` (of admissionregistration.k8s.io) is a webhook configuration.
-pub fn is_configuration(plural: &str) -> bool {
-    matches!(
-        plural,
-        "validatingwebhookconfigurations" | "mutatingwebhookconfigurations"
-    )
-}
-
 /// kube's v1 defaults: failurePolicy Fail, matchPolicy Equivalent, empty
 /// selectors, timeoutSeconds 10, reinvocationPolicy Never (mutating),
 /// rules' scope `*`, a service's port 443.

@@ -1,7 +1,8 @@
 //! kube's validation of the core-group kinds without rules of their own
 //! elsewhere (Endpoints, LimitRange, ResourceQuota, PersistentVolume(Claim),
 //! PodTemplate, Node, Event) and of EndpointSlices, events.k8s.io Events and
-//! Leases, with kube's messages and field paths.
+//! Leases, with kube's messages and field paths: one function per kind,
+//! which its rules (`crate::kinds`) name.
 
 mod events;
 mod ip;
@@ -20,36 +21,73 @@ use crate::common;
 pub use ip::parse as parse_ip;
 pub use quantities::of as quantity_of;
 
-/// The causes for `object` of `group`/`plural` (over `old` on update);
-/// `None` for kinds not here.
-pub fn validate(
-    group: &str,
-    plural: &str,
-    object: &Value,
-    old: Option<&Value>,
-) -> Option<Vec<Cause>> {
-    let mut causes = match (group, plural) {
-        ("", "endpoints") => network::endpoints(object),
-        ("discovery.k8s.io", "endpointslices") => network::endpoint_slice(object),
-        ("", "limitranges") => quota::limit_range(object),
-        ("", "resourcequotas") => quota::resource_quota(object),
-        ("", "persistentvolumes") => volumes::persistent_volume(object),
-        ("", "persistentvolumeclaims") => volumes::persistent_volume_claim(object),
-        ("", "podtemplates") => pod_template(object),
-        ("", "nodes") => nodes::node(object),
-        ("", "events") => events::event(object, events::Api::CoreV1),
-        ("events.k8s.io", "events") => events::event(object, events::Api::EventsV1),
-        ("coordination.k8s.io", "leases") => lease(object),
-        _ => return None,
-    };
+/// `ValidateEndpoints`.
+pub fn endpoints(object: &Value) -> Vec<Cause> {
+    network::endpoints(object)
+}
+
+/// discovery's `ValidateEndpointSlice` (and, on update, its address type).
+pub fn endpoint_slice(object: &Value, old: Option<&Value>) -> Vec<Cause> {
+    let mut causes = network::endpoint_slice(object);
     if let Some(old) = old {
-        causes.extend(updates::validate(group, plural, object, old));
+        updates::endpoint_slice(object, old, &mut causes);
     }
-    Some(causes)
+    causes
+}
+
+/// `ValidateLimitRange`.
+pub fn limit_range(object: &Value) -> Vec<Cause> {
+    quota::limit_range(object)
+}
+
+/// `ValidateResourceQuota` (and, on update, its scopes).
+pub fn resource_quota(object: &Value, old: Option<&Value>) -> Vec<Cause> {
+    let mut causes = quota::resource_quota(object);
+    if let Some(old) = old {
+        updates::quota(object, old, &mut causes);
+    }
+    causes
+}
+
+/// `ValidatePersistentVolume` (and, on update, its source and mode).
+pub fn persistent_volume(object: &Value, old: Option<&Value>) -> Vec<Cause> {
+    let mut causes = volumes::persistent_volume(object);
+    if let Some(old) = old {
+        updates::volume(object, old, &mut causes);
+    }
+    causes
+}
+
+/// `ValidatePersistentVolumeClaim` (and, on update, its spec).
+pub fn persistent_volume_claim(object: &Value, old: Option<&Value>) -> Vec<Cause> {
+    let mut causes = volumes::persistent_volume_claim(object);
+    if let Some(old) = old {
+        updates::claim(object, old, &mut causes);
+    }
+    causes
+}
+
+/// `ValidateNode` (and, on update, its pod CIDRs and provider).
+pub fn node(object: &Value, old: Option<&Value>) -> Vec<Cause> {
+    let mut causes = nodes::node(object);
+    if let Some(old) = old {
+        updates::node(object, old, &mut causes);
+    }
+    causes
+}
+
+/// A core/v1 Event's `ValidateEventCreate`.
+pub fn core_event(object: &Value) -> Vec<Cause> {
+    events::event(object, events::Api::CoreV1)
+}
+
+/// An events.k8s.io/v1 Event's.
+pub fn events_event(object: &Value) -> Vec<Cause> {
+    events::event(object, events::Api::EventsV1)
 }
 
 /// `ValidatePodTemplate`: the template's labels and pod spec.
-fn pod_template(object: &Value) -> Vec<Cause> {
+pub fn pod_template(object: &Value) -> Vec<Cause> {
     let template = &object["template"];
     let mut causes = Vec::new();
     if let Some(labels) = template.pointer("/metadata/labels") {
@@ -66,7 +104,7 @@ fn pod_template(object: &Value) -> Vec<Cause> {
 }
 
 /// `ValidateLeaseSpec`.
-fn lease(object: &Value) -> Vec<Cause> {
+pub fn lease(object: &Value) -> Vec<Cause> {
     let spec = &object["spec"];
     let mut causes = Vec::new();
     if let Some(seconds) = spec.get("leaseDurationSeconds").and_then(Value::as_i64) {

@@ -9,20 +9,9 @@ use serde_json::Value;
 
 use crate::common;
 
-/// The causes for updating `old` to `new` (the kind's create rules aside).
-pub fn validate(group: &str, plural: &str, new: &Value, old: &Value) -> Vec<Cause> {
-    let mut causes = Vec::new();
-    match (group, plural) {
-        ("", "persistentvolumeclaims") => claim(new, old, &mut causes),
-        ("", "persistentvolumes") => volume(new, old, &mut causes),
-        ("", "resourcequotas") => quota(new, old, &mut causes),
-        ("", "nodes") => node(new, old, &mut causes),
-        ("discovery.k8s.io", "endpointslices") => {
-            immutable_text(new, old, "addressType", "addressType", &mut causes)
-        }
-        _ => {}
-    }
-    causes
+/// An EndpointSlice's `addressType`.
+pub fn endpoint_slice(new: &Value, old: &Value, causes: &mut Vec<Cause>) {
+    immutable_text(new, old, "addressType", "addressType", causes);
 }
 
 fn immutable_text(new: &Value, old: &Value, key: &str, field: &str, causes: &mut Vec<Cause>) {
@@ -35,7 +24,7 @@ fn immutable_text(new: &Value, old: &Value, key: &str, field: &str, causes: &mut
     }
 }
 
-fn claim(new: &Value, old: &Value, causes: &mut Vec<Cause>) {
+pub fn claim(new: &Value, old: &Value, causes: &mut Vec<Cause>) {
     let mut was = old["spec"].clone();
     let mut now = new["spec"].clone();
     if common::text(&was, "volumeName").is_empty() {
@@ -85,7 +74,7 @@ fn volume_mode(new: &Value, old: &Value, causes: &mut Vec<Cause>) {
     );
 }
 
-fn volume(new: &Value, old: &Value, causes: &mut Vec<Cause>) {
+pub fn volume(new: &Value, old: &Value, causes: &mut Vec<Cause>) {
     let source = |pv: &Value| -> Vec<(String, Value)> {
         let mut fields: Vec<(String, Value)> = pv["spec"]
             .as_object()
@@ -112,7 +101,7 @@ fn volume(new: &Value, old: &Value, causes: &mut Vec<Cause>) {
     volume_mode(new, old, causes);
 }
 
-fn quota(new: &Value, old: &Value, causes: &mut Vec<Cause>) {
+pub fn quota(new: &Value, old: &Value, causes: &mut Vec<Cause>) {
     let scopes = |q: &Value| -> std::collections::BTreeSet<String> {
         common::list(&q["spec"], "scopes")
             .iter()
@@ -131,7 +120,7 @@ fn quota(new: &Value, old: &Value, causes: &mut Vec<Cause>) {
     }
 }
 
-fn node(new: &Value, old: &Value, causes: &mut Vec<Cause>) {
+pub fn node(new: &Value, old: &Value, causes: &mut Vec<Cause>) {
     let cidrs = |n: &Value| -> Vec<String> {
         let list: Vec<String> = common::list(&n["spec"], "podCIDRs")
             .iter()
@@ -170,29 +159,33 @@ mod tests {
     use crate::tests::messages;
     use serde_json::json;
 
+    /// The causes of one kind's update rules.
+    fn run(rules: fn(&Value, &Value, &mut Vec<Cause>), new: &Value, old: &Value) -> Vec<Cause> {
+        let mut causes = Vec::new();
+        rules(new, old, &mut causes);
+        causes
+    }
+
     #[test]
     fn a_claims_spec_is_fixed_but_a_bound_claim_may_grow() {
         let claim = |class: &str, size: &str, phase: &str| {
             json!({"spec": {"storageClassName": class,
             "resources": {"requests": {"storage": size}}}, "status": {"phase": phase}})
         };
-        let changed = messages(&validate(
-            "",
-            "persistentvolumeclaims",
+        let changed = messages(&run(
+            super::claim,
             &claim("b", "1Gi", "Pending"),
             &claim("a", "1Gi", "Pending"),
         ));
         assert_eq!(changed, ["spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims"]);
-        assert!(validate(
-            "",
-            "persistentvolumeclaims",
+        assert!(run(
+            super::claim,
             &claim("a", "2Gi", "Bound"),
             &claim("a", "1Gi", "Bound")
         )
         .is_empty());
-        let shrunk = messages(&validate(
-            "",
-            "persistentvolumeclaims",
+        let shrunk = messages(&run(
+            super::claim,
             &claim("a", "1Gi", "Bound"),
             &claim("a", "2Gi", "Bound"),
         ));
@@ -202,20 +195,17 @@ mod tests {
     #[test]
     fn sources_scopes_and_cidrs_stay() {
         let pv = |path: &str| json!({"spec": {"hostPath": {"path": path}, "capacity": {"storage": "1Gi"}}});
-        assert_eq!(
-            messages(&validate("", "persistentvolumes", &pv("/b"), &pv("/a"))).len(),
-            1
-        );
+        assert_eq!(messages(&run(volume, &pv("/b"), &pv("/a"))).len(), 1);
         let q = |scope: &str| json!({"spec": {"scopes": [scope]}});
         assert_eq!(
-            messages(&validate("", "resourcequotas", &q("NotBestEffort"), &q("BestEffort"))),
+            messages(&run(quota, &q("NotBestEffort"), &q("BestEffort"))),
             ["spec.scopes: Invalid value: []core.ResourceQuotaScope{\"NotBestEffort\"}: field is immutable"]
         );
         let n = |cidr: &str| json!({"spec": {"podCIDR": cidr}});
         assert_eq!(
-            messages(&validate("", "nodes", &n("10.0.1.0/24"), &n("10.0.0.0/24"))).len(),
+            messages(&run(node, &n("10.0.1.0/24"), &n("10.0.0.0/24"))).len(),
             1
         );
-        assert!(validate("", "nodes", &n("10.0.1.0/24"), &json!({"spec": {}})).is_empty());
+        assert!(run(node, &n("10.0.1.0/24"), &json!({"spec": {}})).is_empty());
     }
 }

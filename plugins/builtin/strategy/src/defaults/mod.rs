@@ -1,17 +1,16 @@
 //! kube-apiserver's defaulting (`SetDefaults_*` and the generated
 //! `SetObjectDefaults_*` of each group's `defaults.go`, with what its v1
-//! conversion shows), one function per kind in a file per API group, found
-//! through [`TABLE`]. Applied to every written object, create and update,
-//! before and after the strategy's preparation (kube defaults a request's
-//! object when decoding it and again when reading it back from storage).
-//!
-//! A new kind's defaults: a function in its group's file and one row here.
+//! conversion shows), one function per kind in a file per API group, each
+//! named by its kind's rules (`KindRules::defaults`, `crate::kinds`).
+//! Applied to every written object, create and update, before and after the
+//! strategy's preparation (kube defaults a request's object when decoding
+//! it and again when reading it back from storage).
 
-mod apps;
-mod batch;
-mod cluster;
-mod core;
-mod networking;
+pub(crate) mod apps;
+pub(crate) mod batch;
+pub(crate) mod cluster;
+pub(crate) mod core;
+pub(crate) mod networking;
 pub mod pod;
 
 use capstan_plugin_sdk::strategy::StrategyResource;
@@ -19,63 +18,9 @@ use serde_json::Value;
 
 pub use self::batch::labels_from_template as job_labels_from_template;
 
-/// A kind's defaulter.
-type Defaulter = fn(&mut Value);
-
-/// Every kind with defaults: (group, plural, defaulter).
-#[rustfmt::skip]
-const TABLE: &[(&str, &str, Defaulter)] = &[
-    ("", "pods", pod::pod),
-    ("", "podtemplates", core::pod_template),
-    ("", "replicationcontrollers", core::replication_controller),
-    ("", "services", core::service),
-    ("", "secrets", core::secret),
-    ("", "namespaces", core::namespace),
-    ("", "persistentvolumes", core::persistent_volume),
-    ("", "persistentvolumeclaims", core::persistent_volume_claim),
-    ("", "endpoints", core::endpoints),
-    ("", "limitranges", core::limit_range),
-    ("", "nodes", core::node),
-    ("apps", "deployments", apps::deployment),
-    ("apps", "replicasets", apps::replica_set),
-    ("apps", "statefulsets", apps::stateful_set),
-    ("apps", "daemonsets", apps::daemon_set),
-    ("batch", "jobs", batch::job),
-    ("batch", "cronjobs", batch::cron_job),
-    ("networking.k8s.io", "networkpolicies", networking::network_policy),
-    ("networking.k8s.io", "ingressclasses", networking::ingress_class),
-    ("discovery.k8s.io", "endpointslices", networking::endpoint_slice),
-    ("storage.k8s.io", "storageclasses", cluster::storage_class),
-    ("scheduling.k8s.io", "priorityclasses", cluster::priority_class),
-    ("rbac.authorization.k8s.io", "rolebindings", cluster::binding),
-    ("rbac.authorization.k8s.io", "clusterrolebindings", cluster::binding),
-    ("apiregistration.k8s.io", "apiservices", cluster::api_service),
-    ("apiextensions.k8s.io", "customresourcedefinitions", crate::crd::defaults),
-    ("admissionregistration.k8s.io", "mutatingwebhookconfigurations", mutating_webhooks),
-    ("admissionregistration.k8s.io", "validatingwebhookconfigurations", validating_webhooks),
-];
-
-/// Applies the defaults of `resource` to `object`.
+/// Applies the defaults of `resource`'s kind to `object`.
 pub fn apply(resource: &StrategyResource, object: &mut Value) {
-    match defaulter(&resource.group, &resource.resource) {
-        Some(defaulter) => defaulter(object),
-        None => crate::added_kinds::defaults(resource, object),
-    }
-}
-
-fn defaulter(group: &str, plural: &str) -> Option<Defaulter> {
-    TABLE
-        .iter()
-        .find(|(g, p, _)| *g == group && *p == plural)
-        .map(|(_, _, defaulter)| *defaulter)
-}
-
-fn mutating_webhooks(object: &mut Value) {
-    crate::webhooks::defaults(object, true);
-}
-
-fn validating_webhooks(object: &mut Value) {
-    crate::webhooks::defaults(object, false);
+    crate::kinds::rules(resource).defaults(resource, object);
 }
 
 /// `object` after the defaulter `f` (the kinds' tests).
@@ -98,14 +43,6 @@ mod tests {
         };
         apply(&resource, &mut object);
         object
-    }
-
-    #[test]
-    fn every_row_is_unique() {
-        for (i, (group, plural, _)) in TABLE.iter().enumerate() {
-            let first = TABLE.iter().position(|(g, p, _)| g == group && p == plural);
-            assert_eq!(first, Some(i), "{group}/{plural} listed twice");
-        }
     }
 
     #[test]

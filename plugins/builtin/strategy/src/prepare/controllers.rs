@@ -164,4 +164,22 @@ mod tests {
         daemon_set_update(&mut changed, &old);
         assert_eq!(changed["metadata"]["annotations"][TEMPLATE_GENERATION], "2");
     }
+
+    #[test]
+    fn stateful_sets_lose_max_unavailable() {
+        let mut s = json!({"spec": {"updateStrategy": {"rollingUpdate": {"partition": 1, "maxUnavailable": 2}}}});
+        stateful_set_create(&mut s);
+        assert_eq!(
+            s,
+            json!({"spec": {"updateStrategy": {"rollingUpdate": {"partition": 1}}}})
+        );
+        let old = json!({"spec": {"updateStrategy": {"rollingUpdate": {"maxUnavailable": 1}}}});
+        let mut kept =
+            json!({"spec": {"updateStrategy": {"rollingUpdate": {"maxUnavailable": 2}}}});
+        stateful_set_update(&mut kept, &old);
+        assert_eq!(
+            kept["spec"]["updateStrategy"]["rollingUpdate"]["maxUnavailable"],
+            2
+        );
+    }
 }

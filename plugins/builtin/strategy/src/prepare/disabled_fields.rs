@@ -1,9 +1,9 @@
 //! Fields of features that kube-apiserver 1.32 turns off by default
-//! (`dropDisabledFields` of the pod and StatefulSet strategies): a write
-//! drops them unless the stored object already uses them.
-//! UserNamespacesSupport (`spec.hostUsers`), DynamicResourceAllocation (a
-//! pod's `resourceClaims` and its containers' `resources.claims`),
-//! MaxUnavailableStatefulSet (`rollingUpdate.maxUnavailable`).
+//! (`dropDisabledFields` of the pod strategy): a write drops them unless
+//! the stored object already uses them. UserNamespacesSupport
+//! (`spec.hostUsers`), DynamicResourceAllocation (a pod's `resourceClaims`
+//! and its containers' `resources.claims`). (A StatefulSet's
+//! MaxUnavailableStatefulSet field is `controllers::stateful_set_*`'s.)
 
 use serde_json::Value;
 
@@ -40,25 +40,6 @@ pub fn pod_update(object: &mut Value, old: &Value) {
     pod(object, Some(old));
 }
 
-/// A StatefulSet's `maxUnavailable`, on create and update.
-pub fn stateful_set(set: &mut Value, old: Option<&Value>) {
-    const AT: &str = "/spec/updateStrategy/rollingUpdate/maxUnavailable";
-    if old.and_then(|o| o.pointer(AT)).is_some() {
-        return;
-    }
-    if let Some(rolling) = set.pointer_mut("/spec/updateStrategy/rollingUpdate") {
-        remove(rolling, "maxUnavailable");
-    }
-}
-
-pub fn stateful_set_create(object: &mut Value) {
-    stateful_set(object, None);
-}
-
-pub fn stateful_set_update(object: &mut Value, old: &Value) {
-    stateful_set(object, Some(old));
-}
-
 fn remove(object: &mut Value, key: &str) {
     if let Some(fields) = object.as_object_mut() {
         fields.remove(key);
@@ -83,15 +64,5 @@ mod tests {
         let mut q = json!({"spec": {"hostUsers": false}});
         pod_update(&mut q, &old);
         assert_eq!(q["spec"]["hostUsers"], false);
-    }
-
-    #[test]
-    fn stateful_sets_lose_max_unavailable() {
-        let mut s = json!({"spec": {"updateStrategy": {"rollingUpdate": {"partition": 1, "maxUnavailable": 2}}}});
-        stateful_set_create(&mut s);
-        assert_eq!(
-            s,
-            json!({"spec": {"updateStrategy": {"rollingUpdate": {"partition": 1}}}})
-        );
     }
 }

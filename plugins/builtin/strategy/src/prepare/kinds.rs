@@ -1,56 +1,14 @@
-//! Each kind's own PrepareForCreate and PrepareForUpdate (kube's
-//! `pkg/registry/<group>/<kind>/strategy.go`), beyond the status reset and
-//! generation every kind gets: one row per kind in [`TABLE`].
+//! Kinds' own PrepareForCreate and PrepareForUpdate (kube's
+//! `pkg/registry/<group>/<kind>/strategy.go`) beyond the status reset and
+//! generation every kind gets, for namespaces, service accounts, claims,
+//! leases and endpoint slices; their rules (`crate::kinds`) name them.
 
-use capstan_plugin_sdk::strategy::StrategyResource;
 use serde_json::{json, Value};
 
-use super::{controllers, disabled_fields, pods, services};
 use crate::json::{child_mut, ensure_object, items_mut};
 
-type Create = fn(&mut Value);
-type Update = fn(&mut Value, &Value);
-
-/// (group, plural, on create, on update).
-#[rustfmt::skip]
-const TABLE: &[(&str, &str, Option<Create>, Option<Update>)] = &[
-    ("batch", "jobs", Some(controllers::job_selector), None),
-    ("apps", "daemonsets", Some(controllers::daemon_set_create), Some(controllers::daemon_set_update)),
-    ("apps", "statefulsets", Some(controllers::stateful_set_create), Some(controllers::stateful_set_update)),
-    ("", "namespaces", Some(namespace_finalizer), Some(keep_namespace_finalizers)),
-    ("", "serviceaccounts", Some(secret_references), Some(secret_references_on_update)),
-    ("", "persistentvolumeclaims", Some(claim_data_sources), Some(claim_data_sources_on_update)),
-    ("", "pods", Some(pods::prepare_create), Some(disabled_fields::pod_update)),
-    ("", "services", None, Some(services::drop_type_dependent_fields)),
-    ("apps", "statefulsets", Some(disabled_fields::stateful_set_create), Some(disabled_fields::stateful_set_update)),
-    ("coordination.k8s.io", "leases", Some(lease_without_election), Some(lease_election_kept)),
-    ("discovery.k8s.io", "endpointslices", Some(no_deprecated_topology), Some(topology_on_update)),
-];
-
-/// The kind's PrepareForCreate.
-pub fn prepare_create(resource: &StrategyResource, object: &mut Value) {
-    if let Some((_, _, Some(create), _)) = row(resource) {
-        create(object);
-    }
-}
-
-/// The kind's PrepareForUpdate over the stored `old`.
-pub fn prepare_update(resource: &StrategyResource, object: &mut Value, old: &Value) {
-    if let Some((_, _, _, Some(update))) = row(resource) {
-        update(object, old);
-    }
-}
-
-fn row(
-    resource: &StrategyResource,
-) -> Option<&'static (&'static str, &'static str, Option<Create>, Option<Update>)> {
-    TABLE
-        .iter()
-        .find(|(g, p, _, _)| *g == resource.group && *p == resource.resource)
-}
-
 /// A new namespace is finalized by `kubernetes` (added after the client's).
-fn namespace_finalizer(namespace: &mut Value) {
+pub(crate) fn namespace_finalizer(namespace: &mut Value) {
     let Some(spec) = ensure_object(namespace, "spec") else {
         return;
     };
@@ -63,7 +21,7 @@ fn namespace_finalizer(namespace: &mut Value) {
 }
 
 /// Only the finalize subresource changes a namespace's finalizers.
-fn keep_namespace_finalizers(namespace: &mut Value, old: &Value) {
+pub(crate) fn keep_namespace_finalizers(namespace: &mut Value, old: &Value) {
     let stored = old.pointer("/spec/finalizers").cloned();
     let Some(spec) = ensure_object(namespace, "spec").and_then(Value::as_object_mut) else {
         return;
@@ -75,7 +33,7 @@ fn keep_namespace_finalizers(namespace: &mut Value, old: &Value) {
 }
 
 /// A ServiceAccount's secrets are references by name only.
-fn secret_references(account: &mut Value) {
+pub(crate) fn secret_references(account: &mut Value) {
     for secret in items_mut(account, "secrets") {
         let name = secret.get("name").cloned();
         *secret = match name {
@@ -85,18 +43,14 @@ fn secret_references(account: &mut Value) {
     }
 }
 
-fn secret_references_on_update(account: &mut Value, _: &Value) {
-    secret_references(account);
-}
-
 /// A claim's `dataSource` and `dataSourceRef` mirror each other; without a
 /// `dataSourceRef`, a `dataSource` other than a claim or a snapshot is
 /// dropped (kube's backwards compatibility).
-fn claim_data_sources(claim: &mut Value) {
+pub(crate) fn claim_data_sources(claim: &mut Value) {
     normalize_data_sources(claim, false);
 }
 
-fn claim_data_sources_on_update(claim: &mut Value, old: &Value) {
+pub(crate) fn claim_data_sources_on_update(claim: &mut Value, old: &Value) {
     let in_use = ["dataSource", "dataSourceRef"].iter().any(|key| {
         old.pointer(&format!("/spec/{key}"))
             .is_some_and(|v| !v.is_null())
@@ -148,7 +102,7 @@ fn local_reference(reference: &Value) -> Value {
 /// The fields of CoordinatedLeaderElection, off in 1.32.
 const LEADER_ELECTION_FIELDS: [&str; 2] = ["strategy", "preferredHolder"];
 
-fn lease_without_election(lease: &mut Value) {
+pub(crate) fn lease_without_election(lease: &mut Value) {
     if let Some(spec) = child_mut(lease, "spec").and_then(Value::as_object_mut) {
         for key in LEADER_ELECTION_FIELDS {
             spec.remove(key);
@@ -157,7 +111,7 @@ fn lease_without_election(lease: &mut Value) {
 }
 
 /// An update may keep the election fields a lease already had.
-fn lease_election_kept(lease: &mut Value, old: &Value) {
+pub(crate) fn lease_election_kept(lease: &mut Value, old: &Value) {
     let Some(spec) = child_mut(lease, "spec").and_then(Value::as_object_mut) else {
         return;
     };
@@ -172,7 +126,7 @@ fn lease_election_kept(lease: &mut Value, old: &Value) {
 }
 
 /// v1 writes of an EndpointSlice drop `deprecatedTopology`.
-fn no_deprecated_topology(slice: &mut Value) {
+pub(crate) fn no_deprecated_topology(slice: &mut Value) {
     for endpoint in items_mut(slice, "endpoints") {
         if let Some(fields) = endpoint.as_object_mut() {
             fields.remove("deprecatedTopology");
@@ -182,7 +136,7 @@ fn no_deprecated_topology(slice: &mut Value) {
 
 /// ... unless the endpoints are unchanged; a node name the stored slice
 /// recorded in the topology becomes `nodeName`.
-fn topology_on_update(slice: &mut Value, old: &Value) {
+pub(crate) fn topology_on_update(slice: &mut Value, old: &Value) {
     if slice.get("endpoints") == old.get("endpoints") {
         return;
     }

@@ -10,7 +10,7 @@ use super::Column;
 
 /// What a policy's row counts.
 #[derive(Clone, Copy)]
-pub(crate) enum Counts {
+enum Counts {
     Validations,
     Mutations,
 }
@@ -24,7 +24,7 @@ impl Counts {
     }
 }
 
-pub(crate) fn policy_columns(counts: Counts) -> Vec<Column> {
+fn policy_columns(counts: Counts) -> Vec<Column> {
     let counted = match counts {
         Counts::Validations => int(
             "Validations",
@@ -46,7 +46,7 @@ pub(crate) fn policy_columns(counts: Counts) -> Vec<Column> {
     ]
 }
 
-pub(crate) fn policy_row(policy: &Value, counts: Counts, now: DateTime<Utc>) -> Vec<Value> {
+fn policy_row(policy: &Value, counts: Counts, now: DateTime<Utc>) -> Vec<Value> {
     let param_kind = match policy.pointer("/spec/paramKind") {
         Some(kind) if kind.is_object() => {
             format!("{}/{}", text(kind, "/apiVersion"), text(kind, "/kind"))
@@ -59,6 +59,26 @@ pub(crate) fn policy_row(policy: &Value, counts: Counts, now: DateTime<Utc>) -> 
         Value::from(param_kind),
         age(policy, now),
     ]
+}
+
+/// ValidatingAdmissionPolicies' columns (their validations counted).
+pub(crate) fn validating_policy_columns() -> Vec<Column> {
+    policy_columns(Counts::Validations)
+}
+
+/// MutatingAdmissionPolicies' columns (their mutations counted).
+pub(crate) fn mutating_policy_columns() -> Vec<Column> {
+    policy_columns(Counts::Mutations)
+}
+
+/// A ValidatingAdmissionPolicy's row.
+pub(crate) fn validating_policy_row(policy: &Value, now: DateTime<Utc>) -> Vec<Value> {
+    policy_row(policy, Counts::Validations, now)
+}
+
+/// A MutatingAdmissionPolicy's row.
+pub(crate) fn mutating_policy_row(policy: &Value, now: DateTime<Utc>) -> Vec<Value> {
+    policy_row(policy, Counts::Mutations, now)
 }
 
 pub(crate) fn binding_columns() -> Vec<Column> {

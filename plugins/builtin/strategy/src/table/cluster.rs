@@ -145,7 +145,7 @@ pub(crate) fn event_row(ev: &Value, now: DateTime<Utc>) -> Vec<Value> {
 }
 
 /// kube's printComponentStatus: the Healthy condition's status, message and error.
-pub(crate) fn component_status_row(obj: &Value) -> Vec<Value> {
+pub(crate) fn component_status_row(obj: &Value, _now: DateTime<Utc>) -> Vec<Value> {
     let healthy = list(obj, "/conditions")
         .iter()
         .find(|c| text(c, "/type") == "Healthy");

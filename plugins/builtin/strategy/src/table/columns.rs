@@ -1,119 +1,10 @@
-//! Column definitions per resource, in the order, types and priorities of
-//! kube-apiserver's printers (pkg/printers/internalversion/printers.go,
-//! 1.33). Priority 1 columns are the ones `kubectl get -o wide` adds.
+//! Column definitions of kube-apiserver's printers
+//! (pkg/printers/internalversion/printers.go, 1.33), one function per
+//! printer, in kube's order, types and priorities. Priority 1 columns are
+//! the ones `kubectl get -o wide` adds. Each kind's rules name theirs
+//! (`crate::kinds`).
 
 use super::Column;
-
-/// Which printer renders a resource.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Printer {
-    Pod,
-    PodTemplate,
-    ReplicationController,
-    Service,
-    Endpoints,
-    Node,
-    Event,
-    Namespace,
-    Secret,
-    ServiceAccount,
-    PersistentVolume,
-    PersistentVolumeClaim,
-    ConfigMap,
-    ResourceQuota,
-    Deployment,
-    ReplicaSet,
-    StatefulSet,
-    DaemonSet,
-    ControllerRevision,
-    Job,
-    CronJob,
-    Ingress,
-    IngressClass,
-    NetworkPolicy,
-    PodDisruptionBudget,
-    StorageClass,
-    PriorityClass,
-    RoleBinding,
-    Lease,
-    EndpointSlice,
-    CertificateSigningRequest,
-    WebhookConfiguration,
-    ComponentStatus,
-    ApiService,
-    Extra(super::extra::Extra),
-}
-
-/// The printer kube-apiserver uses for a group and plural resource; `None`
-/// for a resource without one (the host's default table prints it).
-pub(crate) fn printer_for(group: &str, resource: &str) -> Option<Printer> {
-    let group = if group == "core" { "" } else { group };
-    core_printer(group, resource)
-        .or_else(|| apps_batch_printer(group, resource))
-        .or_else(|| other_printer(group, resource))
-        .or_else(|| super::extra::printer(group, resource).map(Printer::Extra))
-}
-
-fn core_printer(group: &str, resource: &str) -> Option<Printer> {
-    if !group.is_empty() {
-        return None;
-    }
-    Some(match resource {
-        "pods" => Printer::Pod,
-        "podtemplates" => Printer::PodTemplate,
-        "replicationcontrollers" => Printer::ReplicationController,
-        "services" => Printer::Service,
-        "endpoints" => Printer::Endpoints,
-        "nodes" => Printer::Node,
-        "events" => Printer::Event,
-        "namespaces" => Printer::Namespace,
-        "secrets" => Printer::Secret,
-        "serviceaccounts" => Printer::ServiceAccount,
-        "persistentvolumes" => Printer::PersistentVolume,
-        "persistentvolumeclaims" => Printer::PersistentVolumeClaim,
-        "configmaps" => Printer::ConfigMap,
-        "resourcequotas" => Printer::ResourceQuota,
-        "componentstatuses" => Printer::ComponentStatus,
-        _ => return None,
-    })
-}
-
-fn apps_batch_printer(group: &str, resource: &str) -> Option<Printer> {
-    Some(match (group, resource) {
-        ("apps", "deployments") => Printer::Deployment,
-        ("apps", "replicasets") => Printer::ReplicaSet,
-        ("apps", "statefulsets") => Printer::StatefulSet,
-        ("apps", "daemonsets") => Printer::DaemonSet,
-        ("apps", "controllerrevisions") => Printer::ControllerRevision,
-        ("batch", "jobs") => Printer::Job,
-        ("batch", "cronjobs") => Printer::CronJob,
-        _ => return None,
-    })
-}
-
-fn other_printer(group: &str, resource: &str) -> Option<Printer> {
-    Some(match (group, resource) {
-        ("networking.k8s.io", "ingresses") => Printer::Ingress,
-        ("networking.k8s.io", "ingressclasses") => Printer::IngressClass,
-        ("networking.k8s.io", "networkpolicies") => Printer::NetworkPolicy,
-        ("policy", "poddisruptionbudgets") => Printer::PodDisruptionBudget,
-        ("storage.k8s.io", "storageclasses") => Printer::StorageClass,
-        ("scheduling.k8s.io", "priorityclasses") => Printer::PriorityClass,
-        ("rbac.authorization.k8s.io", "rolebindings" | "clusterrolebindings") => {
-            Printer::RoleBinding
-        }
-        ("coordination.k8s.io", "leases") => Printer::Lease,
-        ("discovery.k8s.io", "endpointslices") => Printer::EndpointSlice,
-        ("events.k8s.io", "events") => Printer::Event,
-        ("certificates.k8s.io", "certificatesigningrequests") => Printer::CertificateSigningRequest,
-        ("apiregistration.k8s.io", "apiservices") => Printer::ApiService,
-        (
-            "admissionregistration.k8s.io",
-            "mutatingwebhookconfigurations" | "validatingwebhookconfigurations",
-        ) => Printer::WebhookConfiguration,
-        _ => return None,
-    })
-}
 
 const NAME_DESC: &str = "Name must be unique within a namespace; used to identify the object.";
 const AGE_DESC: &str = "Time since the object was created (metadata.creationTimestamp).";
@@ -155,45 +46,7 @@ const CONTAINERS: Column = wide("Containers", CONTAINERS_DESC);
 const IMAGES: Column = wide("Images", IMAGES_DESC);
 const SELECTOR: Column = wide("Selector", SELECTOR_DESC);
 
-/// Column definitions of a printer.
-pub(crate) fn columns(p: Printer) -> Vec<Column> {
-    match p {
-        Printer::Pod => pod(),
-        Printer::Extra(p) => super::extra::columns(p),
-        Printer::PodTemplate => vec![
-            NAME,
-            text("Containers", CONTAINERS_DESC),
-            text("Images", IMAGES_DESC),
-            text("Pod Labels", "The labels for the pod template."),
-        ],
-        Printer::Node => node(),
-        Printer::Event => event(),
-        Printer::Service => service(),
-        Printer::PersistentVolume => persistent_volume(),
-        Printer::PersistentVolumeClaim => persistent_volume_claim(),
-        Printer::ComponentStatus => vec![
-            NAME,
-            text("Status", "Status of the component conditions"),
-            text("Message", "Message of the component conditions"),
-            text("Error", "Error of the component conditions"),
-        ],
-        Printer::ApiService => vec![
-            NAME,
-            text(
-                "Service",
-                "The reference to the service that hosts this API endpoint.",
-            ),
-            text("Available", "Whether this service is available."),
-            AGE,
-        ],
-        p => workload_columns(p)
-            .or_else(|| config_columns(p))
-            .or_else(|| network_columns(p))
-            .unwrap_or_default(),
-    }
-}
-
-fn pod() -> Vec<Column> {
+pub(crate) fn pod() -> Vec<Column> {
     vec![
         NAME,
         text(
@@ -223,7 +76,7 @@ fn pod() -> Vec<Column> {
     ]
 }
 
-fn node() -> Vec<Column> {
+pub(crate) fn node() -> Vec<Column> {
     vec![
         NAME,
         text("Status", "The status of the node"),
@@ -241,7 +94,7 @@ fn node() -> Vec<Column> {
     ]
 }
 
-fn event() -> Vec<Column> {
+pub(crate) fn event() -> Vec<Column> {
     let mut name = NAME;
     name.priority = 1;
     vec![
@@ -261,7 +114,7 @@ fn event() -> Vec<Column> {
     ]
 }
 
-fn service() -> Vec<Column> {
+pub(crate) fn service() -> Vec<Column> {
     vec![
         NAME,
         text("Type", "How the service is exposed."),
@@ -273,7 +126,7 @@ fn service() -> Vec<Column> {
     ]
 }
 
-fn persistent_volume() -> Vec<Column> {
+pub(crate) fn persistent_volume() -> Vec<Column> {
     vec![
         NAME,
         text("Capacity", "Storage capacity of the volume."),
@@ -292,7 +145,7 @@ fn persistent_volume() -> Vec<Column> {
     ]
 }
 
-fn persistent_volume_claim() -> Vec<Column> {
+pub(crate) fn persistent_volume_claim() -> Vec<Column> {
     vec![
         NAME,
         text("Status", "Phase of the claim."),
@@ -306,52 +159,7 @@ fn persistent_volume_claim() -> Vec<Column> {
     ]
 }
 
-fn workload_columns(p: Printer) -> Option<Vec<Column>> {
-    let replicas = |extra: Column| {
-        vec![
-            NAME,
-            int("Desired", "Number of desired pods."),
-            int("Current", "Number of pods currently running."),
-            int("Ready", "Number of ready pods."),
-            AGE,
-            CONTAINERS,
-            IMAGES,
-            extra,
-        ]
-    };
-    Some(match p {
-        Printer::ReplicationController | Printer::ReplicaSet => replicas(SELECTOR),
-        Printer::Deployment => vec![
-            NAME,
-            text("Ready", "Number of the pod with ready state"),
-            text("Up-to-date", "Pods updated to the latest template."),
-            text("Available", "Pods available to serve."),
-            AGE,
-            CONTAINERS,
-            IMAGES,
-            SELECTOR,
-        ],
-        Printer::StatefulSet => vec![
-            NAME,
-            text("Ready", "Number of the pod with ready state"),
-            AGE,
-            CONTAINERS,
-            IMAGES,
-        ],
-        Printer::DaemonSet => daemon_set(),
-        Printer::Job => job(),
-        Printer::CronJob => cron_job(),
-        Printer::ControllerRevision => vec![
-            NAME,
-            text("Controller", "Controller of the object"),
-            text("Revision", "Revision number of this state."),
-            AGE,
-        ],
-        _ => return None,
-    })
-}
-
-fn daemon_set() -> Vec<Column> {
+pub(crate) fn daemon_set() -> Vec<Column> {
     vec![
         NAME,
         int("Desired", "Nodes that should run the daemon pod."),
@@ -367,7 +175,7 @@ fn daemon_set() -> Vec<Column> {
     ]
 }
 
-fn job() -> Vec<Column> {
+pub(crate) fn job() -> Vec<Column> {
     vec![
         NAME,
         text("Status", "Status of the job."),
@@ -383,7 +191,7 @@ fn job() -> Vec<Column> {
     ]
 }
 
-fn cron_job() -> Vec<Column> {
+pub(crate) fn cron_job() -> Vec<Column> {
     vec![
         NAME,
         text("Schedule", "The cron schedule."),
@@ -398,49 +206,7 @@ fn cron_job() -> Vec<Column> {
     ]
 }
 
-fn config_columns(p: Printer) -> Option<Vec<Column>> {
-    Some(match p {
-        Printer::Namespace => vec![NAME, text("Status", "The status of the namespace"), AGE],
-        Printer::Secret => vec![
-            NAME,
-            text("Type", "Type of the secret."),
-            text("Data", "Number of data entries."),
-            AGE,
-        ],
-        Printer::ServiceAccount => vec![NAME, text("Secrets", "Number of secrets."), AGE],
-        Printer::ConfigMap => vec![NAME, text("Data", "Number of data entries."), AGE],
-        Printer::ResourceQuota => vec![
-            NAME,
-            AGE,
-            text(
-                "Request",
-                "Request represents a minimum amount of cpu/memory that a container may consume.",
-            ),
-            text(
-                "Limit",
-                "Limits control the maximum amount of cpu/memory that a container may use \
-                 independent of contention on the node.",
-            ),
-        ],
-        Printer::Lease => vec![NAME, text("Holder", "Identity of the lease holder."), AGE],
-        Printer::PriorityClass => priority_class(),
-        Printer::PodDisruptionBudget => pod_disruption_budget(),
-        Printer::RoleBinding => role_binding(),
-        Printer::CertificateSigningRequest => certificate_signing_request(),
-        Printer::WebhookConfiguration => vec![
-            NAME,
-            int(
-                "Webhooks",
-                "Webhooks indicates the number of webhooks registered in this configuration",
-            ),
-            AGE,
-        ],
-        Printer::StorageClass => storage_class(),
-        _ => return None,
-    })
-}
-
-fn priority_class() -> Vec<Column> {
+pub(crate) fn priority_class() -> Vec<Column> {
     vec![
         NAME,
         int("Value", "Priority value."),
@@ -458,7 +224,7 @@ fn priority_class() -> Vec<Column> {
     ]
 }
 
-fn pod_disruption_budget() -> Vec<Column> {
+pub(crate) fn pod_disruption_budget() -> Vec<Column> {
     vec![
         NAME,
         text(
@@ -477,7 +243,7 @@ fn pod_disruption_budget() -> Vec<Column> {
     ]
 }
 
-fn role_binding() -> Vec<Column> {
+pub(crate) fn role_binding() -> Vec<Column> {
     vec![
         NAME,
         text("Role", "The role being granted."),
@@ -488,7 +254,7 @@ fn role_binding() -> Vec<Column> {
     ]
 }
 
-fn certificate_signing_request() -> Vec<Column> {
+pub(crate) fn certificate_signing_request() -> Vec<Column> {
     vec![
         NAME,
         AGE,
@@ -499,7 +265,7 @@ fn certificate_signing_request() -> Vec<Column> {
     ]
 }
 
-fn storage_class() -> Vec<Column> {
+pub(crate) fn storage_class() -> Vec<Column> {
     vec![
         NAME,
         text("Provisioner", "Volume plugin that provisions volumes."),
@@ -513,68 +279,223 @@ fn storage_class() -> Vec<Column> {
     ]
 }
 
-fn network_columns(p: Printer) -> Option<Vec<Column>> {
-    Some(match p {
-        Printer::Endpoints => vec![NAME, text("Endpoints", "Ready endpoint addresses."), AGE],
-        Printer::EndpointSlice => vec![
-            NAME,
-            text("AddressType", "Type of the addresses in the slice."),
-            text("Ports", "Ports exposed by the endpoints."),
-            text("Endpoints", "Endpoint addresses."),
-            AGE,
-        ],
-        Printer::Ingress => vec![
-            NAME,
-            text(
-                "Class",
-                "The name of the IngressClass resource that should be used for additional \
+/// PodTemplates.
+pub(crate) fn pod_template() -> Vec<Column> {
+    vec![
+        NAME,
+        text("Containers", CONTAINERS_DESC),
+        text("Images", IMAGES_DESC),
+        text("Pod Labels", "The labels for the pod template."),
+    ]
+}
+
+/// ComponentStatuses.
+pub(crate) fn component_status() -> Vec<Column> {
+    vec![
+        NAME,
+        text("Status", "Status of the component conditions"),
+        text("Message", "Message of the component conditions"),
+        text("Error", "Error of the component conditions"),
+    ]
+}
+
+/// APIServices.
+pub(crate) fn api_service() -> Vec<Column> {
+    vec![
+        NAME,
+        text(
+            "Service",
+            "The reference to the service that hosts this API endpoint.",
+        ),
+        text("Available", "Whether this service is available."),
+        AGE,
+    ]
+}
+
+/// ReplicationControllers and ReplicaSets.
+pub(crate) fn replicas() -> Vec<Column> {
+    vec![
+        NAME,
+        int("Desired", "Number of desired pods."),
+        int("Current", "Number of pods currently running."),
+        int("Ready", "Number of ready pods."),
+        AGE,
+        CONTAINERS,
+        IMAGES,
+        SELECTOR,
+    ]
+}
+
+/// Deployments.
+pub(crate) fn deployment() -> Vec<Column> {
+    vec![
+        NAME,
+        text("Ready", "Number of the pod with ready state"),
+        text("Up-to-date", "Pods updated to the latest template."),
+        text("Available", "Pods available to serve."),
+        AGE,
+        CONTAINERS,
+        IMAGES,
+        SELECTOR,
+    ]
+}
+
+/// StatefulSets.
+pub(crate) fn stateful_set() -> Vec<Column> {
+    vec![
+        NAME,
+        text("Ready", "Number of the pod with ready state"),
+        AGE,
+        CONTAINERS,
+        IMAGES,
+    ]
+}
+
+/// ControllerRevisions.
+pub(crate) fn controller_revision() -> Vec<Column> {
+    vec![
+        NAME,
+        text("Controller", "Controller of the object"),
+        text("Revision", "Revision number of this state."),
+        AGE,
+    ]
+}
+
+/// Namespaces.
+pub(crate) fn namespace() -> Vec<Column> {
+    vec![NAME, text("Status", "The status of the namespace"), AGE]
+}
+
+/// Secrets.
+pub(crate) fn secret() -> Vec<Column> {
+    vec![
+        NAME,
+        text("Type", "Type of the secret."),
+        text("Data", "Number of data entries."),
+        AGE,
+    ]
+}
+
+/// ServiceAccounts.
+pub(crate) fn service_account() -> Vec<Column> {
+    vec![NAME, text("Secrets", "Number of secrets."), AGE]
+}
+
+/// ConfigMaps.
+pub(crate) fn config_map() -> Vec<Column> {
+    vec![NAME, text("Data", "Number of data entries."), AGE]
+}
+
+/// ResourceQuotas.
+pub(crate) fn resource_quota() -> Vec<Column> {
+    vec![
+        NAME,
+        AGE,
+        text(
+            "Request",
+            "Request represents a minimum amount of cpu/memory that a container may consume.",
+        ),
+        text(
+            "Limit",
+            "Limits control the maximum amount of cpu/memory that a container may use \
+                 independent of contention on the node.",
+        ),
+    ]
+}
+
+/// Leases.
+pub(crate) fn lease() -> Vec<Column> {
+    vec![NAME, text("Holder", "Identity of the lease holder."), AGE]
+}
+
+/// Mutating and validating webhook configurations.
+pub(crate) fn webhook_configuration() -> Vec<Column> {
+    vec![
+        NAME,
+        int(
+            "Webhooks",
+            "Webhooks indicates the number of webhooks registered in this configuration",
+        ),
+        AGE,
+    ]
+}
+
+/// Endpoints.
+pub(crate) fn endpoints() -> Vec<Column> {
+    vec![NAME, text("Endpoints", "Ready endpoint addresses."), AGE]
+}
+
+/// EndpointSlices.
+pub(crate) fn endpoint_slice() -> Vec<Column> {
+    vec![
+        NAME,
+        text("AddressType", "Type of the addresses in the slice."),
+        text("Ports", "Ports exposed by the endpoints."),
+        text("Endpoints", "Endpoint addresses."),
+        AGE,
+    ]
+}
+
+/// Ingresses.
+pub(crate) fn ingress() -> Vec<Column> {
+    vec![
+        NAME,
+        text(
+            "Class",
+            "The name of the IngressClass resource that should be used for additional \
                  configuration",
-            ),
-            text(
-                "Hosts",
-                "Hosts that incoming requests are matched against before the ingress rule",
-            ),
-            text(
-                "Address",
-                "Address is a list containing ingress points for the load-balancer",
-            ),
-            text("Ports", "Ports of TLS configurations that open"),
-            AGE,
-        ],
-        Printer::IngressClass => vec![
-            NAME,
-            text(
-                "Controller",
-                "Controller that is responsible for handling this class",
-            ),
-            text(
-                "Parameters",
-                "A reference to a resource with additional parameters",
-            ),
-            AGE,
-        ],
-        Printer::NetworkPolicy => vec![
-            NAME,
-            text("Pod-Selector", "Pods the policy applies to."),
-            AGE,
-        ],
-        _ => return None,
-    })
+        ),
+        text(
+            "Hosts",
+            "Hosts that incoming requests are matched against before the ingress rule",
+        ),
+        text(
+            "Address",
+            "Address is a list containing ingress points for the load-balancer",
+        ),
+        text("Ports", "Ports of TLS configurations that open"),
+        AGE,
+    ]
+}
+
+/// IngressClasses.
+pub(crate) fn ingress_class() -> Vec<Column> {
+    vec![
+        NAME,
+        text(
+            "Controller",
+            "Controller that is responsible for handling this class",
+        ),
+        text(
+            "Parameters",
+            "A reference to a resource with additional parameters",
+        ),
+        AGE,
+    ]
+}
+
+/// NetworkPolicies.
+pub(crate) fn network_policy() -> Vec<Column> {
+    vec![
+        NAME,
+        text("Pod-Selector", "Pods the policy applies to."),
+        AGE,
+    ]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn names(p: Printer) -> Vec<&'static str> {
-        columns(p).iter().map(|c| c.name).collect()
+    fn names(columns: Vec<Column>) -> Vec<&'static str> {
+        columns.iter().map(|c| c.name).collect()
     }
 
     #[test]
     fn pod_columns_and_wide_priority() {
-        let cols = columns(Printer::Pod);
+        let cols = pod();
         assert_eq!(
-            names(Printer::Pod)[..5],
+            names(pod())[..5],
             ["Name", "Ready", "Status", "Restarts", "Age"]
         );
         assert!(cols[..5].iter().all(|c| c.priority == 0));
@@ -583,46 +504,18 @@ mod tests {
     }
 
     #[test]
-    fn resource_mapping() {
-        assert_eq!(
-            printer_for("apps", "deployments"),
-            Some(Printer::Deployment)
-        );
-        assert_eq!(printer_for("core", "pods"), Some(Printer::Pod));
-        assert_eq!(printer_for("events.k8s.io", "events"), Some(Printer::Event));
-        assert_eq!(printer_for("rbac.authorization.k8s.io", "roles"), None);
-    }
-
-    #[test]
-    fn kinds_kube_prints_with_its_default_table_have_no_printer() {
-        // Their REST storage sets rest.NewDefaultTableConvertor.
-        for (group, plural) in [
-            ("", "limitranges"),
-            ("rbac.authorization.k8s.io", "roles"),
-            ("rbac.authorization.k8s.io", "clusterroles"),
-            ("storage.k8s.io", "csistoragecapacities"),
-            ("apiextensions.k8s.io", "customresourcedefinitions"),
-        ] {
-            assert_eq!(printer_for(group, plural), None, "{group}/{plural}");
-        }
-    }
-
-    #[test]
     fn ordered_like_kube() {
         assert_eq!(
-            names(Printer::Job)[..5],
+            names(job())[..5],
             ["Name", "Status", "Completions", "Duration", "Age"]
         );
+        assert_eq!(names(resource_quota()), ["Name", "Age", "Request", "Limit"]);
         assert_eq!(
-            names(Printer::ResourceQuota),
-            ["Name", "Age", "Request", "Limit"]
-        );
-        assert_eq!(
-            names(Printer::Event)[..4],
+            names(event())[..4],
             ["Last Seen", "Type", "Reason", "Object"]
         );
         assert_eq!(
-            names(Printer::CronJob)[..7],
+            names(cron_job())[..7],
             [
                 "Name",
                 "Schedule",

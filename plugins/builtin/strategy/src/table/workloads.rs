@@ -223,7 +223,7 @@ pub(crate) fn controller_revision_row(obj: &Value, now: DateTime<Utc>) -> Vec<Va
     ]
 }
 
-pub(crate) fn pod_template_row(obj: &Value) -> Vec<Value> {
+pub(crate) fn pod_template_row(obj: &Value, _now: DateTime<Utc>) -> Vec<Value> {
     let cells = with_template(vec![name(obj)], obj, "/template/spec/containers");
     let mut cells = cells;
     cells.push(Value::from(format_label_map(

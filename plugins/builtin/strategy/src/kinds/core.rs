@@ -1,0 +1,307 @@
+//! The core group's kinds (`/api/v1`).
+
+use capstan_plugin_sdk::strategy::StrategyResource;
+use capstan_plugin_sdk::Cause;
+use serde_json::{json, Value};
+
+use super::{Generation, KindRules, Printer};
+use crate::defaults::{self, core as set};
+use crate::prepare::{disabled_fields, kinds as prepare, pods as prepare_pods, services};
+use crate::table::{cluster, columns, config as config_rows, network, pods as pod_rows};
+use crate::table::{storage as storage_rows, workloads as workload_rows};
+use crate::{config, core_kinds, pods, qos, workloads};
+
+pub(super) struct Pods;
+
+impl KindRules for Pods {
+    fn defaults(&self, _: &StrategyResource, object: &mut Value) {
+        defaults::pod::pod(object);
+    }
+    fn validate(&self, object: &Value, old: Option<&Value>) -> Vec<Cause> {
+        pods::validate(object, old)
+    }
+    fn initial_status(&self, _: &StrategyResource, object: &Value) -> Option<Value> {
+        Some(json!({"phase": "Pending", "qosClass": qos::class(object)}))
+    }
+    fn prepare_for_create(&self, object: &mut Value) {
+        prepare_pods::prepare_create(object);
+    }
+    fn prepare_for_update(&self, object: &mut Value, old: &Value) {
+        disabled_fields::pod_update(object, old);
+    }
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer {
+            columns: columns::pod,
+            row: pod_rows::pod_row,
+            conditions: Some(pod_rows::pod_row_conditions),
+        })
+    }
+}
+
+pub(super) struct PodTemplates;
+
+impl KindRules for PodTemplates {
+    fn defaults(&self, _: &StrategyResource, object: &mut Value) {
+        set::pod_template(object);
+    }
+    fn validate(&self, object: &Value, _: Option<&Value>) -> Vec<Cause> {
+        core_kinds::pod_template(object)
+    }
+    fn generation(&self) -> Option<Generation> {
+        Some(Generation::Template)
+    }
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer::new(
+            columns::pod_template,
+            workload_rows::pod_template_row,
+        ))
+    }
+}
+
+pub(super) struct ReplicationControllers;
+
+impl KindRules for ReplicationControllers {
+    fn defaults(&self, _: &StrategyResource, object: &mut Value) {
+        set::replication_controller(object);
+    }
+    fn validate(&self, object: &Value, old: Option<&Value>) -> Vec<Cause> {
+        workloads::validate("replicationcontrollers", object, old)
+    }
+    fn initial_status(&self, _: &StrategyResource, _: &Value) -> Option<Value> {
+        Some(json!({"replicas": 0}))
+    }
+    fn generation(&self) -> Option<Generation> {
+        Some(Generation::DesiredState)
+    }
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer::new(
+            columns::replicas,
+            workload_rows::replication_controller_row,
+        ))
+    }
+}
+
+pub(super) struct Services;
+
+impl KindRules for Services {
+    fn defaults(&self, _: &StrategyResource, object: &mut Value) {
+        set::service(object);
+    }
+    fn validate(&self, object: &Value, old: Option<&Value>) -> Vec<Cause> {
+        crate::services::validate(object, old)
+    }
+    fn initial_status(&self, _: &StrategyResource, _: &Value) -> Option<Value> {
+        Some(json!({"loadBalancer": {}}))
+    }
+    fn prepare_for_update(&self, object: &mut Value, old: &Value) {
+        services::drop_type_dependent_fields(object, old);
+    }
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer::new(columns::service, network::service_row))
+    }
+}
+
+pub(super) struct Endpoints;
+
+impl KindRules for Endpoints {
+    fn defaults(&self, _: &StrategyResource, object: &mut Value) {
+        set::endpoints(object);
+    }
+    fn validate(&self, object: &Value, _: Option<&Value>) -> Vec<Cause> {
+        core_kinds::endpoints(object)
+    }
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer::new(columns::endpoints, network::endpoints_row))
+    }
+}
+
+pub(super) struct Nodes;
+
+impl KindRules for Nodes {
+    fn defaults(&self, _: &StrategyResource, object: &mut Value) {
+        set::node(object);
+    }
+    fn validate(&self, object: &Value, old: Option<&Value>) -> Vec<Cause> {
+        core_kinds::node(object, old)
+    }
+    fn keeps_created_status(&self) -> bool {
+        true
+    }
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer::new(columns::node, cluster::node_row))
+    }
+}
+
+pub(super) struct Events;
+
+impl KindRules for Events {
+    fn validate(&self, object: &Value, _: Option<&Value>) -> Vec<Cause> {
+        core_kinds::core_event(object)
+    }
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer::new(columns::event, cluster::event_row))
+    }
+}
+
+pub(super) struct Namespaces;
+
+impl KindRules for Namespaces {
+    fn defaults(&self, _: &StrategyResource, object: &mut Value) {
+        set::namespace(object);
+    }
+    fn initial_status(&self, _: &StrategyResource, _: &Value) -> Option<Value> {
+        Some(json!({"phase": "Active"}))
+    }
+    fn prepare_for_create(&self, object: &mut Value) {
+        prepare::namespace_finalizer(object);
+    }
+    fn prepare_for_update(&self, object: &mut Value, old: &Value) {
+        prepare::keep_namespace_finalizers(object, old);
+    }
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer::new(columns::namespace, cluster::namespace_row))
+    }
+}
+
+pub(super) struct Secrets;
+
+impl KindRules for Secrets {
+    fn convert(&self, object: &mut Value) {
+        config::merge_string_data(object);
+    }
+    fn defaults(&self, _: &StrategyResource, object: &mut Value) {
+        set::secret(object);
+    }
+    fn validate(&self, object: &Value, old: Option<&Value>) -> Vec<Cause> {
+        config::secret(object, old)
+    }
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer::new(columns::secret, config_rows::secret_row))
+    }
+}
+
+pub(super) struct ConfigMaps;
+
+impl KindRules for ConfigMaps {
+    fn validate(&self, object: &Value, old: Option<&Value>) -> Vec<Cause> {
+        config::configmap(object, old)
+    }
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer::new(
+            columns::config_map,
+            config_rows::config_map_row,
+        ))
+    }
+}
+
+pub(super) struct ServiceAccounts;
+
+impl KindRules for ServiceAccounts {
+    fn prepare_for_create(&self, object: &mut Value) {
+        prepare::secret_references(object);
+    }
+    fn prepare_for_update(&self, object: &mut Value, _: &Value) {
+        prepare::secret_references(object);
+    }
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer::new(
+            columns::service_account,
+            config_rows::service_account_row,
+        ))
+    }
+}
+
+pub(super) struct PersistentVolumes;
+
+impl KindRules for PersistentVolumes {
+    fn defaults(&self, _: &StrategyResource, object: &mut Value) {
+        set::persistent_volume(object);
+    }
+    fn validate(&self, object: &Value, old: Option<&Value>) -> Vec<Cause> {
+        core_kinds::persistent_volume(object, old)
+    }
+    fn initial_status(&self, _: &StrategyResource, object: &Value) -> Option<Value> {
+        Some(volume_pending(object))
+    }
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer::new(
+            columns::persistent_volume,
+            storage_rows::persistent_volume_row,
+        ))
+    }
+}
+
+/// A new volume is Pending since its creation (`lastPhaseTransitionTime`
+/// is the create's time, the object's creationTimestamp).
+fn volume_pending(object: &Value) -> Value {
+    let mut status = json!({"phase": "Pending"});
+    if let Some(now) = super::created(object) {
+        status["lastPhaseTransitionTime"] = now;
+    }
+    status
+}
+
+pub(super) struct PersistentVolumeClaims;
+
+impl KindRules for PersistentVolumeClaims {
+    fn defaults(&self, _: &StrategyResource, object: &mut Value) {
+        set::persistent_volume_claim(object);
+    }
+    fn validate(&self, object: &Value, old: Option<&Value>) -> Vec<Cause> {
+        core_kinds::persistent_volume_claim(object, old)
+    }
+    fn initial_status(&self, _: &StrategyResource, _: &Value) -> Option<Value> {
+        Some(json!({"phase": "Pending"}))
+    }
+    fn prepare_for_create(&self, object: &mut Value) {
+        prepare::claim_data_sources(object);
+    }
+    fn prepare_for_update(&self, object: &mut Value, old: &Value) {
+        prepare::claim_data_sources_on_update(object, old);
+    }
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer::new(
+            columns::persistent_volume_claim,
+            storage_rows::persistent_volume_claim_row,
+        ))
+    }
+}
+
+pub(super) struct ResourceQuotas;
+
+impl KindRules for ResourceQuotas {
+    fn validate(&self, object: &Value, old: Option<&Value>) -> Vec<Cause> {
+        core_kinds::resource_quota(object, old)
+    }
+    fn initial_status(&self, _: &StrategyResource, _: &Value) -> Option<Value> {
+        Some(json!({}))
+    }
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer::new(
+            columns::resource_quota,
+            config_rows::resource_quota_row,
+        ))
+    }
+}
+
+pub(super) struct LimitRanges;
+
+impl KindRules for LimitRanges {
+    fn defaults(&self, _: &StrategyResource, object: &mut Value) {
+        set::limit_range(object);
+    }
+    fn validate(&self, object: &Value, _: Option<&Value>) -> Vec<Cause> {
+        core_kinds::limit_range(object)
+    }
+}
+
+pub(super) struct ComponentStatuses;
+
+impl KindRules for ComponentStatuses {
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer::new(
+            columns::component_status,
+            cluster::component_status_row,
+        ))
+    }
+}

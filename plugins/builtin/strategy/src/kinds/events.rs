@@ -1,0 +1,18 @@
+//! The `events.k8s.io` group's kinds.
+
+use capstan_plugin_sdk::Cause;
+use serde_json::Value;
+
+use super::{KindRules, Printer};
+use crate::table::{cluster, columns};
+
+pub(super) struct Events;
+
+impl KindRules for Events {
+    fn validate(&self, object: &Value, _: Option<&Value>) -> Vec<Cause> {
+        crate::core_kinds::events_event(object)
+    }
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer::new(columns::event, cluster::event_row))
+    }
+}

@@ -1,0 +1,21 @@
+//! The `node.k8s.io` group's kinds.
+
+use capstan_plugin_sdk::Cause;
+use serde_json::Value;
+
+use super::{KindRules, Printer};
+use crate::table::csi;
+
+pub(super) struct RuntimeClasses;
+
+impl KindRules for RuntimeClasses {
+    fn validate(&self, object: &Value, old: Option<&Value>) -> Vec<Cause> {
+        crate::storage_csi::validate_runtime_class(object, old)
+    }
+    fn printer(&self) -> Option<Printer> {
+        Some(Printer::new(
+            csi::runtime_class_columns,
+            csi::runtime_class_row,
+        ))
+    }
+}
