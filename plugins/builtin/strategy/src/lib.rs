@@ -25,47 +25,26 @@
 //! resource keeps the stored status) stays the host's business: the plugin
 //! cannot tell a client's write from a controller's status write.
 
-mod admission_policies;
-mod apiregistration;
-mod apps;
-mod autoscaling;
-mod batch;
 mod common;
 mod config;
 mod core_kinds;
-mod crd;
-mod cron;
 mod defaults;
-mod flowcontrol;
-mod go_duration;
-mod hpa_metrics;
-mod ingress;
 mod initial_status;
 mod int_or_percent;
-mod job_policies;
 mod json;
 mod kinds;
 mod metadata;
-mod mutating_policies;
 mod netparse;
-mod network_policy;
 mod pod_resize;
 mod pod_spec;
 mod pod_update;
 mod pods;
-mod policy;
 mod prepare;
 mod qos;
-mod rbac;
-mod scheduling;
 mod selector;
 mod services;
-mod storage;
-mod storage_csi;
 mod table;
 mod validation;
-mod webhooks;
-mod workloads;
 
 use capstan_plugin_sdk::{Phase, StrategyAnswer, StrategyCall, StrategyPlugin};
 use serde_json::Value;

@@ -6,17 +6,12 @@
 //! strategy's preparation (kube defaults a request's object when decoding
 //! it and again when reading it back from storage).
 
-pub(crate) mod apps;
-pub(crate) mod batch;
 pub(crate) mod cluster;
 pub(crate) mod core;
-pub(crate) mod networking;
 pub mod pod;
 
 use capstan_plugin_sdk::strategy::StrategyResource;
 use serde_json::Value;
-
-pub use self::batch::labels_from_template as job_labels_from_template;
 
 /// Applies the defaults of `resource`'s kind to `object`.
 pub fn apply(resource: &StrategyResource, object: &mut Value) {

@@ -5,11 +5,15 @@ use capstan_plugin_sdk::Cause;
 use serde_json::{json, Value};
 
 use super::{Generation, KindRules, Printer};
+use crate::config;
+use crate::core_kinds;
 use crate::defaults::{self, core as set};
+use crate::kinds::apps::workloads;
+use crate::pods;
 use crate::prepare::{disabled_fields, kinds as prepare, pods as prepare_pods, services};
+use crate::qos;
 use crate::table::{cluster, columns, config as config_rows, network, pods as pod_rows};
 use crate::table::{storage as storage_rows, workloads as workload_rows};
-use crate::{config, core_kinds, pods, qos, workloads};
 
 pub(super) struct Pods;
 

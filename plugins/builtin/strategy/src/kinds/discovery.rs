@@ -12,7 +12,7 @@ pub(super) struct EndpointSlices;
 
 impl KindRules for EndpointSlices {
     fn defaults(&self, _: &StrategyResource, object: &mut Value) {
-        crate::defaults::networking::endpoint_slice(object);
+        crate::kinds::networking::defaults::endpoint_slice(object);
     }
     fn validate(&self, object: &Value, old: Option<&Value>) -> Vec<Cause> {
         crate::core_kinds::endpoint_slice(object, old)

@@ -11,24 +11,24 @@
 //! A new kind: an `impl KindRules` in its group's file (or a new file for
 //! a new group) and one row in [`CATALOGUE`].
 
-mod admissionregistration;
-mod apiextensions;
-mod apiregistration;
-mod apps;
-mod autoscaling;
-mod batch;
-mod certificates;
-mod coordination;
-mod core;
-mod discovery;
-mod events;
-mod flowcontrol;
-mod networking;
-mod node;
-mod policy;
-mod rbac;
-mod scheduling;
-mod storage;
+pub(crate) mod admissionregistration;
+pub(crate) mod apiextensions;
+pub(crate) mod apiregistration;
+pub(crate) mod apps;
+pub(crate) mod autoscaling;
+pub(crate) mod batch;
+pub(crate) mod certificates;
+pub(crate) mod coordination;
+pub(crate) mod core;
+pub(crate) mod discovery;
+pub(crate) mod events;
+pub(crate) mod flowcontrol;
+pub(crate) mod networking;
+pub(crate) mod node;
+pub(crate) mod policy;
+pub(crate) mod rbac;
+pub(crate) mod scheduling;
+pub(crate) mod storage;
 
 use capstan_plugin_sdk::strategy::StrategyResource;
 use capstan_plugin_sdk::Cause;

@@ -9,7 +9,6 @@
 //! kind's own is its rules' (`crate::kinds`); the files here hold the
 //! preparations the rules name.
 
-pub(crate) mod controllers;
 pub(crate) mod disabled_fields;
 mod generation;
 pub(crate) mod kinds;

@@ -10,15 +10,11 @@
 //! printer a kind has is its rules' (`crate::kinds`); the files here are
 //! the printers' columns and row functions.
 
-mod access;
-pub(crate) mod admission_policies;
-pub(crate) mod autoscaling;
+pub(crate) mod access;
 pub(crate) mod cluster;
 pub(crate) mod columns;
 pub(crate) mod config;
-pub(crate) mod csi;
 mod descriptions;
-pub(crate) mod flowcontrol;
 pub(crate) mod network;
 pub(crate) mod pods;
 pub(crate) mod storage;
