@@ -26,8 +26,6 @@
 //! cannot tell a client's write from a controller's status write.
 
 mod common;
-mod config;
-mod core_kinds;
 mod defaults;
 mod initial_status;
 mod int_or_percent;
@@ -35,14 +33,8 @@ mod json;
 mod kinds;
 mod metadata;
 mod netparse;
-mod pod_resize;
-mod pod_spec;
-mod pod_update;
-mod pods;
 mod prepare;
-mod qos;
 mod selector;
-mod services;
 mod table;
 mod validation;
 

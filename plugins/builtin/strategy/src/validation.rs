@@ -10,11 +10,13 @@ use serde_json::Value;
 
 use std::collections::HashSet;
 
-use crate::{kinds, metadata, pods};
+use crate::kinds;
+use crate::kinds::core::pods;
+use crate::metadata;
 
 /// The causes for writing `object` (over `old` on update) to `resource`.
 pub fn validate(resource: &StrategyResource, object: &Value, old: Option<&Value>) -> Vec<Cause> {
-    if crate::pod_resize::applies(resource) {
+    if crate::kinds::core::pod_resize::applies(resource) {
         return pod_resize(object, old);
     }
     if !resource.subresource.is_empty() {
@@ -33,7 +35,7 @@ fn pod_resize(object: &Value, old: Option<&Value>) -> Vec<Cause> {
     let mut causes = metadata::validate(object);
     let spec = object.get("spec").unwrap_or(&Value::Null);
     causes.extend(pods::validate_spec(spec, "spec"));
-    causes.extend(crate::pod_resize::validate(object, old));
+    causes.extend(crate::kinds::core::pod_resize::validate(object, old));
     deduplicated(causes)
 }
 

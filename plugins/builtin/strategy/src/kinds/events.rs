@@ -10,7 +10,7 @@ pub(super) struct Events;
 
 impl KindRules for Events {
     fn validate(&self, object: &Value, _: Option<&Value>) -> Vec<Cause> {
-        crate::core_kinds::events_event(object)
+        crate::kinds::core::validation::events_event(object)
     }
     fn printer(&self) -> Option<Printer> {
         Some(Printer::new(columns::event, cluster::event_row))

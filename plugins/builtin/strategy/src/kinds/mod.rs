@@ -1,15 +1,23 @@
 //! Each built-in kind's rules behind one trait, [`KindRules`]: its
-//! defaults, validation, initial status, PrepareForCreate/Update,
-//! generation rule and printer, in one `impl` per kind (a file per API
-//! group), found through one [`CATALOGUE`] row per (group, plural).
+//! conversion, defaults, validation, initial status, PrepareForCreate/Update,
+//! generation rule and printer, in one `impl` per kind, found through one
+//! [`CATALOGUE`] row per (group, plural).
 //!
-//! The phases (`prepare`, `validation`, `table`) do what every kind gets
-//! (metadata, status reset, generation, deduplicated causes) and ask the
-//! kind's rules for the rest; a kind without a row gets the trait's
-//! defaults (no defaults, no causes beyond metadata, no printer).
+//! An API group's folder (`kinds/<group>/`; a file for the groups with
+//! little of their own) holds its kinds' `impl`s (`mod.rs`) and their code:
+//! kube's validation (`validation.rs`, or a file per kind or family),
+//! defaults (`defaults.rs`), preparations (`prepare.rs`) and printers
+//! (`table.rs`). What every kind shares stays in the crate's phase modules:
+//! `prepare` (status reset, generation), `validation` (metadata,
+//! deduplicated causes), `table` (the Table answer, the printers' columns
+//! and the rows of printers several groups share), `metadata`, `selector`.
 //!
-//! A new kind: an `impl KindRules` in its group's file (or a new file for
-//! a new group) and one row in [`CATALOGUE`].
+//! The phases ask the kind's rules for what is the kind's own; a kind
+//! without a row gets the trait's defaults (no defaults, no causes beyond
+//! metadata, no printer).
+//!
+//! A new kind: an `impl KindRules` in its group's folder (or a new folder
+//! for a new group) and one row in [`CATALOGUE`].
 
 pub(crate) mod admissionregistration;
 pub(crate) mod apiextensions;

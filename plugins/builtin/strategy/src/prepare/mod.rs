@@ -9,11 +9,7 @@
 //! kind's own is its rules' (`crate::kinds`); the files here hold the
 //! preparations the rules name.
 
-pub(crate) mod disabled_fields;
 mod generation;
-pub(crate) mod kinds;
-pub(crate) mod pods;
-pub(crate) mod services;
 
 use capstan_plugin_sdk::strategy::StrategyResource;
 use serde_json::Value;
@@ -49,8 +45,8 @@ pub fn for_update(resource: &StrategyResource, object: &mut Value, old: &Value) 
     defaults::apply(resource, object);
     if resource.subresource.is_empty() {
         rules.prepare_for_update(object, old);
-    } else if crate::pod_resize::applies(resource) {
-        crate::pod_resize::prepare(object, old);
+    } else if crate::kinds::core::pod_resize::applies(resource) {
+        crate::kinds::core::pod_resize::prepare(object, old);
     }
 
     generation::on_update(rules.generation(), object, old);

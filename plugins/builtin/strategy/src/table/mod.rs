@@ -16,7 +16,6 @@ pub(crate) mod columns;
 pub(crate) mod config;
 mod descriptions;
 pub(crate) mod network;
-pub(crate) mod pods;
 pub(crate) mod storage;
 pub(crate) mod workloads;
 

@@ -7,13 +7,14 @@ use capstan_plugin_sdk::Cause;
 use serde_json::{json, Value};
 
 use super::{KindRules, Printer};
+use crate::json::set_default;
 use crate::table::{cluster, columns};
 
 pub(super) struct ApiServices;
 
 impl KindRules for ApiServices {
     fn defaults(&self, _: &StrategyResource, object: &mut Value) {
-        crate::defaults::cluster::api_service(object);
+        api_service_defaults(object);
     }
     fn validate(&self, object: &Value, _: Option<&Value>) -> Vec<Cause> {
         crate::kinds::apiregistration::validation::api_service(object)
@@ -39,4 +40,35 @@ fn api_service_status(object: &Value) -> Value {
     available["reason"] = json!("Local");
     available["message"] = json!("Local APIServices are always available");
     json!({ "conditions": [available] })
+}
+
+/// `SetDefaults_ServiceReference`: a service is reached on port 443.
+fn api_service_defaults(object: &mut Value) {
+    if let Some(service) = object
+        .pointer_mut("/spec/service")
+        .filter(|s| s.is_object())
+    {
+        set_default(service, "/port", json!(443));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::defaults::with;
+    use serde_json::json;
+
+    #[test]
+    fn api_service_ports() {
+        let remote = with(
+            api_service_defaults,
+            json!({"spec": {"service": {"name": "s", "namespace": "n"}}}),
+        );
+        assert_eq!(remote["spec"]["service"]["port"], 443);
+        let local = with(
+            api_service_defaults,
+            json!({"spec": {"group": "g", "version": "v1"}}),
+        );
+        assert!(local["spec"].get("service").is_none());
+    }
 }

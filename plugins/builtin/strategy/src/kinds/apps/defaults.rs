@@ -5,8 +5,8 @@
 
 use serde_json::{json, Value};
 
-use crate::defaults::{core, pod};
 use crate::json::{child_mut, items_mut, set_default, set_if_zero};
+use crate::kinds::core::defaults::{self as core, pod};
 
 /// `SetDefaults_Deployment`: one replica, RollingUpdate 25%/25%, ten
 /// revisions kept, a 600 s progress deadline.

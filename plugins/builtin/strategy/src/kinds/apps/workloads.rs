@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::common::{self, int, same};
 use crate::int_or_percent as iop;
-use crate::pods;
+use crate::kinds::core::pods;
 use crate::selector;
 use kube_rules::gofmt;
 

@@ -4,8 +4,8 @@
 
 use serde_json::{json, Value};
 
-use crate::defaults::pod;
 use crate::json::{child_mut, is_empty, items_mut, metadata_mut, set_default, set_if_zero};
+use crate::kinds::core::defaults::pod;
 
 /// A Job's backoff limit when it has a per-index one (`math.MaxInt32`).
 const UNLIMITED_BACKOFF: i64 = 2_147_483_647;

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::cron;
 use super::job_policies;
 use crate::common::{self, list, opt_int, same, text};
-use crate::pods;
+use crate::kinds::core::pods;
 use crate::selector;
 use kube_rules::gofmt;
 

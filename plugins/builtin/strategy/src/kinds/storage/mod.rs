@@ -9,13 +9,14 @@ use capstan_plugin_sdk::Cause;
 use serde_json::{json, Value};
 
 use super::{Generation, KindRules, Printer};
+use crate::json::set_default;
 use crate::table::{columns, storage as rows};
 
 pub(super) struct StorageClasses;
 
 impl KindRules for StorageClasses {
     fn defaults(&self, _: &StrategyResource, object: &mut Value) {
-        crate::defaults::cluster::storage_class(object);
+        storage_class_defaults(object);
     }
     fn validate(&self, object: &Value, old: Option<&Value>) -> Vec<Cause> {
         validation::storage_class(object, old)
@@ -81,5 +82,27 @@ pub(super) struct CsiStorageCapacities;
 impl KindRules for CsiStorageCapacities {
     fn validate(&self, object: &Value, old: Option<&Value>) -> Vec<Cause> {
         csi::validate_csi_storage_capacity(object, old)
+    }
+}
+
+/// `SetDefaults_StorageClass`: volumes deleted with their claim, bound at once.
+fn storage_class_defaults(object: &mut Value) {
+    set_default(object, "/reclaimPolicy", json!("Delete"));
+    set_default(object, "/volumeBindingMode", json!("Immediate"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::defaults::with;
+    use serde_json::json;
+
+    #[test]
+    fn storage_classes_are_deleted_with_their_claim_and_bound_at_once() {
+        let sc = with(storage_class_defaults, json!({"provisioner": "p"}));
+        assert_eq!(
+            sc,
+            json!({"provisioner": "p", "reclaimPolicy": "Delete", "volumeBindingMode": "Immediate"})
+        );
     }
 }

@@ -1,14 +1,9 @@
-//! kube-apiserver's defaulting (`SetDefaults_*` and the generated
-//! `SetObjectDefaults_*` of each group's `defaults.go`, with what its v1
-//! conversion shows), one function per kind in a file per API group, each
-//! named by its kind's rules (`KindRules::defaults`, `crate::kinds`).
-//! Applied to every written object, create and update, before and after the
-//! strategy's preparation (kube defaults a request's object when decoding
-//! it and again when reading it back from storage).
-
-pub(crate) mod cluster;
-pub(crate) mod core;
-pub mod pod;
+//! The defaults step: kube-apiserver's defaulting (`SetDefaults_*` and the
+//! generated `SetObjectDefaults_*` of each group's `defaults.go`, with what
+//! its v1 conversion shows) is each kind's (`KindRules::defaults`, kept in
+//! `kinds/<group>/`). Applied to every written object, create and update,
+//! before and after the strategy's preparation (kube defaults a request's
+//! object when decoding it and again when reading it back from storage).
 
 use capstan_plugin_sdk::strategy::StrategyResource;
 use serde_json::Value;

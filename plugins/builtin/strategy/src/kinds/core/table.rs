@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use super::access::{age, flag, int, list, name, non_empty, or_none, since, text, time};
+use crate::table::access::{age, flag, int, list, name, non_empty, or_none, since, text, time};
 
 #[derive(Default)]
 struct Restarts {

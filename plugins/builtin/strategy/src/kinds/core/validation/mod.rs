@@ -96,7 +96,7 @@ pub fn pod_template(object: &Value) -> Vec<Cause> {
             labels,
         ));
     }
-    causes.extend(crate::pods::validate_spec(
+    causes.extend(crate::kinds::core::pods::validate_spec(
         &template["spec"],
         "template.spec",
     ));

@@ -8,8 +8,8 @@ use capstan_plugin_sdk::strategy::StrategyResource;
 use capstan_plugin_sdk::Cause;
 use serde_json::{json, Map, Value};
 
+use super::qos;
 use crate::common::{self, list, same, text};
-use crate::qos;
 
 /// Whether a write is a pod resize.
 pub fn applies(resource: &StrategyResource) -> bool {
@@ -105,7 +105,7 @@ pub fn validate(new: &Value, old: &Value) -> Vec<Cause> {
     let munged = only_cpu_memory_changes(new, old);
     let stored = old.get("spec").unwrap_or(&Value::Null);
     if !same(Some(&munged), Some(stored)) {
-        let diff = crate::pod_update::diff_lines(stored, &munged).join("\n");
+        let diff = super::pod_update::diff_lines(stored, &munged).join("\n");
         let detail = format!("only cpu and memory resources are mutable\n{diff}");
         causes.push(common::forbidden("spec", &detail));
     }

@@ -1,7 +1,12 @@
-//! Kinds' own PrepareForCreate and PrepareForUpdate (kube's
-//! `pkg/registry/<group>/<kind>/strategy.go`) beyond the status reset and
-//! generation every kind gets, for namespaces, service accounts, claims,
-//! leases and endpoint slices; their rules (`crate::kinds`) name them.
+//! The core kinds' own PrepareForCreate and PrepareForUpdate (kube's
+//! `pkg/registry/core/<kind>/strategy.go`) beyond the status reset and
+//! generation every kind gets: a pod's (`pods`, `disabled_fields`), a
+//! Service's type change (`services`), and here namespaces' finalizers,
+//! service accounts' secret references and claims' data sources.
+
+pub(crate) mod disabled_fields;
+pub(crate) mod pods;
+pub(crate) mod services;
 
 use serde_json::{json, Value};
 
@@ -99,67 +104,6 @@ fn local_reference(reference: &Value) -> Value {
     Value::Object(out)
 }
 
-/// The fields of CoordinatedLeaderElection, off in 1.32.
-const LEADER_ELECTION_FIELDS: [&str; 2] = ["strategy", "preferredHolder"];
-
-pub(crate) fn lease_without_election(lease: &mut Value) {
-    if let Some(spec) = child_mut(lease, "spec").and_then(Value::as_object_mut) {
-        for key in LEADER_ELECTION_FIELDS {
-            spec.remove(key);
-        }
-    }
-}
-
-/// An update may keep the election fields a lease already had.
-pub(crate) fn lease_election_kept(lease: &mut Value, old: &Value) {
-    let Some(spec) = child_mut(lease, "spec").and_then(Value::as_object_mut) else {
-        return;
-    };
-    for key in LEADER_ELECTION_FIELDS {
-        if old
-            .pointer(&format!("/spec/{key}"))
-            .is_none_or(Value::is_null)
-        {
-            spec.remove(key);
-        }
-    }
-}
-
-/// v1 writes of an EndpointSlice drop `deprecatedTopology`.
-pub(crate) fn no_deprecated_topology(slice: &mut Value) {
-    for endpoint in items_mut(slice, "endpoints") {
-        if let Some(fields) = endpoint.as_object_mut() {
-            fields.remove("deprecatedTopology");
-        }
-    }
-}
-
-/// ... unless the endpoints are unchanged; a node name the stored slice
-/// recorded in the topology becomes `nodeName`.
-pub(crate) fn topology_on_update(slice: &mut Value, old: &Value) {
-    if slice.get("endpoints") == old.get("endpoints") {
-        return;
-    }
-    let hostname = "/deprecatedTopology/kubernetes.io~1hostname";
-    let known: Vec<Value> = old
-        .get("endpoints")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.pointer(hostname).cloned())
-        .collect();
-    for endpoint in items_mut(slice, "endpoints") {
-        let node = endpoint.pointer(hostname).cloned();
-        let unnamed = endpoint.get("nodeName").is_none_or(Value::is_null);
-        if let Some(node) = node.filter(|n| unnamed && known.contains(n)) {
-            endpoint["nodeName"] = node;
-        }
-        if let Some(fields) = endpoint.as_object_mut() {
-            fields.remove("deprecatedTopology");
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,22 +151,5 @@ mod tests {
             json!({"spec": {"dataSource": {"apiGroup": "x.io", "kind": "K", "name": "n"}}});
         claim_data_sources(&mut unknown);
         assert_eq!(unknown["spec"], json!({}));
-    }
-
-    #[test]
-    fn leases_and_endpoint_slices_drop_disabled_fields() {
-        let mut lease =
-            json!({"spec": {"holderIdentity": "h", "strategy": "OldestEmulationVersion"}});
-        lease_without_election(&mut lease);
-        assert_eq!(lease["spec"], json!({"holderIdentity": "h"}));
-        let old = json!({"endpoints": [{"addresses": ["1.1.1.1"],
-            "deprecatedTopology": {"kubernetes.io/hostname": "n1"}}]});
-        let mut slice = json!({"endpoints": [{"addresses": ["1.1.1.2"],
-            "deprecatedTopology": {"kubernetes.io/hostname": "n1"}}]});
-        topology_on_update(&mut slice, &old);
-        assert_eq!(
-            slice["endpoints"],
-            json!([{"addresses": ["1.1.1.2"], "nodeName": "n1"}])
-        );
     }
 }

@@ -110,7 +110,7 @@ fn dns_config(spec: &Value, at: &str, causes: &mut Vec<Cause>) {
         .enumerate()
     {
         let server = server.as_str().unwrap_or_default();
-        if crate::core_kinds::parse_ip(server).is_none() {
+        if crate::kinds::core::validation::parse_ip(server).is_none() {
             let detail = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)";
             causes.push(common::invalid_str(
                 &format!("{field}.nameservers[{i}]"),

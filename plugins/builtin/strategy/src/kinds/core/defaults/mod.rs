@@ -1,11 +1,11 @@
 //! The core group's (v1) defaults, from kube's `pkg/apis/core/v1/defaults.go`
 //! and its conversions: services, secrets, namespaces, replication
 //! controllers, pod templates, persistent volumes and claims, endpoints,
-//! limit ranges and nodes. Pods are [`super::pod`]'s.
+//! limit ranges and nodes. Pods are [`pod`]'s.
 
 use serde_json::{json, Value};
 
-use super::pod;
+pub mod pod;
 use crate::json::{
     child_mut, ensure_object, is_empty, items_mut, metadata_mut, name, object_at, set_default,
     set_if_zero,

@@ -8,8 +8,8 @@ use std::collections::HashSet;
 use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
+use super::pods;
 use crate::common::{self, int, list, text};
-use crate::pods;
 use kube_rules::gofmt;
 
 const TYPES: [&str; 4] = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"];

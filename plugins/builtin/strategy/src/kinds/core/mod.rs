@@ -1,18 +1,24 @@
 //! The core group's kinds (`/api/v1`).
 
+pub(crate) mod config;
+pub(crate) mod defaults;
+pub(crate) mod pod_resize;
+pub(crate) mod pod_spec;
+pub(crate) mod pod_update;
+pub(crate) mod pods;
+pub(crate) mod prepare;
+pub(crate) mod qos;
+pub(crate) mod services;
+pub(crate) mod table;
+pub(crate) mod validation;
+
 use capstan_plugin_sdk::strategy::StrategyResource;
 use capstan_plugin_sdk::Cause;
 use serde_json::{json, Value};
 
 use super::{Generation, KindRules, Printer};
-use crate::config;
-use crate::core_kinds;
-use crate::defaults::{self, core as set};
 use crate::kinds::apps::workloads;
-use crate::pods;
-use crate::prepare::{disabled_fields, kinds as prepare, pods as prepare_pods, services};
-use crate::qos;
-use crate::table::{cluster, columns, config as config_rows, network, pods as pod_rows};
+use crate::table::{cluster, columns, config as config_rows, network};
 use crate::table::{storage as storage_rows, workloads as workload_rows};
 
 pub(super) struct Pods;
@@ -28,16 +34,16 @@ impl KindRules for Pods {
         Some(json!({"phase": "Pending", "qosClass": qos::class(object)}))
     }
     fn prepare_for_create(&self, object: &mut Value) {
-        prepare_pods::prepare_create(object);
+        prepare::pods::prepare_create(object);
     }
     fn prepare_for_update(&self, object: &mut Value, old: &Value) {
-        disabled_fields::pod_update(object, old);
+        prepare::disabled_fields::pod_update(object, old);
     }
     fn printer(&self) -> Option<Printer> {
         Some(Printer {
             columns: columns::pod,
-            row: pod_rows::pod_row,
-            conditions: Some(pod_rows::pod_row_conditions),
+            row: table::pod_row,
+            conditions: Some(table::pod_row_conditions),
         })
     }
 }
@@ -46,10 +52,10 @@ pub(super) struct PodTemplates;
 
 impl KindRules for PodTemplates {
     fn defaults(&self, _: &StrategyResource, object: &mut Value) {
-        set::pod_template(object);
+        defaults::pod_template(object);
     }
     fn validate(&self, object: &Value, _: Option<&Value>) -> Vec<Cause> {
-        core_kinds::pod_template(object)
+        validation::pod_template(object)
     }
     fn generation(&self) -> Option<Generation> {
         Some(Generation::Template)
@@ -66,7 +72,7 @@ pub(super) struct ReplicationControllers;
 
 impl KindRules for ReplicationControllers {
     fn defaults(&self, _: &StrategyResource, object: &mut Value) {
-        set::replication_controller(object);
+        defaults::replication_controller(object);
     }
     fn validate(&self, object: &Value, old: Option<&Value>) -> Vec<Cause> {
         workloads::validate("replicationcontrollers", object, old)
@@ -89,16 +95,16 @@ pub(super) struct Services;
 
 impl KindRules for Services {
     fn defaults(&self, _: &StrategyResource, object: &mut Value) {
-        set::service(object);
+        defaults::service(object);
     }
     fn validate(&self, object: &Value, old: Option<&Value>) -> Vec<Cause> {
-        crate::services::validate(object, old)
+        services::validate(object, old)
     }
     fn initial_status(&self, _: &StrategyResource, _: &Value) -> Option<Value> {
         Some(json!({"loadBalancer": {}}))
     }
     fn prepare_for_update(&self, object: &mut Value, old: &Value) {
-        services::drop_type_dependent_fields(object, old);
+        prepare::services::drop_type_dependent_fields(object, old);
     }
     fn printer(&self) -> Option<Printer> {
         Some(Printer::new(columns::service, network::service_row))
@@ -109,10 +115,10 @@ pub(super) struct Endpoints;
 
 impl KindRules for Endpoints {
     fn defaults(&self, _: &StrategyResource, object: &mut Value) {
-        set::endpoints(object);
+        defaults::endpoints(object);
     }
     fn validate(&self, object: &Value, _: Option<&Value>) -> Vec<Cause> {
-        core_kinds::endpoints(object)
+        validation::endpoints(object)
     }
     fn printer(&self) -> Option<Printer> {
         Some(Printer::new(columns::endpoints, network::endpoints_row))
@@ -123,10 +129,10 @@ pub(super) struct Nodes;
 
 impl KindRules for Nodes {
     fn defaults(&self, _: &StrategyResource, object: &mut Value) {
-        set::node(object);
+        defaults::node(object);
     }
     fn validate(&self, object: &Value, old: Option<&Value>) -> Vec<Cause> {
-        core_kinds::node(object, old)
+        validation::node(object, old)
     }
     fn keeps_created_status(&self) -> bool {
         true
@@ -140,7 +146,7 @@ pub(super) struct Events;
 
 impl KindRules for Events {
     fn validate(&self, object: &Value, _: Option<&Value>) -> Vec<Cause> {
-        core_kinds::core_event(object)
+        validation::core_event(object)
     }
     fn printer(&self) -> Option<Printer> {
         Some(Printer::new(columns::event, cluster::event_row))
@@ -151,7 +157,7 @@ pub(super) struct Namespaces;
 
 impl KindRules for Namespaces {
     fn defaults(&self, _: &StrategyResource, object: &mut Value) {
-        set::namespace(object);
+        defaults::namespace(object);
     }
     fn initial_status(&self, _: &StrategyResource, _: &Value) -> Option<Value> {
         Some(json!({"phase": "Active"}))
@@ -174,7 +180,7 @@ impl KindRules for Secrets {
         config::merge_string_data(object);
     }
     fn defaults(&self, _: &StrategyResource, object: &mut Value) {
-        set::secret(object);
+        defaults::secret(object);
     }
     fn validate(&self, object: &Value, old: Option<&Value>) -> Vec<Cause> {
         config::secret(object, old)
@@ -219,10 +225,10 @@ pub(super) struct PersistentVolumes;
 
 impl KindRules for PersistentVolumes {
     fn defaults(&self, _: &StrategyResource, object: &mut Value) {
-        set::persistent_volume(object);
+        defaults::persistent_volume(object);
     }
     fn validate(&self, object: &Value, old: Option<&Value>) -> Vec<Cause> {
-        core_kinds::persistent_volume(object, old)
+        validation::persistent_volume(object, old)
     }
     fn initial_status(&self, _: &StrategyResource, object: &Value) -> Option<Value> {
         Some(volume_pending(object))
@@ -249,10 +255,10 @@ pub(super) struct PersistentVolumeClaims;
 
 impl KindRules for PersistentVolumeClaims {
     fn defaults(&self, _: &StrategyResource, object: &mut Value) {
-        set::persistent_volume_claim(object);
+        defaults::persistent_volume_claim(object);
     }
     fn validate(&self, object: &Value, old: Option<&Value>) -> Vec<Cause> {
-        core_kinds::persistent_volume_claim(object, old)
+        validation::persistent_volume_claim(object, old)
     }
     fn initial_status(&self, _: &StrategyResource, _: &Value) -> Option<Value> {
         Some(json!({"phase": "Pending"}))
@@ -275,7 +281,7 @@ pub(super) struct ResourceQuotas;
 
 impl KindRules for ResourceQuotas {
     fn validate(&self, object: &Value, old: Option<&Value>) -> Vec<Cause> {
-        core_kinds::resource_quota(object, old)
+        validation::resource_quota(object, old)
     }
     fn initial_status(&self, _: &StrategyResource, _: &Value) -> Option<Value> {
         Some(json!({}))
@@ -292,10 +298,10 @@ pub(super) struct LimitRanges;
 
 impl KindRules for LimitRanges {
     fn defaults(&self, _: &StrategyResource, object: &mut Value) {
-        set::limit_range(object);
+        defaults::limit_range(object);
     }
     fn validate(&self, object: &Value, _: Option<&Value>) -> Vec<Cause> {
-        core_kinds::limit_range(object)
+        validation::limit_range(object)
     }
 }
 

@@ -7,8 +7,9 @@ use std::collections::HashSet;
 use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
+use super::pod_spec;
+use super::pod_update;
 use crate::common::{self, int, list, text, PROTOCOLS};
-use crate::{pod_spec, pod_update};
 use kube_rules::gofmt;
 
 /// The names of the pod's valid volumes.

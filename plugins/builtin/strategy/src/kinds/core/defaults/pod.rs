@@ -263,7 +263,7 @@ fn volume(v: &mut Value) {
         projected_source(projected);
     }
     if let Some(claim) = v.pointer_mut("/ephemeral/volumeClaimTemplate/spec") {
-        super::core::claim_spec(claim);
+        super::claim_spec(claim);
     }
 }
 

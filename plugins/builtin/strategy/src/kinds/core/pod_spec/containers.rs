@@ -144,7 +144,7 @@ fn overcommit_allowed(name: &str) -> bool {
 fn resources(req: &Value, at: &str, causes: &mut Vec<Cause>) {
     let map = |key: &str| req.get(key).and_then(Value::as_object);
     let limits = map("limits");
-    let parse = crate::core_kinds::quantity_of;
+    let parse = crate::kinds::core::validation::quantity_of;
     for (name, value) in limits.into_iter().flatten() {
         let q = parse(value);
         if q.is_negative() {
