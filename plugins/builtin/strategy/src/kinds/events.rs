@@ -4,7 +4,6 @@ use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
 use super::{KindRules, Printer};
-use crate::table::{cluster, columns};
 
 pub(super) struct Events;
 
@@ -13,6 +12,9 @@ impl KindRules for Events {
         crate::kinds::core::validation::events_event(object)
     }
     fn printer(&self) -> Option<Printer> {
-        Some(Printer::new(columns::event, cluster::event_row))
+        Some(Printer::new(
+            crate::kinds::core::table::event_columns,
+            crate::kinds::core::table::event_row,
+        ))
     }
 }

@@ -9,8 +9,8 @@
 //! defaults (`defaults.rs`), preparations (`prepare.rs`) and printers
 //! (`table.rs`). What every kind shares stays in the crate's phase modules:
 //! `prepare` (status reset, generation), `validation` (metadata,
-//! deduplicated causes), `table` (the Table answer, the printers' columns
-//! and the rows of printers several groups share), `metadata`, `selector`.
+//! deduplicated causes), `table` (the Table answer and what the printers
+//! share), `metadata`, `selector`.
 //!
 //! The phases ask the kind's rules for what is the kind's own; a kind
 //! without a row gets the trait's defaults (no defaults, no causes beyond

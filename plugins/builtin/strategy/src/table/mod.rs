@@ -11,12 +11,9 @@
 //! the printers' columns and row functions.
 
 pub(crate) mod access;
-pub(crate) mod cluster;
 pub(crate) mod columns;
-pub(crate) mod config;
 mod descriptions;
 pub(crate) mod network;
-pub(crate) mod storage;
 pub(crate) mod workloads;
 
 use capstan_plugin_sdk::StrategyCall;

@@ -10,7 +10,6 @@ use capstan_plugin_sdk::Cause;
 use serde_json::{json, Value};
 
 use super::{Generation, KindRules, Printer};
-use crate::table::{columns, config as rows};
 
 pub(super) struct MutatingWebhookConfigurations;
 
@@ -47,8 +46,8 @@ impl KindRules for ValidatingWebhookConfigurations {
 }
 
 const WEBHOOKS: Printer = Printer::new(
-    columns::webhook_configuration,
-    rows::webhook_configuration_row,
+    table::webhook_configuration_columns,
+    table::webhook_configuration_row,
 );
 
 pub(super) struct ValidatingAdmissionPolicies;

@@ -1,12 +1,13 @@
-//! The admission policy printers (kube's printValidatingAdmissionPolicy,
-//! printMutatingAdmissionPolicy and their bindings', which print alike).
-
-use chrono::{DateTime, Utc};
-use serde_json::Value;
+//! The printers of the webhook configurations (their webhooks counted) and the admission policy
+//! printers (kube's printValidatingAdmissionPolicy, printMutatingAdmissionPolicy and their
+//! bindings', which print alike).
 
 use crate::table::access::{age, format_label_selector, list, name, text};
+use crate::table::columns;
 use crate::table::columns::{int, text as column, AGE, NAME};
 use crate::table::Column;
+use chrono::{DateTime, Utc};
+use serde_json::Value;
 
 /// What a policy's row counts.
 #[derive(Clone, Copy)]
@@ -118,6 +119,23 @@ pub(crate) fn binding_row(binding: &Value, now: DateTime<Utc>) -> Vec<Value> {
         Value::from(param_ref(binding)),
         age(binding, now),
     ]
+}
+
+/// Mutating and validating webhook configurations.
+pub(crate) fn webhook_configuration_columns() -> Vec<Column> {
+    vec![
+        columns::NAME,
+        columns::int(
+            "Webhooks",
+            "Webhooks indicates the number of webhooks registered in this configuration",
+        ),
+        columns::AGE,
+    ]
+}
+
+pub(crate) fn webhook_configuration_row(obj: &Value, now: DateTime<Utc>) -> Vec<Value> {
+    let count = list(obj, "/webhooks").len() as i64;
+    vec![name(obj), Value::from(count), age(obj, now)]
 }
 
 #[cfg(test)]

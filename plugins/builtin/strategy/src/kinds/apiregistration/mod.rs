@@ -2,13 +2,13 @@
 
 pub(crate) mod validation;
 
+pub(crate) mod table;
 use capstan_plugin_sdk::strategy::StrategyResource;
 use capstan_plugin_sdk::Cause;
 use serde_json::{json, Value};
 
 use super::{KindRules, Printer};
 use crate::json::set_default;
-use crate::table::{cluster, columns};
 
 pub(super) struct ApiServices;
 
@@ -23,7 +23,10 @@ impl KindRules for ApiServices {
         Some(api_service_status(object))
     }
     fn printer(&self) -> Option<Printer> {
-        Some(Printer::new(columns::api_service, cluster::api_service_row))
+        Some(Printer::new(
+            table::api_service_columns,
+            table::api_service_row,
+        ))
     }
 }
 

@@ -5,12 +5,12 @@ pub(crate) mod workloads;
 
 pub(crate) mod defaults;
 pub(crate) mod prepare;
+pub(crate) mod table;
 use capstan_plugin_sdk::strategy::StrategyResource;
 use capstan_plugin_sdk::Cause;
 use serde_json::{json, Value};
 
 use super::{Generation, KindRules, Printer};
-use crate::table::{columns, workloads as rows};
 
 pub(super) struct Deployments;
 
@@ -28,7 +28,10 @@ impl KindRules for Deployments {
         Some(Generation::DesiredStateAndAnnotations)
     }
     fn printer(&self) -> Option<Printer> {
-        Some(Printer::new(columns::deployment, rows::deployment_row))
+        Some(Printer::new(
+            table::deployment_columns,
+            table::deployment_row,
+        ))
     }
 }
 
@@ -48,7 +51,10 @@ impl KindRules for ReplicaSets {
         Some(Generation::DesiredState)
     }
     fn printer(&self) -> Option<Printer> {
-        Some(Printer::new(columns::replicas, rows::replica_set_row))
+        Some(Printer::new(
+            table::replicas_columns,
+            table::replica_set_row,
+        ))
     }
 }
 
@@ -74,7 +80,10 @@ impl KindRules for StatefulSets {
         Some(Generation::DesiredState)
     }
     fn printer(&self) -> Option<Printer> {
-        Some(Printer::new(columns::stateful_set, rows::stateful_set_row))
+        Some(Printer::new(
+            table::stateful_set_columns,
+            table::stateful_set_row,
+        ))
     }
 }
 
@@ -105,7 +114,10 @@ impl KindRules for DaemonSets {
         Some(Generation::DesiredState)
     }
     fn printer(&self) -> Option<Printer> {
-        Some(Printer::new(columns::daemon_set, rows::daemon_set_row))
+        Some(Printer::new(
+            table::daemon_set_columns,
+            table::daemon_set_row,
+        ))
     }
 }
 
@@ -117,8 +129,8 @@ impl KindRules for ControllerRevisions {
     }
     fn printer(&self) -> Option<Printer> {
         Some(Printer::new(
-            columns::controller_revision,
-            rows::controller_revision_row,
+            table::controller_revision_columns,
+            table::controller_revision_row,
         ))
     }
 }

@@ -1,13 +1,12 @@
-//! HorizontalPodAutoscaler's printer (kube's printHorizontalPodAutoscaler
-//! and formatHPAMetrics): the target reference, each metric as
-//! `current/target` (two at most, then "+ N more..."), the replica bounds.
-
-use chrono::{DateTime, Utc};
-use serde_json::{json, Value};
+//! HorizontalPodAutoscaler's printer (kube's printHorizontalPodAutoscaler and formatHPAMetrics):
+//! the target reference, each metric as `current/target` (two at most, then "+ N more..."), the
+//! replica bounds.
 
 use crate::table::access::{age, list, name, opt_int, text};
 use crate::table::columns::{text as column, AGE, NAME};
 use crate::table::Column;
+use chrono::{DateTime, Utc};
+use serde_json::{json, Value};
 
 pub(crate) fn hpa_columns() -> Vec<Column> {
     vec![

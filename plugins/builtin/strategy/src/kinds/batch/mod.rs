@@ -7,12 +7,12 @@ pub(crate) mod validation;
 
 pub(crate) mod defaults;
 pub(crate) mod prepare;
+pub(crate) mod table;
 use capstan_plugin_sdk::strategy::StrategyResource;
 use capstan_plugin_sdk::Cause;
 use serde_json::{json, Value};
 
 use super::{Generation, KindRules, Printer};
-use crate::table::{columns, workloads as rows};
 
 pub(super) struct Jobs;
 
@@ -33,7 +33,7 @@ impl KindRules for Jobs {
         Some(Generation::DesiredState)
     }
     fn printer(&self) -> Option<Printer> {
-        Some(Printer::new(columns::job, rows::job_row))
+        Some(Printer::new(table::job_columns, table::job_row))
     }
 }
 
@@ -53,6 +53,6 @@ impl KindRules for CronJobs {
         Some(Generation::DesiredState)
     }
     fn printer(&self) -> Option<Printer> {
-        Some(Printer::new(columns::cron_job, rows::cron_job_row))
+        Some(Printer::new(table::cron_job_columns, table::cron_job_row))
     }
 }

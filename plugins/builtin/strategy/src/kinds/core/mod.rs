@@ -18,8 +18,6 @@ use serde_json::{json, Value};
 
 use super::{Generation, KindRules, Printer};
 use crate::kinds::apps::workloads;
-use crate::table::{cluster, columns, config as config_rows, network};
-use crate::table::{storage as storage_rows, workloads as workload_rows};
 
 pub(super) struct Pods;
 
@@ -41,7 +39,7 @@ impl KindRules for Pods {
     }
     fn printer(&self) -> Option<Printer> {
         Some(Printer {
-            columns: columns::pod,
+            columns: table::pod_columns,
             row: table::pod_row,
             conditions: Some(table::pod_row_conditions),
         })
@@ -62,8 +60,8 @@ impl KindRules for PodTemplates {
     }
     fn printer(&self) -> Option<Printer> {
         Some(Printer::new(
-            columns::pod_template,
-            workload_rows::pod_template_row,
+            table::pod_template_columns,
+            table::pod_template_row,
         ))
     }
 }
@@ -85,8 +83,8 @@ impl KindRules for ReplicationControllers {
     }
     fn printer(&self) -> Option<Printer> {
         Some(Printer::new(
-            columns::replicas,
-            workload_rows::replication_controller_row,
+            crate::kinds::apps::table::replicas_columns,
+            table::replication_controller_row,
         ))
     }
 }
@@ -107,7 +105,7 @@ impl KindRules for Services {
         prepare::services::drop_type_dependent_fields(object, old);
     }
     fn printer(&self) -> Option<Printer> {
-        Some(Printer::new(columns::service, network::service_row))
+        Some(Printer::new(table::service_columns, table::service_row))
     }
 }
 
@@ -121,7 +119,7 @@ impl KindRules for Endpoints {
         validation::endpoints(object)
     }
     fn printer(&self) -> Option<Printer> {
-        Some(Printer::new(columns::endpoints, network::endpoints_row))
+        Some(Printer::new(table::endpoints_columns, table::endpoints_row))
     }
 }
 
@@ -138,7 +136,7 @@ impl KindRules for Nodes {
         true
     }
     fn printer(&self) -> Option<Printer> {
-        Some(Printer::new(columns::node, cluster::node_row))
+        Some(Printer::new(table::node_columns, table::node_row))
     }
 }
 
@@ -149,7 +147,7 @@ impl KindRules for Events {
         validation::core_event(object)
     }
     fn printer(&self) -> Option<Printer> {
-        Some(Printer::new(columns::event, cluster::event_row))
+        Some(Printer::new(table::event_columns, table::event_row))
     }
 }
 
@@ -169,7 +167,7 @@ impl KindRules for Namespaces {
         prepare::keep_namespace_finalizers(object, old);
     }
     fn printer(&self) -> Option<Printer> {
-        Some(Printer::new(columns::namespace, cluster::namespace_row))
+        Some(Printer::new(table::namespace_columns, table::namespace_row))
     }
 }
 
@@ -186,7 +184,7 @@ impl KindRules for Secrets {
         config::secret(object, old)
     }
     fn printer(&self) -> Option<Printer> {
-        Some(Printer::new(columns::secret, config_rows::secret_row))
+        Some(Printer::new(table::secret_columns, table::secret_row))
     }
 }
 
@@ -198,8 +196,8 @@ impl KindRules for ConfigMaps {
     }
     fn printer(&self) -> Option<Printer> {
         Some(Printer::new(
-            columns::config_map,
-            config_rows::config_map_row,
+            table::config_map_columns,
+            table::config_map_row,
         ))
     }
 }
@@ -215,8 +213,8 @@ impl KindRules for ServiceAccounts {
     }
     fn printer(&self) -> Option<Printer> {
         Some(Printer::new(
-            columns::service_account,
-            config_rows::service_account_row,
+            table::service_account_columns,
+            table::service_account_row,
         ))
     }
 }
@@ -235,8 +233,8 @@ impl KindRules for PersistentVolumes {
     }
     fn printer(&self) -> Option<Printer> {
         Some(Printer::new(
-            columns::persistent_volume,
-            storage_rows::persistent_volume_row,
+            table::persistent_volume_columns,
+            table::persistent_volume_row,
         ))
     }
 }
@@ -271,8 +269,8 @@ impl KindRules for PersistentVolumeClaims {
     }
     fn printer(&self) -> Option<Printer> {
         Some(Printer::new(
-            columns::persistent_volume_claim,
-            storage_rows::persistent_volume_claim_row,
+            table::persistent_volume_claim_columns,
+            table::persistent_volume_claim_row,
         ))
     }
 }
@@ -288,8 +286,8 @@ impl KindRules for ResourceQuotas {
     }
     fn printer(&self) -> Option<Printer> {
         Some(Printer::new(
-            columns::resource_quota,
-            config_rows::resource_quota_row,
+            table::resource_quota_columns,
+            table::resource_quota_row,
         ))
     }
 }
@@ -310,8 +308,8 @@ pub(super) struct ComponentStatuses;
 impl KindRules for ComponentStatuses {
     fn printer(&self) -> Option<Printer> {
         Some(Printer::new(
-            columns::component_status,
-            cluster::component_status_row,
+            table::component_status_columns,
+            table::component_status_row,
         ))
     }
 }

@@ -1,12 +1,11 @@
-//! FlowSchema and PriorityLevelConfiguration printers (kube's
-//! printFlowSchema and printPriorityLevelConfiguration).
-
-use chrono::{DateTime, Utc};
-use serde_json::Value;
+//! FlowSchema and PriorityLevelConfiguration printers (kube's printFlowSchema and
+//! printPriorityLevelConfiguration).
 
 use crate::table::access::{age, list, name, opt_int, text};
 use crate::table::columns::{text as column, AGE, NAME};
 use crate::table::Column;
+use chrono::{DateTime, Utc};
+use serde_json::Value;
 
 pub(crate) fn flow_schema_columns() -> Vec<Column> {
     vec![

@@ -4,12 +4,12 @@ pub(crate) mod ingress;
 pub(crate) mod network_policy;
 
 pub(crate) mod defaults;
+pub(crate) mod table;
 use capstan_plugin_sdk::strategy::StrategyResource;
 use capstan_plugin_sdk::Cause;
 use serde_json::{json, Value};
 
 use super::{Generation, KindRules, Printer};
-use crate::table::{columns, network as rows};
 
 pub(super) struct Ingresses;
 
@@ -24,7 +24,7 @@ impl KindRules for Ingresses {
         Some(Generation::DesiredState)
     }
     fn printer(&self) -> Option<Printer> {
-        Some(Printer::new(columns::ingress, rows::ingress_row))
+        Some(Printer::new(table::ingress_columns, table::ingress_row))
     }
 }
 
@@ -42,8 +42,8 @@ impl KindRules for IngressClasses {
     }
     fn printer(&self) -> Option<Printer> {
         Some(Printer::new(
-            columns::ingress_class,
-            rows::ingress_class_row,
+            table::ingress_class_columns,
+            table::ingress_class_row,
         ))
     }
 }
@@ -62,8 +62,8 @@ impl KindRules for NetworkPolicies {
     }
     fn printer(&self) -> Option<Printer> {
         Some(Printer::new(
-            columns::network_policy,
-            rows::network_policy_row,
+            table::network_policy_columns,
+            table::network_policy_row,
         ))
     }
 }

@@ -2,12 +2,12 @@
 
 pub(crate) mod validation;
 
+pub(crate) mod table;
 use capstan_plugin_sdk::strategy::StrategyResource;
 use capstan_plugin_sdk::Cause;
 use serde_json::{json, Value};
 
 use super::{Generation, KindRules, Printer};
-use crate::table::{columns, config as rows};
 
 pub(super) struct PodDisruptionBudgets;
 
@@ -28,8 +28,8 @@ impl KindRules for PodDisruptionBudgets {
     }
     fn printer(&self) -> Option<Printer> {
         Some(Printer::new(
-            columns::pod_disruption_budget,
-            rows::pod_disruption_budget_row,
+            table::pod_disruption_budget_columns,
+            table::pod_disruption_budget_row,
         ))
     }
 }

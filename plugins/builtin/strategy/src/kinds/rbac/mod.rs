@@ -2,13 +2,13 @@
 
 pub(crate) mod validation;
 
+pub(crate) mod table;
 use capstan_plugin_sdk::strategy::StrategyResource;
 use capstan_plugin_sdk::Cause;
 use serde_json::{json, Value};
 
 use super::{KindRules, Printer};
 use crate::json::{child_mut, items_mut, set_if_zero};
-use crate::table::{columns, config as rows};
 
 pub(super) struct Roles;
 
@@ -36,7 +36,10 @@ impl KindRules for RoleBindings {
         validation::binding(object, old, false)
     }
     fn printer(&self) -> Option<Printer> {
-        Some(Printer::new(columns::role_binding, rows::role_binding_row))
+        Some(Printer::new(
+            table::role_binding_columns,
+            table::role_binding_row,
+        ))
     }
 }
 
@@ -50,7 +53,10 @@ impl KindRules for ClusterRoleBindings {
         validation::binding(object, old, true)
     }
     fn printer(&self) -> Option<Printer> {
-        Some(Printer::new(columns::role_binding, rows::role_binding_row))
+        Some(Printer::new(
+            table::role_binding_columns,
+            table::role_binding_row,
+        ))
     }
 }
 

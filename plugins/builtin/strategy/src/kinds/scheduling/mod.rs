@@ -2,13 +2,13 @@
 
 pub(crate) mod validation;
 
+pub(crate) mod table;
 use capstan_plugin_sdk::strategy::StrategyResource;
 use capstan_plugin_sdk::Cause;
 use serde_json::{json, Value};
 
 use super::{Generation, KindRules, Printer};
 use crate::json::set_default;
-use crate::table::{columns, config as rows};
 
 pub(super) struct PriorityClasses;
 
@@ -24,8 +24,8 @@ impl KindRules for PriorityClasses {
     }
     fn printer(&self) -> Option<Printer> {
         Some(Printer::new(
-            columns::priority_class,
-            rows::priority_class_row,
+            table::priority_class_columns,
+            table::priority_class_row,
         ))
     }
 }

@@ -10,7 +10,6 @@ use serde_json::{json, Value};
 
 use super::{Generation, KindRules, Printer};
 use crate::json::set_default;
-use crate::table::{columns, storage as rows};
 
 pub(super) struct StorageClasses;
 
@@ -23,8 +22,8 @@ impl KindRules for StorageClasses {
     }
     fn printer(&self) -> Option<Printer> {
         Some(Printer::new(
-            columns::storage_class,
-            rows::storage_class_row,
+            table::storage_class_columns,
+            table::storage_class_row,
         ))
     }
 }

@@ -1,15 +1,14 @@
-//! The printers of storage.k8s.io's CSI kinds (CSIDriver, CSINode,
-//! VolumeAttachment) and node.k8s.io's RuntimeClass, as kube's
-//! printCSIDriver, printCSINode, ... write them. CSIStorageCapacity has none
-//! here: kube has a printer for it, but its REST prints with the default
-//! table convertor (Name, Created At).
+//! The printers of storage.k8s.io's StorageClasses and CSI kinds (CSIDriver, CSINode,
+//! VolumeAttachment) and node.k8s.io's RuntimeClass, as kube's printCSIDriver, printCSINode, ...
+//! write them. CSIStorageCapacity has none here: kube has a printer for it, but its REST prints
+//! with the default table convertor (Name, Created At).
 
-use chrono::{DateTime, Utc};
-use serde_json::Value;
-
-use crate::table::access::{age, list, name, non_empty, text};
+use crate::table::access::{age, flag, list, map, name, non_empty, text};
+use crate::table::columns;
 use crate::table::columns::{int, text as column, AGE, NAME};
 use crate::table::Column;
+use chrono::{DateTime, Utc};
+use serde_json::Value;
 
 /// A boolean column.
 pub(crate) const fn boolean(name: &'static str, description: &'static str) -> Column {
@@ -120,6 +119,43 @@ pub(crate) fn runtime_class_row(class: &Value, now: DateTime<Utc>) -> Vec<Value>
     ]
 }
 
+pub(crate) fn storage_class_columns() -> Vec<Column> {
+    vec![
+        columns::NAME,
+        columns::text("Provisioner", "Volume plugin that provisions volumes."),
+        columns::text("ReclaimPolicy", "Reclaim policy of provisioned volumes."),
+        columns::text(
+            "VolumeBindingMode",
+            "When volumes are bound and provisioned.",
+        ),
+        columns::text("AllowVolumeExpansion", "Whether volumes may be expanded."),
+        columns::AGE,
+    ]
+}
+
+fn is_default_class(sc: &Value) -> bool {
+    let annotations = map(sc, "/metadata/annotations");
+    let is_true =
+        |key: &str| annotations.and_then(|a| a.get(key)).and_then(Value::as_str) == Some("true");
+    is_true("storageclass.kubernetes.io/is-default-class")
+        || is_true("storageclass.beta.kubernetes.io/is-default-class")
+}
+
+pub(crate) fn storage_class_row(sc: &Value, now: DateTime<Utc>) -> Vec<Value> {
+    let mut shown_name = text(sc, "/metadata/name").to_string();
+    if is_default_class(sc) {
+        shown_name.push_str(" (default)");
+    }
+    vec![
+        Value::from(shown_name),
+        Value::from(text(sc, "/provisioner")),
+        Value::from(non_empty(sc, "/reclaimPolicy").unwrap_or("Delete")),
+        Value::from(non_empty(sc, "/volumeBindingMode").unwrap_or("Immediate")),
+        Value::from(flag(sc, "/allowVolumeExpansion")),
+        age(sc, now),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,6 +183,36 @@ mod tests {
         assert_eq!(
             (&row[1], &row[4], &row[6]),
             (&json!(false), &json!("a,b"), &json!("Persistent,Ephemeral"))
+        );
+    }
+}
+
+#[cfg(test)]
+mod storage_class_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn now() -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339("2024-01-03T00:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc)
+    }
+
+    #[test]
+    fn default_storage_class() {
+        let sc = json!({"metadata": {"name": "standard", "annotations":
+                         {"storageclass.kubernetes.io/is-default-class": "true"}},
+                        "provisioner": "rancher.io/local-path",
+                        "volumeBindingMode": "WaitForFirstConsumer"});
+        assert_eq!(
+            storage_class_row(&sc, now())[..5],
+            [
+                json!("standard (default)"),
+                json!("rancher.io/local-path"),
+                json!("Delete"),
+                json!("WaitForFirstConsumer"),
+                json!(false)
+            ]
         );
     }
 }

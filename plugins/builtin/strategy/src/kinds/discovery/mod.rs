@@ -1,12 +1,12 @@
 //! The `discovery.k8s.io` group's kinds.
 
+pub(crate) mod table;
 use capstan_plugin_sdk::strategy::StrategyResource;
 use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
 use super::{Generation, KindRules, Printer};
 use crate::json::items_mut;
-use crate::table::{columns, network as rows};
 
 pub(super) struct EndpointSlices;
 
@@ -28,8 +28,8 @@ impl KindRules for EndpointSlices {
     }
     fn printer(&self) -> Option<Printer> {
         Some(Printer::new(
-            columns::endpoint_slice,
-            rows::endpoint_slice_row,
+            table::endpoint_slice_columns,
+            table::endpoint_slice_row,
         ))
     }
 }

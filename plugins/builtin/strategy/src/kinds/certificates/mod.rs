@@ -1,15 +1,15 @@
 //! The `certificates.k8s.io` group's kinds.
 
+pub(crate) mod table;
 use super::{KindRules, Printer};
-use crate::table::{columns, config as rows};
 
 pub(super) struct CertificateSigningRequests;
 
 impl KindRules for CertificateSigningRequests {
     fn printer(&self) -> Option<Printer> {
         Some(Printer::new(
-            columns::certificate_signing_request,
-            rows::certificate_signing_request_row,
+            table::certificate_signing_request_columns,
+            table::certificate_signing_request_row,
         ))
     }
 }

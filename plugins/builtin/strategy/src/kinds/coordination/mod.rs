@@ -1,11 +1,11 @@
 //! The `coordination.k8s.io` group's kinds.
 
+pub(crate) mod table;
 use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
 use super::{KindRules, Printer};
 use crate::json::child_mut;
-use crate::table::{columns, config as rows};
 
 pub(super) struct Leases;
 
@@ -20,7 +20,7 @@ impl KindRules for Leases {
         lease_election_kept(object, old);
     }
     fn printer(&self) -> Option<Printer> {
-        Some(Printer::new(columns::lease, rows::lease_row))
+        Some(Printer::new(table::lease_columns, table::lease_row))
     }
 }
 
