@@ -1,8 +1,8 @@
-//! storage.k8s.io's CSI kinds and node.k8s.io's RuntimeClass: CSIDriver's
+//! storage.k8s.io's CSI kinds: CSIDriver's
 //! defaults (SetDefaults_CSIDriver with 1.32's gates: `seLinuxMount: false`
 //! as SELinuxMountReadWriteOncePod is on) and the main rules of
-//! `ValidateCSIDriver`, `ValidateVolumeAttachment`,
-//! `ValidateCSIStorageCapacity` and `ValidateRuntimeClass`.
+//! `ValidateCSIDriver`, `ValidateVolumeAttachment`
+//! and `ValidateCSIStorageCapacity`.
 
 use capstan_plugin_sdk::Cause;
 use serde_json::{json, Value};
@@ -165,21 +165,6 @@ pub fn validate_csi_storage_capacity(object: &Value, old: Option<&Value>) -> Vec
     }
     if text(old, "storageClassName") != class {
         causes.push(common::immutable("storageClassName", &gofmt::quote(class)));
-    }
-    causes
-}
-
-pub fn validate_runtime_class(object: &Value, old: Option<&Value>) -> Vec<Cause> {
-    let mut causes = Vec::new();
-    let handler = text(object, "handler");
-    common::invalid_each(
-        &mut causes,
-        "handler",
-        handler,
-        kube_rules::dns1123_label(handler),
-    );
-    if old.is_some_and(|old| text(old, "handler") != handler) {
-        causes.push(common::immutable("handler", &gofmt::quote(handler)));
     }
     causes
 }

@@ -1,5 +1,5 @@
 //! The printers of storage.k8s.io's StorageClasses and CSI kinds (CSIDriver, CSINode,
-//! VolumeAttachment) and node.k8s.io's RuntimeClass, as kube's printCSIDriver, printCSINode, ...
+//! VolumeAttachment), as kube's printCSIDriver, printCSINode, ...
 //! write them. CSIStorageCapacity has none here: kube has a printer for it, but its REST prints
 //! with the default table convertor (Name, Created At).
 
@@ -103,19 +103,6 @@ pub(crate) fn volume_attachment_row(va: &Value, now: DateTime<Utc>) -> Vec<Value
         Value::from(text(va, "/spec/nodeName")),
         flag_or(va, "/status/attached", false),
         age(va, now),
-    ]
-}
-
-pub(crate) fn runtime_class_columns() -> Vec<Column> {
-    // kube describes Handler with ObjectMeta's (absent) "handler" doc: empty.
-    vec![NAME, column("Handler", ""), AGE]
-}
-
-pub(crate) fn runtime_class_row(class: &Value, now: DateTime<Utc>) -> Vec<Value> {
-    vec![
-        name(class),
-        Value::from(text(class, "/handler")),
-        age(class, now),
     ]
 }
 
