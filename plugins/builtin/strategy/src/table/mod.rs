@@ -77,6 +77,14 @@ fn now(text: Option<&str>) -> Result<DateTime<Utc>, String> {
         .map_err(|e| format!("\"now\" is not an RFC 3339 time: {e}"))
 }
 
+/// A time from its RFC 3339 text (the printers' tests).
+#[cfg(test)]
+pub(crate) fn at(text: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(text)
+        .map(|t| t.with_timezone(&Utc))
+        .unwrap_or_default()
+}
+
 fn row(printer: Printer, obj: &Value, now: DateTime<Utc>) -> Value {
     let mut row = Map::new();
     row.insert("cells".into(), Value::Array((printer.row)(obj, now)));

@@ -166,9 +166,7 @@ mod tests {
     use serde_json::json;
 
     fn now() -> DateTime<Utc> {
-        DateTime::parse_from_rfc3339("2024-01-02T00:00:00Z")
-            .unwrap()
-            .with_timezone(&Utc)
+        crate::table::at("2024-01-02T00:00:00Z")
     }
 
     fn deployment() -> Value {

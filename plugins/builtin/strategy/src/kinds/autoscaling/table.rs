@@ -141,9 +141,7 @@ mod tests {
     use super::*;
 
     fn now() -> DateTime<Utc> {
-        DateTime::parse_from_rfc3339("2024-01-01T00:01:00Z")
-            .unwrap()
-            .with_timezone(&Utc)
+        crate::table::at("2024-01-01T00:01:00Z")
     }
 
     #[test]

@@ -846,9 +846,7 @@ mod tests {
     use serde_json::json;
 
     fn now() -> DateTime<Utc> {
-        DateTime::parse_from_rfc3339("2024-01-01T12:00:00Z")
-            .unwrap()
-            .with_timezone(&Utc)
+        crate::table::at("2024-01-01T12:00:00Z")
     }
 
     fn running(name: &str, ready: bool, restarts: i64) -> Value {
@@ -968,9 +966,7 @@ mod network_tests {
     use serde_json::json;
 
     fn now() -> DateTime<Utc> {
-        DateTime::parse_from_rfc3339("2024-01-01T00:10:00Z")
-            .unwrap()
-            .with_timezone(&Utc)
+        crate::table::at("2024-01-01T00:10:00Z")
     }
 
     #[test]
@@ -1027,9 +1023,7 @@ mod config_tests {
     use serde_json::json;
 
     fn now() -> DateTime<Utc> {
-        DateTime::parse_from_rfc3339("2024-01-01T00:00:30Z")
-            .unwrap()
-            .with_timezone(&Utc)
+        crate::table::at("2024-01-01T00:00:30Z")
     }
 
     fn meta() -> Value {
@@ -1066,9 +1060,7 @@ mod cluster_tests {
     use serde_json::json;
 
     fn now() -> DateTime<Utc> {
-        DateTime::parse_from_rfc3339("2024-01-01T01:00:00Z")
-            .unwrap()
-            .with_timezone(&Utc)
+        crate::table::at("2024-01-01T01:00:00Z")
     }
 
     #[test]
@@ -1155,9 +1147,7 @@ mod storage_tests {
     use serde_json::json;
 
     fn now() -> DateTime<Utc> {
-        DateTime::parse_from_rfc3339("2024-01-03T00:00:00Z")
-            .unwrap()
-            .with_timezone(&Utc)
+        crate::table::at("2024-01-03T00:00:00Z")
     }
 
     #[test]

@@ -50,9 +50,7 @@ mod tests {
     use serde_json::json;
 
     fn now() -> DateTime<Utc> {
-        DateTime::parse_from_rfc3339("2024-01-01T00:00:30Z")
-            .unwrap()
-            .with_timezone(&Utc)
+        crate::table::at("2024-01-01T00:00:30Z")
     }
 
     fn meta() -> Value {

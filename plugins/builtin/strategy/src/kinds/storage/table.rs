@@ -180,9 +180,7 @@ mod storage_class_tests {
     use serde_json::json;
 
     fn now() -> DateTime<Utc> {
-        DateTime::parse_from_rfc3339("2024-01-03T00:00:00Z")
-            .unwrap()
-            .with_timezone(&Utc)
+        crate::table::at("2024-01-03T00:00:00Z")
     }
 
     #[test]
