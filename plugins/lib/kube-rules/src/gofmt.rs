@@ -12,7 +12,8 @@
 //!   `%#v` of the typed Go values kube prints (`map[string]string`,
 //!   `[]string`, `*metav1.LabelSelector`).
 //! - [`aggregate`]: the text of `utilerrors.NewAggregate`.
-//! - [`json`]: `json.Marshal` of a decoded value.
+//! - [`json`]: `json.Marshal` of a decoded value; [`json_kind`]: the kind
+//!   names of its `UnmarshalTypeError`.
 
 use serde_json::{Number, Value};
 use std::fmt::Write as _;
@@ -257,6 +258,19 @@ pub fn type_of(value: &Value) -> &'static str {
     }
 }
 
+/// `encoding/json`'s name of a JSON value's kind, as its `UnmarshalTypeError`
+/// prints it (`json: cannot unmarshal array into Go value of type ...`).
+pub fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
 /// A `map[string]string` as `%#v`: keys sorted, `(nil)` when absent.
 pub fn string_map(value: Option<&Value>) -> String {
     let Some(map) = value.and_then(Value::as_object) else {
@@ -454,6 +468,8 @@ mod tests {
         assert_eq!(type_of(&json!([1])), "[]interface {}");
         assert_eq!(type_of(&json!(1)), "int64");
         assert_eq!(type_of(&json!(1.5)), "float64");
+        assert_eq!(json_kind(&json!({})), "object");
+        assert_eq!(json_kind(&json!(null)), "null");
     }
 
     #[test]
