@@ -15,6 +15,7 @@ mod quantity;
 use capstan_plugin_sdk::{
     host, object, AdmissionPlugin, AdmissionRequest, AdmissionResponse, JsonPatch, Operation, Value,
 };
+use kube_rules::gofmt::aggregate;
 
 /// The plugin.
 pub struct LimitRanger;
@@ -98,14 +99,6 @@ fn admit_claim(req: &AdmissionRequest, claim: &Value, ranges: &[Value]) -> Admis
         }
     }
     AdmissionResponse::allow()
-}
-
-/// Go's utilerrors.NewAggregate(...).Error(): one error as is, several in brackets.
-fn aggregate(errors: &[String]) -> String {
-    match errors {
-        [one] => one.clone(),
-        many => format!("[{}]", many.join(", ")),
-    }
 }
 
 /// Replaces each changed container's `resources` and sets the annotation.

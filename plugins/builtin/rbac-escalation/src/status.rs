@@ -3,8 +3,8 @@
 //! a Status (code 500, reason Unknown) are.
 
 use capstan_plugin_sdk::{AdmissionResponse, StatusDetails};
-use capstan_rbac::gofmt::quote;
 use capstan_rbac::GROUP;
+use kube_rules::gofmt::quote;
 
 /// `<resource>.rbac.authorization.k8s.io`.
 fn group_resource(resource: &str) -> String {

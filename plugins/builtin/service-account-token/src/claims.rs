@@ -3,6 +3,7 @@
 //! time checks (`Claims.ValidateWithLeeway`, one minute of leeway) and the
 //! audience rule of pkg/serviceaccount/jwt.go.
 
+use kube_rules::gofmt::quote_list;
 use serde::{Deserialize, Deserializer};
 
 /// go-jose's `jwt.DefaultLeeway`, in seconds.
@@ -93,18 +94,12 @@ impl Claims {
         if matched.is_empty() && !implicit.is_empty() {
             return Err(format!(
                 "token audiences {} is invalid for the target audiences {}",
-                go_quote_list(token),
-                go_quote_list(requested)
+                quote_list(token),
+                quote_list(requested)
             ));
         }
         Ok(matched)
     }
-}
-
-/// A string list as Go's `%q` prints it: `["a" "b"]`.
-fn go_quote_list(items: &[String]) -> String {
-    let quoted: Vec<String> = items.iter().map(|s| format!("{s:?}")).collect();
-    format!("[{}]", quoted.join(" "))
 }
 
 /// `aud`: one string or a list of strings (go-jose's `Audience`).

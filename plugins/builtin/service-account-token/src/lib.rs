@@ -91,8 +91,8 @@ fn verified_claims(config: &Config, jws: &Jws) -> Result<Claims, Failure> {
     })?;
     if claims.iss != config.issuer {
         return Err(Failure::Rejected(format!(
-            "token issuer {:?} is invalid",
-            claims.iss
+            "token issuer {} is invalid",
+            kube_rules::gofmt::quote(&claims.iss)
         )));
     }
     Ok(claims)

@@ -5,13 +5,13 @@
 //! a ReplicaSet's `replicas: 0`, …), so a create answers as kube's does.
 
 use capstan_plugin_sdk::strategy::StrategyResource;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use crate::qos;
-
-/// Sets the initial `status` of a new `object` of `resource`, if its kind has one.
+/// Sets the initial `status` of a new `object` of `resource`, if its kind
+/// has one (`KindRules::initial_status`).
 pub fn set(resource: &StrategyResource, object: &mut Value) {
-    let Some(status) = initial(resource, object) else {
+    let rules = crate::kinds::rules(resource);
+    let Some(status) = rules.initial_status(resource, object) else {
         return;
     };
     if let Some(fields) = object.as_object_mut() {
@@ -19,74 +19,10 @@ pub fn set(resource: &StrategyResource, object: &mut Value) {
     }
 }
 
-fn initial(resource: &StrategyResource, object: &Value) -> Option<Value> {
-    match (resource.group.as_str(), resource.resource.as_str()) {
-        ("", "pods") => Some(json!({"phase": "Pending", "qosClass": qos::class(object)})),
-        ("", "namespaces") => Some(json!({"phase": "Active"})),
-        ("", "persistentvolumeclaims") => Some(json!({"phase": "Pending"})),
-        ("", "persistentvolumes") => Some(volume_pending(object)),
-        ("apiregistration.k8s.io", "apiservices") => Some(api_service(object)),
-        ("", "services") | ("networking.k8s.io", "ingresses") => Some(json!({"loadBalancer": {}})),
-        ("", "replicationcontrollers") | ("apps", "replicasets") => Some(json!({"replicas": 0})),
-        ("apps", "statefulsets") => Some(json!({"replicas": 0, "availableReplicas": 0})),
-        ("apps", "daemonsets") => Some(json!({
-            "currentNumberScheduled": 0,
-            "numberMisscheduled": 0,
-            "desiredNumberScheduled": 0,
-            "numberReady": 0,
-        })),
-        ("policy", "poddisruptionbudgets") => Some(json!({
-            "disruptionsAllowed": 0,
-            "currentHealthy": 0,
-            "desiredHealthy": 0,
-            "expectedPods": 0,
-        })),
-        ("apps", "deployments") | ("batch", "jobs" | "cronjobs") | ("", "resourcequotas") => {
-            Some(json!({}))
-        }
-        ("apiextensions.k8s.io", "customresourcedefinitions") => {
-            Some(crate::crd::initial_status(object))
-        }
-        _ => crate::added_kinds::initial_status(resource),
-    }
-}
-
-/// A new volume is Pending since its creation (`lastPhaseTransitionTime`
-/// is the create's time, the object's creationTimestamp).
-fn volume_pending(object: &Value) -> Value {
-    let mut status = json!({"phase": "Pending"});
-    if let Some(now) = created(object) {
-        status["lastPhaseTransitionTime"] = now;
-    }
-    status
-}
-
-/// A local APIService (no service) is Available from its creation.
-fn api_service(object: &Value) -> Value {
-    let local = object.pointer("/spec/service").is_none_or(Value::is_null);
-    if !local {
-        return json!({});
-    }
-    let mut available = json!({"type": "Available", "status": "True"});
-    if let Some(now) = created(object) {
-        available["lastTransitionTime"] = now;
-    }
-    available["reason"] = json!("Local");
-    available["message"] = json!("Local APIServices are always available");
-    json!({ "conditions": [available] })
-}
-
-/// The create's time: `metadata.creationTimestamp`, which the host sets first.
-fn created(object: &Value) -> Option<Value> {
-    object
-        .pointer("/metadata/creationTimestamp")
-        .filter(|t| t.is_string())
-        .cloned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn status_of(plural: &str, mut object: Value) -> Value {
         let resource = StrategyResource {

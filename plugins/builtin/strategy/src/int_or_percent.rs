@@ -7,7 +7,7 @@ use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
 use crate::common;
-use crate::gofmt;
+use kube_rules::gofmt;
 
 /// `intstr.IntOrString` as `%#v`.
 pub fn render(value: &Value) -> String {
@@ -26,7 +26,7 @@ pub fn render(value: &Value) -> String {
 /// A percentage's number when `value` is a valid percent string.
 fn percent_value(value: &Value) -> Option<i64> {
     let s = value.as_str()?;
-    if common::percent(s).is_some() {
+    if kube_rules::percent(s).is_some() {
         return None;
     }
     s.trim_end_matches('%').parse().ok()
@@ -40,7 +40,7 @@ pub fn amount(value: &Value) -> i64 {
 /// `ValidatePositiveIntOrPercent` at `field`.
 pub fn positive(value: &Value, field: &str) -> Vec<Cause> {
     match value {
-        Value::String(s) => common::percent(s)
+        Value::String(s) => kube_rules::percent(s)
             .map(|msg| common::invalid(field, &render(value), &msg))
             .into_iter()
             .collect(),

@@ -17,53 +17,26 @@
 //! - "table": kube's printers, `{"columnDefinitions", "rows"}` for the
 //!   call's `objects` (see `table`).
 //!
+//! What differs between kinds is each kind's `KindRules` (`kinds`): one
+//! `impl` per kind and one catalogue row; the phases above ask it.
+//!
 //! Causes are empty when the object is valid; subresource writes and kinds
 //! without rules get none. Status carried over on updates (a write to the
 //! resource keeps the stored status) stays the host's business: the plugin
 //! cannot tell a client's write from a controller's status write.
 
-mod added_kinds;
-mod admission_policies;
-mod apiregistration;
-mod apps;
-mod autoscaling;
-mod batch;
 mod common;
-mod config;
-mod core_kinds;
-mod crd;
-mod cron;
 mod defaults;
-mod flowcontrol;
-mod go_duration;
-mod gofmt;
-mod hpa_metrics;
-mod ingress;
 mod initial_status;
 mod int_or_percent;
-mod job_policies;
 mod json;
+mod kinds;
 mod metadata;
-mod mutating_policies;
 mod netparse;
-mod network_policy;
-mod pod_resize;
-mod pod_spec;
-mod pod_update;
-mod pods;
-mod policy;
 mod prepare;
-mod qos;
-mod rbac;
-mod scheduling;
 mod selector;
-mod services;
-mod storage;
-mod storage_csi;
 mod table;
 mod validation;
-mod webhooks;
-mod workloads;
 
 use capstan_plugin_sdk::{Phase, StrategyAnswer, StrategyCall, StrategyPlugin};
 use serde_json::Value;

@@ -9,18 +9,11 @@ use std::collections::HashSet;
 use capstan_plugin_sdk::Cause;
 use serde_json::{Map, Value};
 
-use crate::common::{self, max_len_error, regex_error, text};
-use crate::gofmt;
+use crate::common::{self, text};
+use kube_rules::{gofmt, label_value, qualified_name};
 
 /// kube's `TotalAnnotationSizeLimitB` (256 kB).
 const ANNOTATIONS_SIZE_LIMIT: usize = 256 * 1024;
-
-const QUALIFIED_NAME_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', \
-                                  and must start and end with an alphanumeric character";
-const QUALIFIED_NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-const LABEL_VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric \
-                               characters, '-', '_' or '.', and must start and end with an \
-                               alphanumeric character";
 
 /// The causes for the object's metadata.
 pub fn validate(object: &Value) -> Vec<Cause> {
@@ -51,66 +44,6 @@ fn string_map<'a>(
         .into_iter()
         .flatten()
         .map(|(k, v)| (k.as_str(), v.as_str().unwrap_or_default()))
-}
-
-fn matches_qualified_part(name: &str) -> bool {
-    let ext = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
-    name.starts_with(|c: char| c.is_ascii_alphanumeric())
-        && name.ends_with(|c: char| c.is_ascii_alphanumeric())
-        && name.chars().all(ext)
-}
-
-/// `validation.IsQualifiedName`: the problems with `value`, if any.
-pub fn qualified_name(value: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    let examples = ["MyName", "my.name", "123-abc"];
-    let parts: Vec<&str> = value.split('/').collect();
-    let name = match parts.as_slice() {
-        [name] => *name,
-        [prefix, name] => {
-            if prefix.is_empty() {
-                errs.push("prefix part must be non-empty".to_string());
-            } else {
-                let msgs = common::dns1123_subdomain(prefix);
-                errs.extend(msgs.into_iter().map(|m| format!("prefix part {m}")));
-            }
-            *name
-        }
-        _ => {
-            let regex = regex_error(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, &examples);
-            errs.push(format!(
-                "a qualified name {regex} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-            ));
-            return errs;
-        }
-    };
-    if name.is_empty() {
-        errs.push("name part must be non-empty".to_string());
-    } else if name.len() > 63 {
-        errs.push(format!("name part {}", max_len_error(63)));
-    }
-    if !matches_qualified_part(name) {
-        let regex = regex_error(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, &examples);
-        errs.push(format!("name part {regex}"));
-    }
-    errs
-}
-
-/// `validation.IsValidLabelValue`.
-pub fn label_value(value: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if value.len() > 63 {
-        errs.push(max_len_error(63));
-    }
-    if !value.is_empty() && !matches_qualified_part(value) {
-        let fmt = format!("({QUALIFIED_NAME_FMT})?");
-        errs.push(regex_error(
-            LABEL_VALUE_MSG,
-            &fmt,
-            &["MyValue", "my_value", "12345"],
-        ));
-    }
-    errs
 }
 
 /// `ValidateLabels` of a labels map at `field` (e.g. a template's).
@@ -196,13 +129,13 @@ fn finalizers(list: &[Value], causes: &mut Vec<Cause>) {
         }
     }
     if seen.contains("orphan") && seen.contains("foregroundDeletion") {
-        let quoted: Vec<String> = list
+        let names: Vec<&str> = list
             .iter()
-            .map(|f| gofmt::quote(f.as_str().unwrap_or_default()))
+            .map(|f| f.as_str().unwrap_or_default())
             .collect();
         causes.push(common::invalid(
             field,
-            &format!("[]string{{{}}}", quoted.join(", ")),
+            &gofmt::strings(&names),
             "finalizer orphan and foregroundDeletion cannot be both set",
         ));
     }

@@ -7,7 +7,6 @@ use capstan_plugin_sdk::Cause;
 use serde_json::Value;
 
 use crate::common::{self, list, text};
-use crate::metadata;
 
 /// The problems of each `matchExpressions` entry; the bool is false when
 /// the selector cannot be turned into a selector at all.
@@ -35,9 +34,9 @@ pub fn validate(selector: &Value, field: &str, allow_invalid_values: bool) -> (V
 pub fn labels(map: Option<&Value>, field: &str) -> Vec<Cause> {
     let mut causes = Vec::new();
     for (key, value) in map.and_then(Value::as_object).into_iter().flatten() {
-        common::invalid_each(&mut causes, field, key, metadata::qualified_name(key));
+        common::invalid_each(&mut causes, field, key, kube_rules::qualified_name(key));
         let value = value.as_str().unwrap_or_default();
-        common::invalid_each(&mut causes, field, value, metadata::label_value(value));
+        common::invalid_each(&mut causes, field, value, kube_rules::label_value(value));
     }
     causes
 }
@@ -47,14 +46,14 @@ fn requirement_names(req: &Value, at: &str, allow_invalid_values: bool) -> Vec<C
     let mut causes = Vec::new();
     let key = text(req, "key");
     let field = format!("{at}.key");
-    common::invalid_each(&mut causes, &field, key, metadata::qualified_name(key));
+    common::invalid_each(&mut causes, &field, key, kube_rules::qualified_name(key));
     if allow_invalid_values {
         return causes;
     }
     for (i, value) in list(req, "values").iter().enumerate() {
         let value = value.as_str().unwrap_or_default();
         let field = format!("{at}.values[{i}]");
-        common::invalid_each(&mut causes, &field, value, metadata::label_value(value));
+        common::invalid_each(&mut causes, &field, value, kube_rules::label_value(value));
     }
     causes
 }
@@ -151,7 +150,7 @@ pub fn to_text(selector: &Value) -> Option<String> {
 }
 
 fn valid_key(key: &str) -> bool {
-    crate::metadata::qualified_name(key).is_empty()
+    kube_rules::qualified_name(key).is_empty()
 }
 
 /// One `matchExpressions` entry as kube prints its requirement.

@@ -1,8 +1,8 @@
-//! The Validate step: kube-apiserver's per-kind validation (`ValidatePod`,
-//! `ValidateDeployment`, `ValidateService`, `ValidateConfigMap`, ...) of the
-//! object to store, and on update the rules against the stored object.
-//! A pod resize gets the pod's validation and the resize rules; other
-//! subresource writes and other kinds get no causes.
+//! The Validate step: every kind's metadata, then the kind's own rules
+//! (`KindRules::validate`: kube's `ValidatePod`, `ValidateDeployment`, ...
+//! and on update the rules against the stored object), each "field:
+//! message" once. A pod resize gets the pod's validation and the resize
+//! rules; other subresource writes get no causes.
 
 use capstan_plugin_sdk::strategy::StrategyResource;
 use capstan_plugin_sdk::Cause;
@@ -10,52 +10,20 @@ use serde_json::Value;
 
 use std::collections::HashSet;
 
-use crate::{
-    apps, batch, config, crd, ingress, metadata, network_policy, pods, policy, rbac, scheduling,
-    services, webhooks, workloads,
-};
+use crate::kinds;
+use crate::kinds::core::pods;
+use crate::metadata;
 
 /// The causes for writing `object` (over `old` on update) to `resource`.
 pub fn validate(resource: &StrategyResource, object: &Value, old: Option<&Value>) -> Vec<Cause> {
-    if crate::pod_resize::applies(resource) {
+    if crate::kinds::core::pod_resize::applies(resource) {
         return pod_resize(object, old);
     }
     if !resource.subresource.is_empty() {
         return Vec::new();
     }
     let mut causes = metadata::validate(object);
-    causes.extend(
-        match (resource.group.as_str(), resource.resource.as_str()) {
-            ("", "pods") => pods::validate(object, old),
-            ("apps", plural @ ("deployments" | "replicasets"))
-            | ("", plural @ "replicationcontrollers") => workloads::validate(plural, object, old),
-            ("apps", "statefulsets") => apps::stateful_set(object, old),
-            ("apps", "daemonsets") => apps::daemon_set(object, old),
-            ("apps", "controllerrevisions") => apps::controller_revision(object, old),
-            ("batch", "jobs") => batch::job(object, old),
-            ("batch", "cronjobs") => batch::cron_job(object, old),
-            ("networking.k8s.io", "ingresses") => ingress::ingress(object, old),
-            ("networking.k8s.io", "ingressclasses") => ingress::ingress_class(object, old),
-            ("networking.k8s.io", "networkpolicies") => network_policy::network_policy(object, old),
-            ("policy", "poddisruptionbudgets") => policy::pod_disruption_budget(object, old),
-            ("", "services") => services::validate(object, old),
-            ("", "configmaps") => config::configmap(object, old),
-            ("", "secrets") => config::secret(object, old),
-            ("rbac.authorization.k8s.io", "roles") => rbac::role(object, true),
-            ("rbac.authorization.k8s.io", "clusterroles") => rbac::role(object, false),
-            ("rbac.authorization.k8s.io", "rolebindings") => rbac::binding(object, old, false),
-            ("rbac.authorization.k8s.io", "clusterrolebindings") => {
-                rbac::binding(object, old, true)
-            }
-            ("apiextensions.k8s.io", "customresourcedefinitions") => crd::validate(object, old),
-            ("scheduling.k8s.io", "priorityclasses") => scheduling::validate(object, old),
-            ("admissionregistration.k8s.io", plural) if webhooks::is_configuration(plural) => {
-                webhooks::validate(object, old, plural.starts_with("mutating"))
-            }
-            (group, plural) => crate::core_kinds::validate(group, plural, object, old)
-                .unwrap_or_else(|| crate::added_kinds::validate(resource, object, old)),
-        },
-    );
+    causes.extend(kinds::rules(resource).validate(object, old));
     deduplicated(causes)
 }
 
@@ -67,7 +35,7 @@ fn pod_resize(object: &Value, old: Option<&Value>) -> Vec<Cause> {
     let mut causes = metadata::validate(object);
     let spec = object.get("spec").unwrap_or(&Value::Null);
     causes.extend(pods::validate_spec(spec, "spec"));
-    causes.extend(crate::pod_resize::validate(object, old));
+    causes.extend(crate::kinds::core::pod_resize::validate(object, old));
     deduplicated(causes)
 }
 

@@ -78,14 +78,14 @@ fn validated(format: &str, text: &str) -> Value {
 /// kube's messages for `text` in `format`.
 fn problems(format: &str, text: &str) -> Vec<String> {
     match format {
-        "dns1123Label" => names::dns1123_label(text),
-        "dns1123Subdomain" => names::dns1123_subdomain(text),
-        "dns1035Label" => names::dns1035_label(text),
-        "qualifiedName" => names::qualified_name(text),
-        "dns1123LabelPrefix" => names::dns1123_label(&names::mask_trailing_dash(text)),
-        "dns1123SubdomainPrefix" => names::dns1123_subdomain(&names::mask_trailing_dash(text)),
-        "dns1035LabelPrefix" => names::dns1035_label(&names::mask_trailing_dash(text)),
-        "labelValue" => names::label_value(text),
+        "dns1123Label" => kube_rules::dns1123_label(text),
+        "dns1123Subdomain" => kube_rules::dns1123_subdomain(text),
+        "dns1035Label" => kube_rules::dns1035_label(text),
+        "qualifiedName" => kube_rules::qualified_name(text),
+        "dns1123LabelPrefix" => kube_rules::name_is_dns_label(text, true),
+        "dns1123SubdomainPrefix" => kube_rules::name_is_dns_subdomain(text, true),
+        "dns1035LabelPrefix" => kube_rules::name_is_dns1035_label(text, true),
+        "labelValue" => kube_rules::label_value(text),
         "uri" => strfmt::uri(text),
         "uuid" => strfmt::check(strfmt::is_uuid(text), "does not match the UUID format"),
         "byte" => strfmt::check(strfmt::is_base64(text), "invalid base64"),
@@ -94,5 +94,4 @@ fn problems(format: &str, text: &str) -> Vec<String> {
     }
 }
 
-mod names;
 mod strfmt;

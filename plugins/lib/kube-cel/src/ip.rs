@@ -3,6 +3,7 @@
 //! and their member functions. IPv4-mapped IPv6 addresses are refused, as
 //! kube does.
 
+use kube_rules::gofmt::quote;
 use std::net::IpAddr;
 use std::sync::Arc;
 
@@ -105,18 +106,23 @@ fn cidr_value(cidr: Cidr) -> Value {
 pub(crate) fn parse_ip(text: &str) -> Result<IpAddr, String> {
     let (address, zone) = text.split_once('%').unwrap_or((text, ""));
     let ip: IpAddr = address.parse().map_err(|_| {
+        let text = quote(text);
         format!(
-            "IP Address {text:?} parse error during conversion from string: \
-             ParseAddr({text:?}): unable to parse IP"
+            "IP Address {text} parse error during conversion from string: \
+             ParseAddr({text}): unable to parse IP"
         )
     })?;
     if !zone.is_empty() {
         return Err(format!(
-            "IP address {text:?} with zone value is not allowed"
+            "IP address {} with zone value is not allowed",
+            quote(text)
         ));
     }
     if matches!(ip, IpAddr::V6(v6) if v6.to_ipv4_mapped().is_some()) {
-        return Err(format!("IPv4-mapped IPv6 address {text:?} is not allowed"));
+        return Err(format!(
+            "IPv4-mapped IPv6 address {} is not allowed",
+            quote(text)
+        ));
     }
     Ok(ip)
 }
@@ -124,7 +130,10 @@ pub(crate) fn parse_ip(text: &str) -> Result<IpAddr, String> {
 /// kube's `parseCIDR` on `netip.ParsePrefix`'s rules.
 pub(crate) fn parse_cidr(text: &str) -> Result<Cidr, String> {
     let wrap = |why: String| {
-        format!("network address parse error during conversion from string: netip.ParsePrefix({text:?}): {why}")
+        format!(
+            "network address parse error during conversion from string: netip.ParsePrefix({}): {why}",
+            quote(text)
+        )
     };
     let (address, bits) = text
         .split_once('/')
@@ -134,18 +143,21 @@ pub(crate) fn parse_cidr(text: &str) -> Result<Cidr, String> {
     }
     let ip: IpAddr = address
         .parse()
-        .map_err(|_| wrap(format!("ParseAddr({address:?}): unable to parse IP")))?;
+        .map_err(|_| wrap(format!("ParseAddr({}): unable to parse IP", quote(address))))?;
     let canonical = bits.len() == 1 || !bits.starts_with('0');
     let len = bits
         .parse::<u8>()
         .ok()
         .filter(|_| canonical && bits.bytes().all(|b| b.is_ascii_digit()))
-        .ok_or_else(|| wrap(format!("bad bits after slash: {bits:?}")))?;
+        .ok_or_else(|| wrap(format!("bad bits after slash: {}", quote(bits))))?;
     if len > max_len(ip) {
         return Err(wrap("prefix length out of range".to_string()));
     }
     if matches!(ip, IpAddr::V6(v6) if v6.to_ipv4_mapped().is_some()) {
-        return Err(format!("IPv4-mapped IPv6 address {text:?} is not allowed"));
+        return Err(format!(
+            "IPv4-mapped IPv6 address {} is not allowed",
+            quote(text)
+        ));
     }
     Ok(Cidr { ip, len })
 }

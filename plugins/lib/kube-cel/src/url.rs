@@ -2,6 +2,7 @@
 //! `isURL` and the getters, with Go's `url.ParseRequestURI` rules: an
 //! absolute URL or an absolute path.
 
+use kube_rules::gofmt::quote;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -57,7 +58,7 @@ fn getter(name: &str, url: &Url) -> Answer {
 }
 
 fn parse(text: &str) -> Result<Url, String> {
-    let invalid = || format!("parse {text:?}: invalid URI for request");
+    let invalid = || format!("parse {}: invalid URI for request", quote(text));
     // kube re-parses with `url.Parse`, which drops the fragment.
     let whole = text.split_once('#').map_or(text, |(before, _)| before);
     let (rest, query) = whole.split_once('?').unwrap_or((whole, ""));
@@ -67,7 +68,8 @@ fn parse(text: &str) -> Result<Url, String> {
     let (scheme, rest) = rest.split_once(':').ok_or_else(invalid)?;
     if !valid_scheme(scheme) {
         return Err(format!(
-            "parse {text:?}: first path segment in URL cannot contain colon"
+            "parse {}: first path segment in URL cannot contain colon",
+            quote(text)
         ));
     }
     let Some(rest) = rest.strip_prefix("//") else {
@@ -111,13 +113,15 @@ fn check_host(text: &str, host: &str) -> Result<(), String> {
     let (_, port) = split_host(host);
     if !port.chars().all(|c| c.is_ascii_digit()) {
         return Err(format!(
-            "parse {text:?}: invalid port {:?} after host",
-            format!(":{port}")
+            "parse {}: invalid port {} after host",
+            quote(text),
+            quote(&format!(":{port}"))
         ));
     }
     if host.chars().any(|c| c == ' ' || c.is_control()) {
         return Err(format!(
-            "parse {text:?}: invalid character \" \" in host name"
+            "parse {}: invalid character \" \" in host name",
+            quote(text)
         ));
     }
     Ok(())
@@ -132,7 +136,11 @@ fn check_escapes(text: &str, path: &str) -> Result<(), String> {
             .filter(|h| h.iter().all(u8::is_ascii_hexdigit));
         if hex.is_none() {
             let bad: String = path[i..].chars().take(3).collect();
-            return Err(format!("parse {text:?}: invalid URL escape {bad:?}"));
+            return Err(format!(
+                "parse {}: invalid URL escape {}",
+                quote(text),
+                quote(&bad)
+            ));
         }
     }
     Ok(())

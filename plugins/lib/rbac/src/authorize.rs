@@ -4,9 +4,9 @@
 
 use std::ops::ControlFlow;
 
-use crate::gofmt::aggregate;
 use crate::policy::{Policy, Visit};
 use crate::rules::PolicyRule;
+use kube_rules::gofmt::aggregate;
 
 /// Who asks, and for what.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -5,9 +5,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::gofmt::{aggregate, quote, quote_list};
 use crate::policy::Policy;
 use crate::rules::{url_covers, PolicyRule, ALL};
+use kube_rules::gofmt::{aggregate, quote, quote_list};
 
 /// `*` on every resource of every group, and on every non-resource URL:
 /// what kube requires of whoever sets a ClusterRole's aggregationRule.

@@ -11,7 +11,6 @@ pub mod authorize;
 pub mod cache;
 pub mod escalation;
 pub mod fixtures;
-pub mod gofmt;
 mod index;
 pub mod objects;
 pub mod policy;

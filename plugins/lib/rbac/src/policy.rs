@@ -51,11 +51,11 @@ impl ResolutionError {
             ResolutionError::RoleNotFound { kind, name } => format!(
                 "{}.{GROUP} {} not found",
                 resource(kind),
-                crate::gofmt::quote(name)
+                kube_rules::gofmt::quote(name)
             ),
             ResolutionError::UnsupportedKind(kind) => format!(
                 "unsupported role reference kind: {}",
-                crate::gofmt::quote(kind)
+                kube_rules::gofmt::quote(kind)
             ),
         }
     }

@@ -5,9 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::gofmt::aggregate;
 use crate::policy::Policy;
 use crate::rules::PolicyRule;
+use kube_rules::gofmt::aggregate;
 
 /// authorization.k8s.io/v1 ResourceRule.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::gofmt::quote_list;
+use kube_rules::gofmt::quote_list;
 
 /// `*`: every verb, group, resource or non-resource URL.
 pub const ALL: &str = "*";

@@ -5,8 +5,8 @@
 
 use std::fmt;
 
-use crate::gofmt::quote;
 use crate::objects::{Binding, Subject, SERVICE_ACCOUNT_KIND};
+use kube_rules::gofmt::quote;
 
 /// A binding and the subject in it that applied to the request's user.
 #[derive(Debug, Clone, Copy)]

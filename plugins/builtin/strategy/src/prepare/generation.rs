@@ -1,77 +1,36 @@
-//! `metadata.generation`: which kinds keep one (those whose kube strategy
-//! sets it), and what part of the object an update must change to bump it.
+//! `metadata.generation`: kinds whose kube strategy sets one start at 1, and
+//! an update bumps it when it changed what the kind's generation follows
+//! (`KindRules::generation`).
 
-use capstan_plugin_sdk::strategy::StrategyResource;
 use serde_json::{json, Map, Value};
 
 use crate::json::metadata_mut;
+use crate::kinds::Generation;
 
 /// The top-level fields that are not the desired state.
 const NOT_DESIRED_STATE: [&str; 4] = ["metadata", "status", "apiVersion", "kind"];
 
-/// What an update must change for the generation to move.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Follows {
-    /// Everything but metadata and status (`spec`, or a webhook
-    /// configuration's `webhooks`).
-    DesiredState,
-    /// The desired state or the annotations (Deployments: their annotations
-    /// are copied to their ReplicaSets).
-    DesiredStateAndAnnotations,
-    /// The desired state or the labels (EndpointSlices).
-    DesiredStateAndLabels,
-    /// `template` (PodTemplates).
-    Template,
-    /// Nothing: 1 on create, never bumped (PriorityClasses).
-    Nothing,
-    /// The desired state, but none on create (CSIDrivers: 0, then bumped).
-    DesiredStateAfterCreate,
-}
-
-/// The generation rule of `resource`; None for kinds without a generation.
-fn follows(resource: &StrategyResource) -> Option<Follows> {
-    use Follows::*;
-    Some(
-        match (resource.group.as_str(), resource.resource.as_str()) {
-            ("apps", "deployments") => DesiredStateAndAnnotations,
-            ("apps", "replicasets" | "statefulsets" | "daemonsets")
-            | ("", "replicationcontrollers")
-            | ("batch", "jobs" | "cronjobs")
-            | ("policy", "poddisruptionbudgets")
-            | ("networking.k8s.io", "networkpolicies" | "ingresses" | "ingressclasses")
-            | ("admissionregistration.k8s.io", _)
-            | ("flowcontrol.apiserver.k8s.io", _)
-            | ("apiextensions.k8s.io", "customresourcedefinitions") => DesiredState,
-            ("storage.k8s.io", "csidrivers") => DesiredStateAfterCreate,
-            ("discovery.k8s.io", "endpointslices") => DesiredStateAndLabels,
-            ("", "podtemplates") => Template,
-            ("scheduling.k8s.io", "priorityclasses") => Nothing,
-            _ => return None,
-        },
-    )
-}
-
 /// A new object of a kind with a generation starts at 1.
-pub fn on_create(resource: &StrategyResource, object: &mut Value) {
-    if follows(resource).is_some_and(|f| f != Follows::DesiredStateAfterCreate) {
+pub fn on_create(follows: Option<Generation>, object: &mut Value) {
+    if follows.is_some_and(|f| f != Generation::DesiredStateAfterCreate) {
         set(object, 1);
     }
 }
 
 /// old + 1 when the update changed what the kind's generation follows.
-pub fn on_update(resource: &StrategyResource, object: &mut Value, old: &Value) {
-    let changed = match follows(resource) {
-        None | Some(Follows::Nothing) => false,
-        Some(Follows::DesiredState | Follows::DesiredStateAfterCreate) => {
+pub fn on_update(follows: Option<Generation>, object: &mut Value, old: &Value) {
+    let changed = match follows {
+        None | Some(Generation::Nothing) => false,
+        Some(Generation::DesiredState | Generation::DesiredStateAfterCreate) => {
             desired_state(old) != desired_state(object)
         }
-        Some(Follows::DesiredStateAndAnnotations) => {
+        Some(Generation::DesiredStateAndAnnotations) => {
             desired_state(old) != desired_state(object) || differs(old, object, "annotations")
         }
-        Some(Follows::DesiredStateAndLabels) => {
+        Some(Generation::DesiredStateAndLabels) => {
             desired_state(old) != desired_state(object) || differs(old, object, "labels")
         }
-        Some(Follows::Template) => old.get("template") != object.get("template"),
+        Some(Generation::Template) => old.get("template") != object.get("template"),
     };
     if changed {
         set(object, generation(old) + 1);
@@ -117,16 +76,13 @@ fn set(object: &mut Value, generation: i64) {
 mod tests {
     use super::*;
 
-    fn res(group: &str, plural: &str) -> StrategyResource {
-        StrategyResource {
-            group: group.into(),
-            resource: plural.into(),
-            ..Default::default()
-        }
+    /// The generation rule of `group`/`plural`'s kind.
+    fn res(group: &str, plural: &str) -> Option<Generation> {
+        crate::kinds::rules_for(group, plural).generation()
     }
 
     fn updated(group: &str, plural: &str, old: Value, mut new: Value) -> Value {
-        on_update(&res(group, plural), &mut new, &old);
+        on_update(res(group, plural), &mut new, &old);
         new["metadata"]["generation"].clone()
     }
 
@@ -150,7 +106,7 @@ mod tests {
         ];
         for (group, plural) in tracked {
             let mut object = json!({"metadata": {}});
-            on_create(&res(group, plural), &mut object);
+            on_create(res(group, plural), &mut object);
             assert_eq!(object["metadata"]["generation"], 1, "{plural}");
         }
         for (group, plural) in [
@@ -159,7 +115,7 @@ mod tests {
             ("apps", "controllerrevisions"),
         ] {
             let mut object = json!({"metadata": {}});
-            on_create(&res(group, plural), &mut object);
+            on_create(res(group, plural), &mut object);
             assert!(object["metadata"].get("generation").is_none(), "{plural}");
         }
     }

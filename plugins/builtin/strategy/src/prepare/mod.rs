@@ -1,37 +1,36 @@
 //! PrepareForCreate and PrepareForUpdate: what the server sets on a write
-//! before validating and storing it. Defaults come first and again last (kube
-//! defaults the decoded request and the object read back from storage). On
-//! create: no client status when status is a subresource, the initial
-//! status, `metadata.generation` 1, each kind's own preparation. On update:
-//! each kind's own preparation, then `metadata.generation` bumped when what
-//! the kind's generation follows changed (see [`generation`]).
+//! before validating and storing it. The kind's conversion comes first,
+//! then defaults, and defaults again last (kube defaults the decoded
+//! request and the object read back from storage). On create: no client
+//! status when status is a subresource, the initial status,
+//! `metadata.generation` 1, each kind's own preparation. On update: each
+//! kind's own preparation, then `metadata.generation` bumped when what the
+//! kind's generation follows changed (see [`generation`]). What is the
+//! kind's own is its rules' (`crate::kinds`); the files here hold the
+//! preparations the rules name.
 
-mod controllers;
-mod disabled_fields;
 mod generation;
-mod kinds;
-mod pods;
-mod services;
 
 use capstan_plugin_sdk::strategy::StrategyResource;
 use serde_json::Value;
 
-use crate::{config, crd, defaults, initial_status};
+use crate::{defaults, initial_status};
 
 /// PrepareForCreate: status is the server's to set; generation starts at 1.
 pub fn for_create(resource: &StrategyResource, object: &mut Value) {
-    convert(resource, object);
+    let rules = crate::kinds::rules(resource);
+    rules.convert(object);
     defaults::apply(resource, object);
-    if resource.has_status && !keeps_created_status(resource) {
+    if resource.has_status && !rules.keeps_created_status() {
         // The client's status is replaced by the one kube's strategy starts with.
         if let Some(fields) = object.as_object_mut() {
             fields.remove("status");
         }
         initial_status::set(resource, object);
     }
-    generation::on_create(resource, object);
+    generation::on_create(rules.generation(), object);
     if resource.subresource.is_empty() {
-        kinds::prepare_create(resource, object);
+        rules.prepare_for_create(object);
     }
     defaults::apply(resource, object);
 }
@@ -41,18 +40,16 @@ pub fn for_create(resource: &StrategyResource, object: &mut Value) {
 /// preparation, then the generation bump. Otherwise `metadata.generation`
 /// is left as the object carries it.
 pub fn for_update(resource: &StrategyResource, object: &mut Value, old: &Value) {
-    convert(resource, object);
+    let rules = crate::kinds::rules(resource);
+    rules.convert(object);
     defaults::apply(resource, object);
     if resource.subresource.is_empty() {
-        if is_crd(resource) {
-            crd::record_storage_version(object);
-        }
-        kinds::prepare_update(resource, object, old);
-    } else if crate::pod_resize::applies(resource) {
-        crate::pod_resize::prepare(object, old);
+        rules.prepare_for_update(object, old);
+    } else if crate::kinds::core::pod_resize::applies(resource) {
+        crate::kinds::core::pod_resize::prepare(object, old);
     }
 
-    generation::on_update(resource, object, old);
+    generation::on_update(rules.generation(), object, old);
     defaults::apply(resource, object);
 }
 
@@ -60,26 +57,8 @@ pub fn for_update(resource: &StrategyResource, object: &mut Value, old: &Value) 
 /// without the strategy's preparation.
 pub fn defaults_only(resource: &StrategyResource, object: &mut Value) {
     if object.is_object() {
-        convert(resource, object);
+        crate::kinds::rules(resource).convert(object);
         defaults::apply(resource, object);
-    }
-}
-
-/// A Node is created with the status its kubelet sends (kube's node
-/// strategy drops nothing of it).
-fn keeps_created_status(resource: &StrategyResource) -> bool {
-    resource.group.is_empty() && resource.resource == "nodes"
-}
-
-fn is_crd(resource: &StrategyResource) -> bool {
-    resource.group == "apiextensions.k8s.io" && resource.resource == "customresourcedefinitions"
-}
-
-/// What kube's conversion to the internal version does to a written object:
-/// a Secret's `stringData` becomes `data`.
-fn convert(resource: &StrategyResource, object: &mut Value) {
-    if resource.group.is_empty() && resource.resource == "secrets" {
-        config::merge_string_data(object);
     }
 }
 

@@ -1,127 +1,25 @@
-//! Column definitions per resource, in the order, types and priorities of
-//! kube-apiserver's printers (pkg/printers/internalversion/printers.go,
-//! 1.33). Priority 1 columns are the ones `kubectl get -o wide` adds.
+//! What column definitions are made of (kube-apiserver's printers,
+//! pkg/printers/internalversion/printers.go, 1.33): the Name and Age
+//! columns, the wide (priority 1) Containers, Images and Selector columns,
+//! and builders of the others. Each printer's columns are its group's
+//! (`kinds/<group>/table.rs`), in kube's order, types and priorities;
+//! priority 1 columns are the ones `kubectl get -o wide` adds.
 
 use super::Column;
 
-/// Which printer renders a resource.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Printer {
-    Pod,
-    PodTemplate,
-    ReplicationController,
-    Service,
-    Endpoints,
-    Node,
-    Event,
-    Namespace,
-    Secret,
-    ServiceAccount,
-    PersistentVolume,
-    PersistentVolumeClaim,
-    ConfigMap,
-    ResourceQuota,
-    Deployment,
-    ReplicaSet,
-    StatefulSet,
-    DaemonSet,
-    ControllerRevision,
-    Job,
-    CronJob,
-    Ingress,
-    IngressClass,
-    NetworkPolicy,
-    PodDisruptionBudget,
-    StorageClass,
-    PriorityClass,
-    RoleBinding,
-    Lease,
-    EndpointSlice,
-    CertificateSigningRequest,
-    WebhookConfiguration,
-    ComponentStatus,
-    ApiService,
-    Extra(super::extra::Extra),
-}
+pub(crate) const NAME_DESC: &str =
+    "Name must be unique within a namespace; used to identify the object.";
+pub(crate) const AGE_DESC: &str = "Time since the object was created (metadata.creationTimestamp).";
+pub(crate) const CONTAINERS_DESC: &str = "Names of each container in the template.";
+pub(crate) const IMAGES_DESC: &str = "Images referenced by each container in the template.";
+pub(crate) const SELECTOR_DESC: &str = "Label selector for the pods this object manages.";
 
-/// The printer kube-apiserver uses for a group and plural resource; `None`
-/// for a resource without one (the host's default table prints it).
-pub(crate) fn printer_for(group: &str, resource: &str) -> Option<Printer> {
-    let group = if group == "core" { "" } else { group };
-    core_printer(group, resource)
-        .or_else(|| apps_batch_printer(group, resource))
-        .or_else(|| other_printer(group, resource))
-        .or_else(|| super::extra::printer(group, resource).map(Printer::Extra))
-}
-
-fn core_printer(group: &str, resource: &str) -> Option<Printer> {
-    if !group.is_empty() {
-        return None;
-    }
-    Some(match resource {
-        "pods" => Printer::Pod,
-        "podtemplates" => Printer::PodTemplate,
-        "replicationcontrollers" => Printer::ReplicationController,
-        "services" => Printer::Service,
-        "endpoints" => Printer::Endpoints,
-        "nodes" => Printer::Node,
-        "events" => Printer::Event,
-        "namespaces" => Printer::Namespace,
-        "secrets" => Printer::Secret,
-        "serviceaccounts" => Printer::ServiceAccount,
-        "persistentvolumes" => Printer::PersistentVolume,
-        "persistentvolumeclaims" => Printer::PersistentVolumeClaim,
-        "configmaps" => Printer::ConfigMap,
-        "resourcequotas" => Printer::ResourceQuota,
-        "componentstatuses" => Printer::ComponentStatus,
-        _ => return None,
-    })
-}
-
-fn apps_batch_printer(group: &str, resource: &str) -> Option<Printer> {
-    Some(match (group, resource) {
-        ("apps", "deployments") => Printer::Deployment,
-        ("apps", "replicasets") => Printer::ReplicaSet,
-        ("apps", "statefulsets") => Printer::StatefulSet,
-        ("apps", "daemonsets") => Printer::DaemonSet,
-        ("apps", "controllerrevisions") => Printer::ControllerRevision,
-        ("batch", "jobs") => Printer::Job,
-        ("batch", "cronjobs") => Printer::CronJob,
-        _ => return None,
-    })
-}
-
-fn other_printer(group: &str, resource: &str) -> Option<Printer> {
-    Some(match (group, resource) {
-        ("networking.k8s.io", "ingresses") => Printer::Ingress,
-        ("networking.k8s.io", "ingressclasses") => Printer::IngressClass,
-        ("networking.k8s.io", "networkpolicies") => Printer::NetworkPolicy,
-        ("policy", "poddisruptionbudgets") => Printer::PodDisruptionBudget,
-        ("storage.k8s.io", "storageclasses") => Printer::StorageClass,
-        ("scheduling.k8s.io", "priorityclasses") => Printer::PriorityClass,
-        ("rbac.authorization.k8s.io", "rolebindings" | "clusterrolebindings") => {
-            Printer::RoleBinding
-        }
-        ("coordination.k8s.io", "leases") => Printer::Lease,
-        ("discovery.k8s.io", "endpointslices") => Printer::EndpointSlice,
-        ("events.k8s.io", "events") => Printer::Event,
-        ("certificates.k8s.io", "certificatesigningrequests") => Printer::CertificateSigningRequest,
-        ("apiregistration.k8s.io", "apiservices") => Printer::ApiService,
-        (
-            "admissionregistration.k8s.io",
-            "mutatingwebhookconfigurations" | "validatingwebhookconfigurations",
-        ) => Printer::WebhookConfiguration,
-        _ => return None,
-    })
-}
-
-const NAME_DESC: &str = "Name must be unique within a namespace; used to identify the object.";
-const AGE_DESC: &str = "Time since the object was created (metadata.creationTimestamp).";
-const CONTAINERS_DESC: &str = "Names of each container in the template.";
-const IMAGES_DESC: &str = "Images referenced by each container in the template.";
-const SELECTOR_DESC: &str = "Label selector for the pods this object manages.";
-
-const fn col(name: &'static str, type_: &'static str, desc: &'static str, p: i32) -> Column {
+pub(crate) const fn col(
+    name: &'static str,
+    type_: &'static str,
+    desc: &'static str,
+    p: i32,
+) -> Column {
     Column {
         name,
         type_,
@@ -139,7 +37,7 @@ pub(crate) const fn int(name: &'static str, desc: &'static str) -> Column {
     col(name, "integer", desc, 0)
 }
 
-const fn wide(name: &'static str, desc: &'static str) -> Column {
+pub(crate) const fn wide(name: &'static str, desc: &'static str) -> Column {
     col(name, "string", desc, 1)
 }
 
@@ -151,430 +49,26 @@ pub(crate) const NAME: Column = Column {
     priority: 0,
 };
 pub(crate) const AGE: Column = text("Age", AGE_DESC);
-const CONTAINERS: Column = wide("Containers", CONTAINERS_DESC);
-const IMAGES: Column = wide("Images", IMAGES_DESC);
-const SELECTOR: Column = wide("Selector", SELECTOR_DESC);
-
-/// Column definitions of a printer.
-pub(crate) fn columns(p: Printer) -> Vec<Column> {
-    match p {
-        Printer::Pod => pod(),
-        Printer::Extra(p) => super::extra::columns(p),
-        Printer::PodTemplate => vec![
-            NAME,
-            text("Containers", CONTAINERS_DESC),
-            text("Images", IMAGES_DESC),
-            text("Pod Labels", "The labels for the pod template."),
-        ],
-        Printer::Node => node(),
-        Printer::Event => event(),
-        Printer::Service => service(),
-        Printer::PersistentVolume => persistent_volume(),
-        Printer::PersistentVolumeClaim => persistent_volume_claim(),
-        Printer::ComponentStatus => vec![
-            NAME,
-            text("Status", "Status of the component conditions"),
-            text("Message", "Message of the component conditions"),
-            text("Error", "Error of the component conditions"),
-        ],
-        Printer::ApiService => vec![
-            NAME,
-            text(
-                "Service",
-                "The reference to the service that hosts this API endpoint.",
-            ),
-            text("Available", "Whether this service is available."),
-            AGE,
-        ],
-        p => workload_columns(p)
-            .or_else(|| config_columns(p))
-            .or_else(|| network_columns(p))
-            .unwrap_or_default(),
-    }
-}
-
-fn pod() -> Vec<Column> {
-    vec![
-        NAME,
-        text(
-            "Ready",
-            "The aggregate readiness state of this pod for accepting traffic.",
-        ),
-        text(
-            "Status",
-            "The aggregate status of the containers in this pod.",
-        ),
-        text(
-            "Restarts",
-            "The number of times the containers in this pod have been restarted and when \
-             the last container in this pod has restarted.",
-        ),
-        AGE,
-        wide("IP", "IP address allocated to the pod."),
-        wide("Node", "The node the pod is scheduled to."),
-        wide(
-            "Nominated Node",
-            "The node the scheduler nominated for preemption.",
-        ),
-        wide(
-            "Readiness Gates",
-            "Readiness gates that are satisfied / declared.",
-        ),
-    ]
-}
-
-fn node() -> Vec<Column> {
-    vec![
-        NAME,
-        text("Status", "The status of the node"),
-        text("Roles", "The roles of the node"),
-        AGE,
-        text("Version", "Kubelet version reported by the node."),
-        wide("Internal-IP", "The node's first InternalIP address."),
-        wide("External-IP", "The node's first ExternalIP address."),
-        wide("OS-Image", "OS image reported by the node."),
-        wide("Kernel-Version", "Kernel version reported by the node."),
-        wide(
-            "Container-Runtime",
-            "Container runtime version reported by the node.",
-        ),
-    ]
-}
-
-fn event() -> Vec<Column> {
-    let mut name = NAME;
-    name.priority = 1;
-    vec![
-        text("Last Seen", "Time since the event was last observed."),
-        text("Type", "Type of this event (Normal, Warning)."),
-        text(
-            "Reason",
-            "Short, machine understandable reason for the event.",
-        ),
-        text("Object", "The object this event is about."),
-        wide("Subobject", "Field path of the involved object."),
-        wide("Source", "Component (and host) reporting the event."),
-        text("Message", "Human-readable description of the event."),
-        wide("First Seen", "Time since the event was first observed."),
-        wide("Count", "Number of times this event has occurred."),
-        name,
-    ]
-}
-
-fn service() -> Vec<Column> {
-    vec![
-        NAME,
-        text("Type", "How the service is exposed."),
-        text("Cluster-IP", "The cluster IP of the service."),
-        text("External-IP", "External addresses of the service."),
-        text("Port(s)", "Ports exposed by the service."),
-        AGE,
-        wide("Selector", "Label selector of the pods behind the service."),
-    ]
-}
-
-fn persistent_volume() -> Vec<Column> {
-    vec![
-        NAME,
-        text("Capacity", "Storage capacity of the volume."),
-        text("Access Modes", "Ways the volume can be mounted."),
-        text(
-            "Reclaim Policy",
-            "What happens to the volume when released.",
-        ),
-        text("Status", "Phase of the volume."),
-        text("Claim", "The claim bound to this volume."),
-        text("StorageClass", "StorageClass of the pv"),
-        text("VolumeAttributesClass", "VolumeAttributesClass of the pv"),
-        text("Reason", "Reason for a failed phase."),
-        AGE,
-        wide("VolumeMode", "Filesystem or Block."),
-    ]
-}
-
-fn persistent_volume_claim() -> Vec<Column> {
-    vec![
-        NAME,
-        text("Status", "Phase of the claim."),
-        text("Volume", "The volume bound to this claim."),
-        text("Capacity", "Capacity of the bound volume."),
-        text("Access Modes", "Access modes of the bound volume."),
-        text("StorageClass", "StorageClass of the pvc"),
-        text("VolumeAttributesClass", "VolumeAttributesClass of the pvc"),
-        AGE,
-        wide("VolumeMode", "Filesystem or Block."),
-    ]
-}
-
-fn workload_columns(p: Printer) -> Option<Vec<Column>> {
-    let replicas = |extra: Column| {
-        vec![
-            NAME,
-            int("Desired", "Number of desired pods."),
-            int("Current", "Number of pods currently running."),
-            int("Ready", "Number of ready pods."),
-            AGE,
-            CONTAINERS,
-            IMAGES,
-            extra,
-        ]
-    };
-    Some(match p {
-        Printer::ReplicationController | Printer::ReplicaSet => replicas(SELECTOR),
-        Printer::Deployment => vec![
-            NAME,
-            text("Ready", "Number of the pod with ready state"),
-            text("Up-to-date", "Pods updated to the latest template."),
-            text("Available", "Pods available to serve."),
-            AGE,
-            CONTAINERS,
-            IMAGES,
-            SELECTOR,
-        ],
-        Printer::StatefulSet => vec![
-            NAME,
-            text("Ready", "Number of the pod with ready state"),
-            AGE,
-            CONTAINERS,
-            IMAGES,
-        ],
-        Printer::DaemonSet => daemon_set(),
-        Printer::Job => job(),
-        Printer::CronJob => cron_job(),
-        Printer::ControllerRevision => vec![
-            NAME,
-            text("Controller", "Controller of the object"),
-            text("Revision", "Revision number of this state."),
-            AGE,
-        ],
-        _ => return None,
-    })
-}
-
-fn daemon_set() -> Vec<Column> {
-    vec![
-        NAME,
-        int("Desired", "Nodes that should run the daemon pod."),
-        int("Current", "Nodes running at least one daemon pod."),
-        int("Ready", "Nodes with a ready daemon pod."),
-        int("Up-to-date", "Nodes running the updated daemon pod."),
-        int("Available", "Nodes with an available daemon pod."),
-        text("Node Selector", "Node selector of the pod template."),
-        AGE,
-        CONTAINERS,
-        IMAGES,
-        SELECTOR,
-    ]
-}
-
-fn job() -> Vec<Column> {
-    vec![
-        NAME,
-        text("Status", "Status of the job."),
-        text(
-            "Completions",
-            "Succeeded pods out of the completions wanted.",
-        ),
-        text("Duration", "Time required to complete the job."),
-        AGE,
-        CONTAINERS,
-        IMAGES,
-        SELECTOR,
-    ]
-}
-
-fn cron_job() -> Vec<Column> {
-    vec![
-        NAME,
-        text("Schedule", "The cron schedule."),
-        text("Timezone", "Time zone of the schedule."),
-        col("Suspend", "boolean", "Whether new runs are suspended.", 0),
-        int("Active", "Number of running jobs."),
-        text("Last Schedule", "Time since the job was last scheduled."),
-        AGE,
-        CONTAINERS,
-        IMAGES,
-        SELECTOR,
-    ]
-}
-
-fn config_columns(p: Printer) -> Option<Vec<Column>> {
-    Some(match p {
-        Printer::Namespace => vec![NAME, text("Status", "The status of the namespace"), AGE],
-        Printer::Secret => vec![
-            NAME,
-            text("Type", "Type of the secret."),
-            text("Data", "Number of data entries."),
-            AGE,
-        ],
-        Printer::ServiceAccount => vec![NAME, text("Secrets", "Number of secrets."), AGE],
-        Printer::ConfigMap => vec![NAME, text("Data", "Number of data entries."), AGE],
-        Printer::ResourceQuota => vec![
-            NAME,
-            AGE,
-            text(
-                "Request",
-                "Request represents a minimum amount of cpu/memory that a container may consume.",
-            ),
-            text(
-                "Limit",
-                "Limits control the maximum amount of cpu/memory that a container may use \
-                 independent of contention on the node.",
-            ),
-        ],
-        Printer::Lease => vec![NAME, text("Holder", "Identity of the lease holder."), AGE],
-        Printer::PriorityClass => priority_class(),
-        Printer::PodDisruptionBudget => pod_disruption_budget(),
-        Printer::RoleBinding => role_binding(),
-        Printer::CertificateSigningRequest => certificate_signing_request(),
-        Printer::WebhookConfiguration => vec![
-            NAME,
-            int(
-                "Webhooks",
-                "Webhooks indicates the number of webhooks registered in this configuration",
-            ),
-            AGE,
-        ],
-        Printer::StorageClass => storage_class(),
-        _ => return None,
-    })
-}
-
-fn priority_class() -> Vec<Column> {
-    vec![
-        NAME,
-        int("Value", "Priority value."),
-        col(
-            "Global-Default",
-            "boolean",
-            "Whether this is the default class.",
-            0,
-        ),
-        AGE,
-        text(
-            "PreemptionPolicy",
-            "Policy for preempting lower-priority pods.",
-        ),
-    ]
-}
-
-fn pod_disruption_budget() -> Vec<Column> {
-    vec![
-        NAME,
-        text(
-            "Min Available",
-            "The minimum number of pods that must be available.",
-        ),
-        text(
-            "Max Unavailable",
-            "The maximum number of pods that may be unavailable.",
-        ),
-        int(
-            "Allowed Disruptions",
-            "Calculated number of pods that may be disrupted at this time.",
-        ),
-        AGE,
-    ]
-}
-
-fn role_binding() -> Vec<Column> {
-    vec![
-        NAME,
-        text("Role", "The role being granted."),
-        AGE,
-        wide("Users", "Users in the binding"),
-        wide("Groups", "Groups in the binding"),
-        wide("ServiceAccounts", "ServiceAccounts in the binding"),
-    ]
-}
-
-fn certificate_signing_request() -> Vec<Column> {
-    vec![
-        NAME,
-        AGE,
-        text("SignerName", "Signer requested for the certificate."),
-        text("Requestor", "User that created the request."),
-        text("RequestedDuration", "Requested certificate lifetime."),
-        text("Condition", "Approval state of the request."),
-    ]
-}
-
-fn storage_class() -> Vec<Column> {
-    vec![
-        NAME,
-        text("Provisioner", "Volume plugin that provisions volumes."),
-        text("ReclaimPolicy", "Reclaim policy of provisioned volumes."),
-        text(
-            "VolumeBindingMode",
-            "When volumes are bound and provisioned.",
-        ),
-        text("AllowVolumeExpansion", "Whether volumes may be expanded."),
-        AGE,
-    ]
-}
-
-fn network_columns(p: Printer) -> Option<Vec<Column>> {
-    Some(match p {
-        Printer::Endpoints => vec![NAME, text("Endpoints", "Ready endpoint addresses."), AGE],
-        Printer::EndpointSlice => vec![
-            NAME,
-            text("AddressType", "Type of the addresses in the slice."),
-            text("Ports", "Ports exposed by the endpoints."),
-            text("Endpoints", "Endpoint addresses."),
-            AGE,
-        ],
-        Printer::Ingress => vec![
-            NAME,
-            text(
-                "Class",
-                "The name of the IngressClass resource that should be used for additional \
-                 configuration",
-            ),
-            text(
-                "Hosts",
-                "Hosts that incoming requests are matched against before the ingress rule",
-            ),
-            text(
-                "Address",
-                "Address is a list containing ingress points for the load-balancer",
-            ),
-            text("Ports", "Ports of TLS configurations that open"),
-            AGE,
-        ],
-        Printer::IngressClass => vec![
-            NAME,
-            text(
-                "Controller",
-                "Controller that is responsible for handling this class",
-            ),
-            text(
-                "Parameters",
-                "A reference to a resource with additional parameters",
-            ),
-            AGE,
-        ],
-        Printer::NetworkPolicy => vec![
-            NAME,
-            text("Pod-Selector", "Pods the policy applies to."),
-            AGE,
-        ],
-        _ => return None,
-    })
-}
+pub(crate) const CONTAINERS: Column = wide("Containers", CONTAINERS_DESC);
+pub(crate) const IMAGES: Column = wide("Images", IMAGES_DESC);
+pub(crate) const SELECTOR: Column = wide("Selector", SELECTOR_DESC);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kinds::batch::table::{cron_job_columns as cron_job, job_columns as job};
+    use crate::kinds::core::table::{
+        event_columns as event, pod_columns as pod, resource_quota_columns as resource_quota,
+    };
 
-    fn names(p: Printer) -> Vec<&'static str> {
-        columns(p).iter().map(|c| c.name).collect()
+    fn names(columns: Vec<Column>) -> Vec<&'static str> {
+        columns.iter().map(|c| c.name).collect()
     }
-
     #[test]
     fn pod_columns_and_wide_priority() {
-        let cols = columns(Printer::Pod);
+        let cols = pod();
         assert_eq!(
-            names(Printer::Pod)[..5],
+            names(pod())[..5],
             ["Name", "Ready", "Status", "Restarts", "Age"]
         );
         assert!(cols[..5].iter().all(|c| c.priority == 0));
@@ -583,46 +77,18 @@ mod tests {
     }
 
     #[test]
-    fn resource_mapping() {
-        assert_eq!(
-            printer_for("apps", "deployments"),
-            Some(Printer::Deployment)
-        );
-        assert_eq!(printer_for("core", "pods"), Some(Printer::Pod));
-        assert_eq!(printer_for("events.k8s.io", "events"), Some(Printer::Event));
-        assert_eq!(printer_for("rbac.authorization.k8s.io", "roles"), None);
-    }
-
-    #[test]
-    fn kinds_kube_prints_with_its_default_table_have_no_printer() {
-        // Their REST storage sets rest.NewDefaultTableConvertor.
-        for (group, plural) in [
-            ("", "limitranges"),
-            ("rbac.authorization.k8s.io", "roles"),
-            ("rbac.authorization.k8s.io", "clusterroles"),
-            ("storage.k8s.io", "csistoragecapacities"),
-            ("apiextensions.k8s.io", "customresourcedefinitions"),
-        ] {
-            assert_eq!(printer_for(group, plural), None, "{group}/{plural}");
-        }
-    }
-
-    #[test]
     fn ordered_like_kube() {
         assert_eq!(
-            names(Printer::Job)[..5],
+            names(job())[..5],
             ["Name", "Status", "Completions", "Duration", "Age"]
         );
+        assert_eq!(names(resource_quota()), ["Name", "Age", "Request", "Limit"]);
         assert_eq!(
-            names(Printer::ResourceQuota),
-            ["Name", "Age", "Request", "Limit"]
-        );
-        assert_eq!(
-            names(Printer::Event)[..4],
+            names(event())[..4],
             ["Last Seen", "Type", "Reason", "Object"]
         );
         assert_eq!(
-            names(Printer::CronJob)[..7],
+            names(cron_job())[..7],
             [
                 "Name",
                 "Schedule",

@@ -6,29 +6,21 @@
 //! printer (the answer `{}`) with kube's default NAME and CREATED AT.
 //!
 //! Cells are always computed in "wide" form, as kube-apiserver does; the
-//! client hides priority-1 columns unless `-o wide` is asked for.
+//! client hides priority-1 columns unless `-o wide` is asked for. Which
+//! printer a kind has is its rules' (`crate::kinds`); the files here are
+//! the printers' columns and row functions.
 
-mod access;
-mod admission_policies;
-mod autoscaling;
-mod cluster;
-mod columns;
-mod config;
-mod csi;
+pub(crate) mod access;
+pub(crate) mod columns;
 mod descriptions;
-mod extra;
-mod flowcontrol;
-mod network;
-mod pods;
-mod rows;
-mod storage;
-mod workloads;
+pub(crate) mod network;
+pub(crate) mod workloads;
 
 use capstan_plugin_sdk::StrategyCall;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 
-use columns::{columns, printer_for, Printer};
+use crate::kinds::{self, Printer};
 
 /// A `TableColumnDefinition`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,11 +48,18 @@ impl Column {
 /// The answer to a "table" call: `{"columnDefinitions", "rows"}`, or `{}`
 /// for a kind without a printer.
 pub fn answer(call: &StrategyCall) -> Result<Value, String> {
-    let Some(printer) = printer_for(&call.resource.group, &call.resource.resource) else {
+    let group = match call.resource.group.as_str() {
+        "core" => "",
+        group => group,
+    };
+    let Some(printer) = kinds::rules_for(group, &call.resource.resource).printer() else {
         return Ok(json!({}));
     };
     let now = now(call.now.as_deref())?;
-    let mut column_defs: Vec<Value> = columns(printer).into_iter().map(Column::to_json).collect();
+    let mut column_defs: Vec<Value> = (printer.columns)()
+        .into_iter()
+        .map(Column::to_json)
+        .collect();
     descriptions::apply(
         &call.resource.group,
         &call.resource.resource,
@@ -78,13 +77,19 @@ fn now(text: Option<&str>) -> Result<DateTime<Utc>, String> {
         .map_err(|e| format!("\"now\" is not an RFC 3339 time: {e}"))
 }
 
-fn row(p: Printer, obj: &Value, now: DateTime<Utc>) -> Value {
+/// A time from its RFC 3339 text (the printers' tests).
+#[cfg(test)]
+pub(crate) fn at(text: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(text)
+        .map(|t| t.with_timezone(&Utc))
+        .unwrap_or_default()
+}
+
+fn row(printer: Printer, obj: &Value, now: DateTime<Utc>) -> Value {
     let mut row = Map::new();
-    row.insert("cells".into(), Value::Array(rows::cells(p, obj, now)));
-    if p == Printer::Pod {
-        if let Some(conditions) = pods::pod_row_conditions(obj) {
-            row.insert("conditions".into(), conditions);
-        }
+    row.insert("cells".into(), Value::Array((printer.row)(obj, now)));
+    if let Some(conditions) = printer.conditions.and_then(|f| f(obj)) {
+        row.insert("conditions".into(), conditions);
     }
     Value::Object(row)
 }
@@ -122,6 +127,11 @@ mod tests {
         assert_eq!(t["rows"][0]["cells"][0], "p");
         assert_eq!(t["rows"][0]["cells"][4], "60s");
         assert_eq!(t["rows"][0]["conditions"][0]["type"], "Completed");
+        let t = answer(&call("core", "services", vec![service.clone()])).unwrap();
+        assert_eq!(
+            t["rows"][0]["cells"][4], "80/TCP",
+            "core is the legacy group"
+        );
         let t = answer(&call("", "services", vec![service])).unwrap();
         assert_eq!(t["rows"][0]["cells"][4], "80/TCP");
         assert!(t["rows"][0].get("conditions").is_none());

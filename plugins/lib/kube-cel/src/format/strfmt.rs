@@ -78,7 +78,7 @@ pub(super) fn is_datetime(text: &str) -> bool {
 /// `url.ParseRequestURI`'s error, if any: an absolute URI or an absolute
 /// path (Go's wording).
 pub(super) fn uri(text: &str) -> Vec<String> {
-    let quoted = format!("{text:?}");
+    let quoted = kube_rules::gofmt::quote(text);
     if text.is_empty() {
         return vec![format!("parse {quoted}: empty url")];
     }

@@ -9,9 +9,10 @@ use cel::Program;
 use serde_json::Value;
 
 use super::cost::{self, StaticSizes, STATIC_CRD_LIMIT, STATIC_EXPRESSION_LIMIT};
-use super::messages::{quote, ProblemKind, RuleProblem, ViolationKind};
+use super::messages::{ProblemKind, RuleProblem, ViolationKind};
 use super::schema::{Node, Place};
 use super::{field_path, typecheck, Rule, Source};
+use kube_rules::gofmt::quote;
 
 /// kube's supported reasons, as `sets.List` sorts them.
 const REASONS: [&str; 4] = [

@@ -50,7 +50,7 @@ impl RuleViolation {
 
     /// kube's `field.Error.ErrorBody()`: the message without the field.
     pub fn body(&self) -> String {
-        let quoted = format!("{:?}", self.value_type);
+        let quoted = kube_rules::gofmt::quote(&self.value_type);
         match self.kind {
             ViolationKind::Invalid => format!("Invalid value: {quoted}: {}", self.detail),
             ViolationKind::Forbidden => format!("Forbidden: {}", self.detail),
@@ -121,11 +121,6 @@ impl RuleProblem {
             ProblemKind::Internal => format!("Internal error: {}", self.detail),
         }
     }
-}
-
-/// A Go `%q` of `text` (close enough: Rust's escapes for the common cases).
-pub(crate) fn quote(text: &str) -> String {
-    format!("{text:?}")
 }
 
 /// cel-go's text for an evaluation error (`no such key: x`, …).
