@@ -1,65 +1,9 @@
-//! Renders JSON values the way Go prints the decoded `interface{}` in kube's
-//! error messages (`%v`, `reflect.TypeOf`, encoding/json kind names), so that
-//! patch errors read exactly like kube-apiserver's.
+//! The patch errors of encoding/json and mergepatch, worded as kube-apiserver
+//! words them; Go's `%v`, `reflect.TypeOf` and JSON kind names of the values
+//! they print are `kube_rules::gofmt`'s.
 
+use kube_rules::gofmt::{json_kind, type_of as go_type, v as go_value};
 use serde_json::Value;
-
-/// Go's `fmt.Sprintf("%v", v)` of a decoded JSON value: `map[a:1 b:[x y]]`.
-pub(crate) fn go_value(v: &Value) -> String {
-    match v {
-        Value::Null => "<nil>".to_string(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => go_number(n),
-        Value::String(s) => s.clone(),
-        Value::Array(items) => {
-            let parts: Vec<String> = items.iter().map(go_value).collect();
-            format!("[{}]", parts.join(" "))
-        }
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            let parts: Vec<String> = keys
-                .into_iter()
-                .map(|k| format!("{k}:{}", go_value(&map[k])))
-                .collect();
-            format!("map[{}]", parts.join(" "))
-        }
-    }
-}
-
-fn go_number(n: &serde_json::Number) -> String {
-    if n.is_f64() {
-        n.as_f64().map(|f| f.to_string()).unwrap_or_default()
-    } else {
-        n.to_string()
-    }
-}
-
-/// Go's `reflect.TypeOf(v)` string for a decoded JSON value (`%s` of it).
-pub(crate) fn go_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "%!s(<nil>)",
-        Value::Bool(_) => "bool",
-        Value::Number(n) if n.is_f64() => "float64",
-        Value::Number(_) => "int64",
-        Value::String(_) => "string",
-        Value::Array(_) => "[]interface {}",
-        Value::Object(_) => "map[string]interface {}",
-    }
-}
-
-/// encoding/json's name for a value's JSON kind, as in
-/// `json: cannot unmarshal array into Go value of type ...`.
-pub(crate) fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
 
 /// `json: cannot unmarshal <kind> into Go value of type <go_type>`.
 pub(crate) fn unmarshal_error(v: &Value, go_type: &str) -> String {
@@ -95,15 +39,6 @@ pub(crate) fn no_merge_key(map: &Value, key: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn maps_print_sorted_like_go() {
-        let v = json!({"name": "web", "image": "nginx", "ports": [80, 443], "x": null});
-        assert_eq!(
-            go_value(&v),
-            "map[image:nginx name:web ports:[80 443] x:<nil>]"
-        );
-    }
 
     #[test]
     fn merge_key_and_type_errors_match_mergepatch() {

@@ -4,10 +4,6 @@
 use crate::apimachinery::status::Cause;
 use rand::Rng;
 
-const SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-const LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-const DNS1035_MSG: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
-
 /// Which rule a resource's names follow.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum NameRule {
@@ -28,57 +24,21 @@ pub fn rule_for(group: &str, resource: &str) -> NameRule {
     }
 }
 
-fn is_label(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && b.iter()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-        && b[0] != b'-'
-        && b[b.len() - 1] != b'-'
-}
-
-fn is_subdomain(s: &str) -> bool {
-    s.split('.').all(is_label)
-}
-
-fn is_dns1035(s: &str) -> bool {
-    is_label(s) && s.as_bytes()[0].is_ascii_lowercase()
-}
-
 /// kube's `IsValidPathSegmentName`: a name that can be a path segment.
 pub fn is_valid_path_segment(name: &str) -> bool {
-    path_segment_problems(name).is_empty()
+    kube_rules::path_segment_name(name).is_empty()
 }
 
-/// Problems with a path-segment name (every name must pass these).
-fn path_segment_problems(name: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    if name == "." || name == ".." {
-        out.push(format!("may not be '{name}'"));
-    }
-    for bad in ["/", "%"] {
-        if name.contains(bad) {
-            out.push(format!("may not contain '{bad}'"));
-        }
-    }
-    out
-}
-
-/// Validates `name` under `rule`; each problem is a cause on `metadata.name`.
+/// Validates `name` under `rule` (kube's `IsValidPathSegmentName`, then the
+/// rule's own check); each problem is a cause on `field`.
 pub fn validate(rule: NameRule, name: &str, field: &str) -> Vec<Cause> {
-    let mut problems = path_segment_problems(name);
-    let (max, ok, msg) = match rule {
-        NameRule::Subdomain => (253, is_subdomain(name), SUBDOMAIN_MSG),
-        NameRule::Label => (63, is_label(name), LABEL_MSG),
-        NameRule::Dns1035 => (63, is_dns1035(name), DNS1035_MSG),
-        NameRule::PathSegment => (usize::MAX, true, ""),
-    };
-    if name.len() > max {
-        problems.push(format!("must be no more than {max} characters"));
-    }
-    if !ok {
-        problems.push(msg.to_string());
-    }
+    let mut problems = kube_rules::path_segment_name(name);
+    problems.extend(match rule {
+        NameRule::Subdomain => kube_rules::dns1123_subdomain(name),
+        NameRule::Label => kube_rules::dns1123_label(name),
+        NameRule::Dns1035 => kube_rules::dns1035_label(name),
+        NameRule::PathSegment => Vec::new(),
+    });
     problems
         .into_iter()
         .map(|p| Cause::invalid(field, name, &p))
@@ -117,7 +77,8 @@ mod tests {
 
     #[test]
     fn labels_and_services() {
-        assert!(!validate(NameRule::Label, "a.b", "metadata.name").is_empty());
+        let dotted = validate(NameRule::Label, "a.b", "metadata.name");
+        assert!(dotted[0].message.ends_with("must not contain dots"));
         assert!(!validate(NameRule::Dns1035, "1abc", "metadata.name").is_empty());
         assert!(validate(NameRule::Dns1035, "abc-1", "metadata.name").is_empty());
         assert_eq!(

@@ -1,7 +1,7 @@
 //! `--audit-log-format legacy`: kube's one-line text form of an event
 //! (`<time> AUDIT: id="..." stage="..." ip="..." method="..." user="..." ...`).
 
-use crate::apimachinery::selectors::validation::go_quote;
+use kube_rules::gofmt::quote as go_quote;
 use serde_json::Value;
 
 pub fn line(event: &Value) -> String {

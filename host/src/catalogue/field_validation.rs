@@ -6,6 +6,7 @@
 //! sends Strict by default.
 
 use super::Schemas;
+use kube_rules::gofmt::quote;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 
@@ -55,11 +56,6 @@ impl FieldProblems {
             self.unknown.push(path);
         }
     }
-}
-
-/// Go's `%q` for the paths we produce.
-fn quote(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
 }
 
 /// Checks a JSON body against the resource's schema. Bodies that are not

@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 /// The JSON kind Go names in `cannot unmarshal <kind> into ...`.
-pub(super) use crate::apimachinery::gofmt::json_kind as kind_name;
+pub(super) use kube_rules::gofmt::json_kind as kind_name;
 
 /// Go's integer types of the schema formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -116,7 +116,7 @@ pub fn check_decodes(kind: PatchType, body: &[u8]) -> Result<(), PatchError> {
     let unmarshal = |v: &Value, into: &str| {
         format!(
             "json: cannot unmarshal {} into Go value of type {into}",
-            go_json_type(v)
+            kube_rules::gofmt::json_kind(v)
         )
     };
     match (kind, &doc) {
@@ -138,7 +138,7 @@ fn op_decode_error(op: &Value) -> Option<String> {
         return (!op.is_null()).then(|| {
             format!(
                 "json: cannot unmarshal {} into Go value of type handlers.jsonPatchOp",
-                go_json_type(op)
+                kube_rules::gofmt::json_kind(op)
             )
         });
     };
@@ -146,21 +146,9 @@ fn op_decode_error(op: &Value) -> Option<String> {
         let v = fields.get(*f).filter(|v| !v.is_string() && !v.is_null())?;
         Some(format!(
             "json: cannot unmarshal {} into Go struct field jsonPatchOp.{f} of type string",
-            go_json_type(v)
+            kube_rules::gofmt::json_kind(v)
         ))
     })
-}
-
-/// Go's name of a JSON value's type in its unmarshal errors.
-fn go_json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-        Value::String(_) => "string",
-        Value::Number(_) => "number",
-        Value::Bool(_) => "bool",
-        Value::Null => "null",
-    }
 }
 
 #[cfg(test)]

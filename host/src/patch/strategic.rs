@@ -103,8 +103,8 @@ fn map_directive(
             shown.insert(PATCH.to_string(), directive.clone());
             Err(PatchError::Internal(format!(
                 "unknown patch type: {} in map: {}",
-                gofmt::go_value(&directive),
-                gofmt::go_value(&Value::Object(shown))
+                kube_rules::gofmt::v(&directive),
+                kube_rules::gofmt::v(&Value::Object(shown))
             )))
         }
     }

@@ -7,7 +7,9 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use super::label_parse;
-use super::validation::{aggregate, go_quote, invalid, label_value_errors, qualified_name_errors};
+use super::validation::invalid;
+use kube_rules::gofmt::quote as go_quote;
+use kube_rules::{label_value as label_value_errors, qualified_name as qualified_name_errors};
 
 /// A requirement's operator, as in `k8s.io/apimachinery/pkg/selection`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,7 +58,7 @@ impl Requirement {
                 errs.push(invalid(&path, &go_quote(v), &v_errs.join("; ")));
             }
         }
-        match aggregate(errs) {
+        match Some(kube_rules::gofmt::aggregate(&errs)).filter(|a| !a.is_empty()) {
             Some(e) => Err(e),
             None => Ok(Requirement {
                 key: key.to_string(),

@@ -5,7 +5,9 @@
 use std::collections::BTreeSet;
 
 use super::label::{Operator, Requirement};
-use super::validation::{go_quote, invalid, qualified_name_errors};
+use super::validation::invalid;
+use kube_rules::gofmt::quote as go_quote;
+use kube_rules::qualified_name as qualified_name_errors;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Token {

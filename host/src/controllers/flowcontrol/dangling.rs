@@ -31,21 +31,16 @@ fn wanted(level: &str, exists: bool) -> (&'static str, &'static str, String) {
     if exists {
         let message = format!(
             "This FlowSchema references the PriorityLevelConfiguration object named {} and it exists",
-            go_quote(level)
+            kube_rules::gofmt::quote(level)
         );
         ("False", "Found", message)
     } else {
         let message = format!(
             "This FlowSchema references the PriorityLevelConfiguration object named {} but there is no such object",
-            go_quote(level)
+            kube_rules::gofmt::quote(level)
         );
         ("True", "NotFound", message)
     }
-}
-
-/// Go's `%q` of a name (names are DNS subdomains: JSON quoting is the same).
-fn go_quote(text: &str) -> String {
-    Value::from(text).to_string()
 }
 
 /// The status configuration to apply to `flow_schema`, when its Dangling

@@ -167,8 +167,8 @@ fn validate_against_order(
     if p < kept.len() {
         return Err(PatchError::Internal(format!(
             "the order in patch list:\n{}\n doesn't match {SET_ELEMENT_ORDER} list:\n{}",
-            gofmt::go_value(&Value::Array(patched.to_vec())),
-            gofmt::go_value(&Value::Array(order.to_vec()))
+            kube_rules::gofmt::v(&Value::Array(patched.to_vec())),
+            kube_rules::gofmt::v(&Value::Array(order.to_vec()))
         )));
     }
     Ok(())

@@ -48,7 +48,7 @@ pub(super) fn element_kind(a: &[Value], b: &[Value]) -> Result<Option<Kind>, Pat
         let both = Value::Array(vec![Value::Array(a.to_vec()), Value::Array(b.to_vec())]);
         return Err(PatchError::Internal(format!(
             "list element types are not identical: {}",
-            gofmt::go_value(&both)
+            kube_rules::gofmt::v(&both)
         )));
     }
     Ok(Some(first))
@@ -178,8 +178,8 @@ fn apply_item_directives(
             _ => {
                 return Err(PatchError::Internal(format!(
                     "unknown patch type: {} in map: {}",
-                    gofmt::go_value(&directive),
-                    gofmt::go_value(&item)
+                    kube_rules::gofmt::v(&directive),
+                    kube_rules::gofmt::v(&item)
                 )))
             }
         }

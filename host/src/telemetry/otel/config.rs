@@ -42,7 +42,7 @@ impl TracingConfiguration {
         if !errors.is_empty() {
             return Err(format!(
                 "failed to validate tracing configuration: {}",
-                aggregate(&errors)
+                kube_rules::gofmt::aggregate(&errors)
             ));
         }
         Ok(config)
@@ -88,14 +88,6 @@ impl TracingConfiguration {
     /// `WithInsecure`).
     pub fn url(&self) -> Result<String, String> {
         collector_url(self.endpoint.as_deref().unwrap_or(DEFAULT_ENDPOINT))
-    }
-}
-
-/// kube's aggregate of field errors: one alone, or `[a, b]`.
-fn aggregate(errors: &[String]) -> String {
-    match errors {
-        [one] => one.clone(),
-        many => format!("[{}]", many.join(", ")),
     }
 }
 

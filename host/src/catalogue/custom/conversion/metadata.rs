@@ -4,9 +4,9 @@
 //! (validateConvertedObject, restoreObjectMeta), and changed labels and
 //! annotations must be valid.
 
-use crate::apimachinery::selectors::validation::{
-    aggregate, go_quote, invalid, label_value_errors, qualified_name_errors,
-};
+use crate::apimachinery::selectors::validation::invalid;
+use kube_rules::gofmt::{aggregate, quote as go_quote};
+use kube_rules::{label_value as label_value_errors, qualified_name as qualified_name_errors};
 use serde_json::{Map, Value};
 
 /// kube's `TotalAnnotationSizeLimitB`.
@@ -105,7 +105,8 @@ fn keep_answered(
             "labels" => label_errors(response),
             _ => annotation_errors(response),
         };
-        if let Some(message) = aggregate(problems) {
+        let message = aggregate(&problems);
+        if !message.is_empty() {
             return Err(message);
         }
     }

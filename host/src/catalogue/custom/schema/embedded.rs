@@ -4,9 +4,9 @@
 
 use super::node::Node;
 use super::problems::invalid;
-use crate::apimachinery::gofmt::json_kind;
 use crate::apimachinery::names::{self, NameRule};
 use crate::apimachinery::status::Cause;
+use kube_rules::gofmt::json_kind;
 use serde_json::{Map, Value};
 
 pub(super) fn validate(x: &Value, s: &Node, path: &str, out: &mut Vec<Cause>) {
@@ -77,13 +77,7 @@ fn kind(v: &Value, field: &str) -> Option<Cause> {
     if s.is_empty() {
         return Some(invalid(field, v, "must not be empty"));
     }
-    let lower = s.to_lowercase();
-    let prefix = format!("Invalid value: {}: ", Value::from(lower.as_str()));
-    let problems: Vec<String> = names::validate(NameRule::Dns1035, &lower, field)
-        .into_iter()
-        .filter_map(|c| c.message.strip_prefix(&prefix).map(String::from))
-        .filter(|p| !p.starts_with("may not"))
-        .collect();
+    let problems = kube_rules::dns1035_label(&s.to_lowercase());
     (!problems.is_empty()).then(|| {
         let detail = format!(
             "may have mixed case, but should otherwise match: {}",

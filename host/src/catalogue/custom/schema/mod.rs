@@ -16,7 +16,6 @@
 mod defaults;
 mod embedded;
 mod formats;
-mod go_values;
 mod list_types;
 mod node;
 mod problems;

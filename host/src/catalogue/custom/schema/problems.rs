@@ -1,9 +1,9 @@
 //! kube-openapi's validation errors and how kube 1.33 turns them into the
 //! field errors of a 422 (apiextensions' kubeOpenAPIResultToFieldErrors).
 
-use super::go_values::{bad_value, go_json};
-use crate::apimachinery::selectors::validation::go_quote;
 use crate::apimachinery::status::Cause;
+use kube_rules::gofmt::quote as go_quote;
+use kube_rules::gofmt::{bad_value, json as go_json};
 use serde_json::Value;
 
 /// What kind of openapi error a problem is; the kinds kube maps specially.

@@ -2,9 +2,9 @@
 //! reports a failing anyOf/oneOf by its branch with the most matches.
 
 use super::{validate_value, Outcome};
-use crate::apimachinery::selectors::validation::go_quote;
 use crate::catalogue::custom::schema::node::Node;
 use crate::catalogue::custom::schema::problems::Problem;
+use kube_rules::gofmt::quote as go_quote;
 use serde_json::Value;
 
 /// The value and its correlated old value, as the junctors pass them on.

@@ -2,9 +2,9 @@
 //! multipleOf, minimum and maximum, with Go's int64 and float64 paths.
 
 use super::{is_json_integer, Kind, Outcome};
-use crate::catalogue::custom::schema::go_values::go_float;
 use crate::catalogue::custom::schema::node::Node;
 use crate::catalogue::custom::schema::problems::{Code, Problem};
+use kube_rules::gofmt::float as go_float;
 use serde_json::Value;
 
 /// maxLength, minLength (in runes), pattern: the first failure only.
