@@ -95,10 +95,21 @@ fi; \
 libc=$$('$(WASM_CC)' --target=wasm32-wasi -print-file-name=libc.a); \
 builtins=$$('$(WASM_CC)' --target=wasm32-wasi -print-libgcc-file-name); \
 linker=$$('$(WASM_CC)' --target=wasm32-wasi -print-prog-name=wasm-ld); \
-if [ ! -e "$$libc" ] || [ ! -e "$$builtins" ] || ! command -v "$$linker" >/dev/null 2>&1; then \
-  echo "capstan C SDK: $(WASM_CC) cannot link for wasm32-wasi here: it needs wasi-libc (libc.a), its wasm32 builtins ($$builtins) and wasm-ld." >&2; \
-  echo "Install them (Debian 12) with:" >&2; \
-  echo "  sudo apt-get install lld wasi-libc libclang-rt-14-dev-wasm32" >&2; \
+major=$$('$(WASM_CC)' -dumpversion | cut -d. -f1); \
+missing=; packages=; \
+if [ ! -e "$$libc" ]; then \
+  missing="$$missing, wasi-libc (no libc.a for wasm32-wasi)"; packages="$$packages wasi-libc"; \
+fi; \
+if [ ! -e "$$builtins" ]; then \
+  missing="$$missing, clang's wasm32 builtins (no $$builtins)"; packages="$$packages libclang-rt-$$major-dev-wasm32"; \
+fi; \
+if ! command -v "$$linker" >/dev/null 2>&1; then \
+  missing="$$missing, the wasm-ld linker (no $$linker)"; packages="$$packages lld"; \
+fi; \
+if [ -n "$$missing" ]; then \
+  echo "capstan C SDK: $(WASM_CC) cannot link for wasm32-wasi here; missing: $${missing#, }." >&2; \
+  echo "Install (Debian 12) with:" >&2; \
+  echo "  sudo apt-get install$$packages" >&2; \
   exit 1; \
 fi
 endef

@@ -310,6 +310,35 @@ fn the_c_sdk_takes_only_its_own_wit_bindgen_and_names_what_is_missing() {
                 .contains("  sudo apt-get install clang lld wasi-libc libclang-rt-14-dev-wasm32\n"),
         "{said}"
     );
+    // A clang without wasi-libc, its wasm32 builtins and wasm-ld: each named, with its package.
+    let bare_clang = dir.path().join("bare-clang");
+    std::fs::write(
+        &bare_clang,
+        "#!/bin/sh\nfor a; do case \"$a\" in\n\
+         -dumpversion) echo 14.0.6;;\n\
+         -print-file-name=*) echo libc.a;;\n\
+         -print-libgcc-file-name) echo /nonexistent/libclang_rt.builtins-wasm32.a;;\n\
+         -print-prog-name=*) echo /nonexistent/wasm-ld;;\n\
+         esac; done\n",
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&bare_clang, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let said = make(&[
+        "build/wasm/.toolchain",
+        &format!("WASM_CC={}", bare_clang.display()),
+    ]);
+    assert!(
+        said.contains(&format!(
+            "capstan C SDK: {} cannot link for wasm32-wasi here; missing: wasi-libc (no libc.a for wasm32-wasi), \
+             clang's wasm32 builtins (no /nonexistent/libclang_rt.builtins-wasm32.a), \
+             the wasm-ld linker (no /nonexistent/wasm-ld).\n",
+            bare_clang.display()
+        )) && said.contains("  sudo apt-get install wasi-libc libclang-rt-14-dev-wasm32 lld\n"),
+        "{said}"
+    );
     // -o: the core module counts as made, so only the componentize step runs.
     let said = make(&[
         "-o",
