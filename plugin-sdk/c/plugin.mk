@@ -67,10 +67,10 @@ WASM_OBJECTS := $(patsubst %.c,$(BUILD)/wasm/%.o,$(notdir $(SDK_SOURCES) $(SOURC
 .PHONY: all test clean
 all: $(PLUGIN).wasm
 
-# Each tool checked where it is first needed; a missing or wrong one stops
-# the build with its name and the command that gets it.
+# Each tool is checked before the first compile (all that are missing named
+# at once, each with the command that gets it), and again where it is used.
 define check_wit_bindgen
-@found=$$('$(WIT_BINDGEN)' --version 2>/dev/null); \
+found=$$('$(WIT_BINDGEN)' --version 2>/dev/null); \
 if [ "$$found" != "wit-bindgen-cli $(WIT_BINDGEN_VERSION)" ]; then \
   if [ -z "$$found" ]; then \
     echo "capstan C SDK: wit-bindgen $(WIT_BINDGEN_VERSION) is missing (no $(WIT_BINDGEN))." >&2; \
@@ -85,7 +85,7 @@ fi
 endef
 
 define check_wasm_cc
-@if ! command -v '$(WASM_CC)' >/dev/null 2>&1; then \
+if ! command -v '$(WASM_CC)' >/dev/null 2>&1; then \
   echo "capstan C SDK: $(WASM_CC) is missing (clang with wasi-libc compiles the component)." >&2; \
   echo "Install it (Debian 12) with:" >&2; \
   echo "  sudo apt-get install clang lld wasi-libc libclang-rt-14-dev-wasm32" >&2; \
@@ -95,16 +95,27 @@ fi; \
 libc=$$('$(WASM_CC)' --target=wasm32-wasi -print-file-name=libc.a); \
 builtins=$$('$(WASM_CC)' --target=wasm32-wasi -print-libgcc-file-name); \
 linker=$$('$(WASM_CC)' --target=wasm32-wasi -print-prog-name=wasm-ld); \
-if [ ! -e "$$libc" ] || [ ! -e "$$builtins" ] || ! command -v "$$linker" >/dev/null 2>&1; then \
-  echo "capstan C SDK: $(WASM_CC) cannot link for wasm32-wasi here: it needs wasi-libc (libc.a), its wasm32 builtins ($$builtins) and wasm-ld." >&2; \
-  echo "Install them (Debian 12) with:" >&2; \
-  echo "  sudo apt-get install lld wasi-libc libclang-rt-14-dev-wasm32" >&2; \
+major=$$('$(WASM_CC)' -dumpversion | cut -d. -f1); \
+missing=; packages=; \
+if [ ! -e "$$libc" ]; then \
+  missing="$$missing, wasi-libc (no libc.a for wasm32-wasi)"; packages="$$packages wasi-libc"; \
+fi; \
+if [ ! -e "$$builtins" ]; then \
+  missing="$$missing, clang's wasm32 builtins (no $$builtins)"; packages="$$packages libclang-rt-$$major-dev-wasm32"; \
+fi; \
+if ! command -v "$$linker" >/dev/null 2>&1; then \
+  missing="$$missing, the wasm-ld linker (no $$linker)"; packages="$$packages lld"; \
+fi; \
+if [ -n "$$missing" ]; then \
+  echo "capstan C SDK: $(WASM_CC) cannot link for wasm32-wasi here; missing: $${missing#, }." >&2; \
+  echo "Install (Debian 12) with:" >&2; \
+  echo "  sudo apt-get install$$packages" >&2; \
   exit 1; \
 fi
 endef
 
 define check_capstan
-@if ! '$(CAPSTAN)' plugin componentize --help >/dev/null 2>&1; then \
+if ! '$(CAPSTAN)' plugin componentize --help >/dev/null 2>&1; then \
   if command -v '$(CAPSTAN)' >/dev/null 2>&1; then \
     echo "capstan C SDK: $(CAPSTAN) has no working \`plugin componentize\` (an older capstan?)." >&2; \
   else \
@@ -119,13 +130,19 @@ endef
 
 # Bindings generated from the one WIT file, never copied.
 $(BINDINGS)/$(WORLD).c $(BINDINGS)/$(WORLD).h $(BINDINGS)/$(WORLD)_component_type.o: $(WIT_DIR)/capstan.wit
-	$(check_wit_bindgen)
+	@$(check_wit_bindgen)
 	@mkdir -p $(BINDINGS)
 	$(WIT_BINDGEN) c $(WIT_DIR) --world $(WORLD) --out-dir $(BINDINGS)
 
-# clang, wasi-libc, the builtins and wasm-ld, checked once per build folder.
+# Every tool of the component's build (wit-bindgen; clang, wasi-libc, the
+# builtins and wasm-ld; capstan), checked once per build folder, before the
+# first compile.
 $(BUILD)/wasm/.toolchain:
-	$(check_wasm_cc)
+	@failed=0; \
+	( $(check_wit_bindgen) ) || failed=1; \
+	( $(check_wasm_cc) ) || failed=1; \
+	( $(check_capstan) ) || failed=1; \
+	[ $$failed = 0 ]
 	@mkdir -p $(dir $@) && touch $@
 
 vpath %.c $(CAPSTAN_C_SDK)/src $(sort $(dir $(SOURCES)))
@@ -146,7 +163,7 @@ $(BUILD)/$(PLUGIN).core.wasm: $(WASM_OBJECTS) $(BINDINGS)/$(WORLD)_component_typ
 	$(WASM_CC) --target=wasm32-wasi $(WASM_CFLAGS) $(WASM_LDFLAGS) $^ -o $@
 
 $(PLUGIN).wasm: $(BUILD)/$(PLUGIN).core.wasm
-	$(check_capstan)
+	@$(check_capstan)
 	$(CAPSTAN) plugin componentize --module $< --world $(WORLD) -o $@
 
 # Unit tests: the plugin and the SDK compiled natively with the fake host.

@@ -218,8 +218,9 @@ fn fake_wit_bindgen(dir: &Path, version: &str) -> PathBuf {
 /// The C SDK's wit-bindgen is the one of its version's folder of the user
 /// cache, so the Go SDK's (0.63, on PATH or exported as WIT_BINDGEN, as
 /// issue 28 found it after following both READMEs) can never be taken for
-/// it; a missing or wrong one, a missing clang or capstan, each stops the
-/// build with the command that gets it. Only make runs: the tools are fakes.
+/// it; a missing or wrong one, a missing clang, wasi-libc or capstan, each
+/// stops the build with the command that gets it, all of them at once before
+/// the first compile. Only make runs: the tools are fakes.
 #[test]
 fn the_c_sdk_takes_only_its_own_wit_bindgen_and_names_what_is_missing() {
     if !commands_available(
@@ -278,6 +279,16 @@ fn the_c_sdk_takes_only_its_own_wit_bindgen_and_names_what_is_missing() {
     );
     assert!(said.contains(&install), "{said}");
     assert!(!go_sdks.parent().unwrap().join("called").exists());
+    // Before the first compile, every missing tool is named at once.
+    let said = make(&["build/wasm/.toolchain", "CAPSTAN=/nonexistent/capstan"]);
+    assert!(
+        said.contains(&format!(
+            "capstan C SDK: wit-bindgen {WIT_BINDGEN_VERSION} is missing"
+        )) && said.contains(
+            "capstan C SDK: capstan is missing (no /nonexistent/capstan here or on PATH)"
+        ),
+        "{said}"
+    );
 
     // Another version in its place: refused, with the same command.
     fake_wit_bindgen(&root.join("bin"), "0.63.0");
@@ -308,6 +319,35 @@ fn the_c_sdk_takes_only_its_own_wit_bindgen_and_names_what_is_missing() {
         said.contains("capstan C SDK: /nonexistent/clang is missing")
             && said
                 .contains("  sudo apt-get install clang lld wasi-libc libclang-rt-14-dev-wasm32\n"),
+        "{said}"
+    );
+    // A clang without wasi-libc, its wasm32 builtins and wasm-ld: each named, with its package.
+    let bare_clang = dir.path().join("bare-clang");
+    std::fs::write(
+        &bare_clang,
+        "#!/bin/sh\nfor a; do case \"$a\" in\n\
+         -dumpversion) echo 14.0.6;;\n\
+         -print-file-name=*) echo libc.a;;\n\
+         -print-libgcc-file-name) echo /nonexistent/libclang_rt.builtins-wasm32.a;;\n\
+         -print-prog-name=*) echo /nonexistent/wasm-ld;;\n\
+         esac; done\n",
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&bare_clang, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let said = make(&[
+        "build/wasm/.toolchain",
+        &format!("WASM_CC={}", bare_clang.display()),
+    ]);
+    assert!(
+        said.contains(&format!(
+            "capstan C SDK: {} cannot link for wasm32-wasi here; missing: wasi-libc (no libc.a for wasm32-wasi), \
+             clang's wasm32 builtins (no /nonexistent/libclang_rt.builtins-wasm32.a), \
+             the wasm-ld linker (no /nonexistent/wasm-ld).\n",
+            bare_clang.display()
+        )) && said.contains("  sudo apt-get install wasi-libc libclang-rt-14-dev-wasm32 lld\n"),
         "{said}"
     );
     // -o: the core module counts as made, so only the componentize step runs.

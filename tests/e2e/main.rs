@@ -58,6 +58,7 @@ mod real_crds;
 mod real_crds_invalid;
 mod replicas;
 mod rust_plugins;
+mod sdk_install_sequence;
 mod shutdown;
 mod simulated_nodes;
 mod tables;

@@ -81,16 +81,21 @@ fn plugin_new_scaffolds_a_typescript_policy_whose_tests_pass() {
             stdout(&out),
             stderr(&out)
         );
-        stdout(&out)
+        (stdout(&out), stderr(&out))
     };
-    npm(&[
+    let (_, said) = npm(&[
         "install",
         "--no-audit",
         "--no-fund",
         "--prefer-offline",
         "--ignore-scripts",
     ]);
-    let out = npm(&["test"]);
+    // The pinned tools (jco 1.34.0 among them) agree on their peers.
+    assert!(
+        !said.contains("ERESOLVE") && !said.contains("peer"),
+        "npm install warned about peer dependencies:\n{said}"
+    );
+    let (out, _) = npm(&["test"]);
     assert!(
         out.contains("# fail 0") && !out.contains("# pass 0"),
         "{out}"

@@ -55,12 +55,45 @@ export async function importFrom(fromDir, name) {
   }
 }
 
+/**
+ * The build tools a policy project pins as devDependencies (the examples'
+ * package.json and package-lock.json, and so `capstan plugin new`'s):
+ * this package's peerDependencies, and two it does not import itself.
+ * preview2-shim: componentize-js 0.23.0 imports it undeclared, and 0.18+
+ * breaks the build (README). jco: componentize-js 0.23.0 asks for ^1.15.1,
+ * which now resolves to jco 1.35.0, whose own dependencies disagree on
+ * preview2-shim (jco-std 0.5.0 wants ^0.25, jco 1.35 brings 0.26: npm's
+ * "ERESOLVE overriding peer dependency" warnings); 1.34.0, the jco of
+ * componentize-js 0.23.0's release, installs without a warning.
+ */
+export function pinnedTools() {
+  const sdk = JSON.parse(readFileSync(join(here, '..', 'package.json'), 'utf8'));
+  return {
+    ...sdk.peerDependencies,
+    '@bytecodealliance/jco': '1.34.0',
+    '@bytecodealliance/preview2-shim': '0.17.9',
+  };
+}
+
+/** The oldest node the build tools run on (oxc-parser, commander 14: node 20). */
+export const NODE_MAJOR = 20;
+
+/**
+ * Why this node cannot run the build (`version`: process.versions.node),
+ * with where to get a newer one; null when it can.
+ */
+export function nodeTooOld(version = process.versions.node) {
+  const major = Number(String(version).split('.')[0]);
+  if (major >= NODE_MAJOR) return null;
+  return `node ${version} is too old: the build tools (componentize-js's parser oxc-parser, jco's commander 14) need node ${NODE_MAJOR} or newer. ` +
+    `Install node ${NODE_MAJOR}+ with npm from https://nodejs.org/en/download (Debian 12's apt has node 18; ` +
+    `Debian 13's \`sudo apt-get install nodejs npm\` has node 20), then run \`npm install\` again.`;
+}
+
 /** What to say when the build tool `name` is not installed in the policy's project. */
 function missingTool(name, fromDir) {
-  const sdk = JSON.parse(readFileSync(join(here, '..', 'package.json'), 'utf8'));
-  // preview2-shim: componentize-js 0.23.0 imports it undeclared; 0.18+ breaks the build (README).
-  const pinned = { ...sdk.peerDependencies, '@bytecodealliance/preview2-shim': '0.17.9' };
-  const tools = ['@bytecodealliance/componentize-js', '@bytecodealliance/preview2-shim', 'esbuild'];
+  const pinned = pinnedTools();
+  const tools = Object.keys(pinned).sort();
   return `${name} is missing: the build uses the policy project's own pinned ${tools.join(', ')} ` +
     `(none in a node_modules above ${resolve(fromDir)}). Install them in the project with\n` +
     `    npm install --save-dev --save-exact ${tools.map((t) => `${t}@${pinned[t]}`).join(' ')}\n` +
@@ -113,6 +146,8 @@ export async function bundle(policyPath, world) {
  */
 export async function build({ entry, out, world = 'admission', witPath = WIT_PATH }) {
   const started = Date.now();
+  const old = nodeTooOld();
+  if (old) throw Object.assign(new Error(old), { code: 'CAPSTAN_MISSING_TOOL' });
   const { componentize } = await importFrom(dirname(resolve(entry)), '@bytecodealliance/componentize-js');
   const dir = await mkdtemp(join(tmpdir(), 'capstan-plugin-'));
   try {

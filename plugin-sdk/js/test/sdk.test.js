@@ -1,5 +1,7 @@
 // The SDK's own tests: node --test, no Wasm, no dependencies.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { test } from 'node:test';
 import {
   AdmissionResponse,
@@ -17,7 +19,7 @@ import {
   watermark,
 } from '../src/index.js';
 import { decodeText, encodeText } from '../src/base64.js';
-import { entrySource } from '../src/build.js';
+import { entrySource, importFrom, nodeTooOld, pinnedTools } from '../src/build.js';
 import * as testing from '../src/testing.js';
 
 const pod = testing.request('CREATE', 'v1', 'pods', 'Pod', 'ns', { metadata: { name: 'web' } });
@@ -134,4 +136,24 @@ test('the generated entry imports the host interface of the ABI and exports the 
   assert.match(src, /export function review\(text\)/);
   assert.match(entrySource('/p/a.js', 'authorizer'), /export function authorize\(text\)/);
   assert.throws(() => entrySource('/p/a.js', 'nope'), /unknown world/);
+});
+
+test('the examples (and so `capstan plugin new`) pin exactly the build tools the SDK names', () => {
+  for (const example of ['require-labels', 'unique-ingress-host']) {
+    const url = new URL(`../../../examples/js/${example}/package.json`, import.meta.url);
+    const pkg = JSON.parse(readFileSync(url, 'utf8'));
+    assert.deepEqual(pkg.devDependencies, pinnedTools(), example);
+  }
+});
+
+test('a missing build tool or an old node is named with how to get it', async () => {
+  await assert.rejects(importFrom(tmpdir(), '@capstan/no-such-tool'), (e) => {
+    assert.equal(e.code, 'CAPSTAN_MISSING_TOOL');
+    assert.match(e.message, /^@capstan\/no-such-tool is missing: /);
+    assert.match(e.message, /npm install --save-dev --save-exact @bytecodealliance\/componentize-js@0\.23\.0 @bytecodealliance\/jco@1\.34\.0 /);
+    return true;
+  });
+  assert.equal(nodeTooOld('20.0.0'), null);
+  assert.equal(nodeTooOld('24.1.0'), null);
+  assert.match(nodeTooOld('18.19.0'), /^node 18\.19\.0 is too old: .* need node 20 or newer\. Install node 20\+ with npm from https:\/\/nodejs\.org/);
 });

@@ -6,6 +6,8 @@ compiles entry, SDK and policy with its embedded CPython into a component."""
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -73,10 +75,37 @@ def stage(policy: Path, world: str, into: Path) -> str:
     return module
 
 
+def componentize_py_problem(version: Optional[str] = None, python: str = sys.executable) -> Optional[str]:
+    """Why this Python cannot build components, with the command that fixes
+    it; None when it can. `version`: componentize-py's installed version
+    (default: looked up; "" when it is not installed)."""
+    if version is None:
+        version = ""
+        if importlib.util.find_spec("componentize_py") is not None:
+            try:
+                version = importlib.metadata.version("componentize-py")
+            except importlib.metadata.PackageNotFoundError:
+                version = "unknown"
+    install = (f"    {python} -m pip install componentize-py=={COMPONENTIZE_PY}\n"
+               "  (in the environment you build from; Debian's own Python takes pip installs only in a venv: "
+               "python3 -m venv .venv && . .venv/bin/activate first)")
+    if not version:
+        return (f"componentize-py {COMPONENTIZE_PY} is missing: {python} cannot import componentize_py, "
+                f"which builds the component. Install it with\n{install}")
+    series = COMPONENTIZE_PY.rsplit(".", 1)[0] + "."
+    if not version.startswith(series):
+        return (f"componentize-py {version} is installed; this SDK builds with componentize-py {COMPONENTIZE_PY} "
+                f"(its bindings and entry are written for {series}x). Install that one with\n{install}")
+    return None
+
+
 def build(policy: str, out: str, world: str = "admission", wit: Optional[str] = None) -> float:
     """Builds `policy` (a module defining e.g. `review(request)`) into a
     component at `out` for `world`; returns the seconds it took."""
     started = time.monotonic()
+    problem = componentize_py_problem()
+    if problem:
+        raise RuntimeError(problem)
     wit_dir = wit or os.environ.get("CAPSTAN_WIT") or str(WIT_PATH)
     if not (Path(wit_dir) / "capstan.wit").is_file():
         raise ValueError(f"no capstan.wit in {wit_dir}: pass --wit plugin-sdk/wit (or set CAPSTAN_WIT); "

@@ -9,7 +9,7 @@ from capstan_plugin import (AdmissionResponse, ConfigError, HostError, JsonPatch
                             PolicyError, allow, config, deny, diff, forbidden, get_object,
                             list_objects, log, not_found, pointer, run_admission, run_json,
                             testing, watermark)
-from capstan_plugin.build import WIT_PATH, entry_source, stage
+from capstan_plugin.build import COMPONENTIZE_PY, WIT_PATH, componentize_py_problem, entry_source, stage
 from capstan_plugin.host import WitHost
 
 
@@ -185,3 +185,14 @@ def test_staging_takes_the_policy_and_the_sdk_but_not_tests(tmp_path):
     assert files == ["capstan_entry.py", "capstan_plugin", "helpers.py", "my_policy.py"]
     assert not (out / "capstan_plugin" / "testing.py").exists()
     assert (WIT_PATH / "capstan.wit").exists()
+
+
+def test_a_missing_or_other_componentize_py_is_named_with_the_install_line():
+    install = f"    /py -m pip install componentize-py=={COMPONENTIZE_PY}\n"
+    missing = componentize_py_problem("", python="/py")
+    assert missing.startswith(f"componentize-py {COMPONENTIZE_PY} is missing: /py cannot import componentize_py")
+    assert install in missing
+    other = componentize_py_problem("0.19.3", python="/py")
+    assert other.startswith(f"componentize-py 0.19.3 is installed; this SDK builds with componentize-py {COMPONENTIZE_PY}")
+    assert install in other
+    assert componentize_py_problem(COMPONENTIZE_PY, python="/py") is None
