@@ -10,6 +10,10 @@
 //! ConfigMap create: the empty chain is printed as the baseline.
 //! `cargo bench --bench admission_chain`.
 
+// A benchmark: a failed assumption fails the run, so unwrapping is fine here
+// (the server itself never unwraps; see the workspace lints).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 #[path = "support/admission.rs"]
 mod admission;
 

@@ -10,6 +10,10 @@
 //! per-request figures to show what compiling per request would cost.
 //! `cargo bench -p capstan --bench crd_validation`.
 
+// A benchmark: a failed assumption fails the run, so unwrapping is fine here
+// (the server itself never unwraps; see the workspace lints).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use capstan::catalogue::custom::schema::CompiledSchema;
 use kube_cel::ValidationRules;
 use serde_json::{json, Value};

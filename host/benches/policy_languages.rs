@@ -13,6 +13,10 @@
 //! (or the language's own build command) left them;
 //! `CAPSTAN_POLICY_MODULES="go=/path/a.wasm,python=/path/b.wasm"` names others.
 
+// A benchmark: a failed assumption fails the run, so unwrapping is fine here
+// (the server itself never unwraps; see the workspace lints).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 #[path = "support/admission.rs"]
 mod admission;
 

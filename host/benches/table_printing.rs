@@ -7,6 +7,10 @@
 //! per list and per row, and the ratio (b)/(a).
 //! `cargo bench -p capstan --bench table_printing`.
 
+// A benchmark: a failed assumption fails the run, so unwrapping is fine here
+// (the server itself never unwraps; see the workspace lints).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use capstan::api::state::AppState;
 use capstan::catalogue::{Catalogue, ResourceInfo};
 use capstan::registry::strategy::Strategy;

@@ -3,6 +3,10 @@
 //! fails in its own way (timeout, out of memory, trap, garbage, escape
 //! attempts) and the runtime keeps serving good calls afterwards.
 
+// A test harness: a failed assumption fails the run, so unwrapping is fine here
+// (the server itself never unwraps; see the workspace lints).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::BTreeMap;
 use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};

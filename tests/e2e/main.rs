@@ -1,6 +1,10 @@
 //! End-to-end tests: the real `capstan` binary driven by the real kubectl
 //! (a fixed version) and by raw HTTPS requests (curl with the admin certificate).
 
+// A test harness: a failed assumption fails the run, so unwrapping is fine here
+// (the server itself never unwraps; see the workspace lints).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 mod access_control;
