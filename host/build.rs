@@ -40,7 +40,16 @@ fn main() {
             &plugins_target_dir(&out_dir),
         )
     };
-    write_embedded(&out_dir.join("embedded_plugins.rs"), &built);
+    // The sandbox test plugins (`plugins/sandbox/*`: a loop, a trap, an
+    // unbounded allocation, ...) are embedded only into test builds (the
+    // `sandbox-plugins` feature, which the package's dev-dependency on
+    // itself turns on), never into a binary users run.
+    let sandbox = env::var_os("CARGO_FEATURE_SANDBOX_PLUGINS").is_some();
+    let embedded: Vec<Built> = built
+        .into_iter()
+        .filter(|b| sandbox || !b.name.starts_with("sandbox-"))
+        .collect();
+    write_embedded(&out_dir.join("embedded_plugins.rs"), &embedded);
 }
 
 /// `<target>/<profile>/build/plugins-wasm`: beside the build scripts' own
