@@ -314,7 +314,11 @@ fn default_entry(name: &str) -> Result<EntryConfig, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::parse;
+
+    /// The whole file's parse, its error as the start shows it.
+    fn parse(text: &str) -> Result<Option<Vec<EntryConfig>>, String> {
+        crate::config::parse(text).map_err(|e| e.to_string())
+    }
 
     #[test]
     fn parses_entries_and_markers_in_order() {

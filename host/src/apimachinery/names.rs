@@ -13,17 +13,6 @@ pub enum NameRule {
     PathSegment,
 }
 
-/// The rule kube-apiserver applies to names of `group/resource`.
-pub fn rule_for(group: &str, resource: &str) -> NameRule {
-    match (group, resource) {
-        ("", "namespaces") => NameRule::Label,
-        ("", "services") => NameRule::Dns1035,
-        // APIServices are named `<version>.<group>`: `v1.` for the core group.
-        ("rbac.authorization.k8s.io" | "apiregistration.k8s.io", _) => NameRule::PathSegment,
-        _ => NameRule::Subdomain,
-    }
-}
-
 /// kube's `IsValidPathSegmentName`: a name that can be a path segment.
 pub fn is_valid_path_segment(name: &str) -> bool {
     kube_rules::path_segment_name(name).is_empty()

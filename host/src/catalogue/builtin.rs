@@ -3,6 +3,8 @@
 //! names, categories, scope, verbs and subresources kube lists in discovery.
 
 use super::{ResourceInfo, Subresource};
+use crate::apimachinery::names::NameRule;
+use crate::apimachinery::selectors::field_labels_for;
 
 /// Verbs of an ordinary resource.
 const ALL: &[&str] = &[
@@ -320,6 +322,19 @@ fn to_info(r: &Row, version: &str) -> ResourceInfo {
         schema_name: schema_name(r, version),
         returns_deleted_object: r.returns_deleted,
         custom: None,
+        name_rule: name_rule(r),
+        field_labels: field_labels_for(r.group, r.plural),
+    }
+}
+
+/// The rule kube-apiserver applies to the names of a built-in resource.
+fn name_rule(r: &Row) -> NameRule {
+    match (r.group, r.plural) {
+        ("", "namespaces") => NameRule::Label,
+        ("", "services") => NameRule::Dns1035,
+        // APIServices are named `<version>.<group>`: `v1.` for the core group.
+        ("rbac.authorization.k8s.io" | "apiregistration.k8s.io", _) => NameRule::PathSegment,
+        _ => NameRule::Subdomain,
     }
 }
 

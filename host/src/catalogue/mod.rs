@@ -63,6 +63,11 @@ pub struct ResourceInfo {
     /// What a CustomResourceDefinition says about this resource (schema,
     /// printer columns, subresource paths, versions); `None` for built-ins.
     pub custom: Option<std::sync::Arc<crate::catalogue::custom::CustomResource>>,
+    /// The rule its objects' names follow (kube's per-resource name check).
+    pub name_rule: crate::apimachinery::names::NameRule,
+    /// The labels a `fieldSelector` may use on it and where their values are
+    /// read (a custom resource's `selectableFields` are in `custom`).
+    pub field_labels: &'static crate::apimachinery::selectors::FieldLabels,
 }
 
 impl ResourceInfo {

@@ -143,7 +143,7 @@ async fn open_storage(args: &ServeArgs) -> Result<Arc<dyn Storage>> {
 pub async fn run(args: ServeArgs) -> Result<()> {
     let started = std::time::Instant::now();
     let config = match &args.config {
-        Some(path) => crate::config::load(path).map_err(anyhow::Error::msg)?,
+        Some(path) => crate::config::load(path)?,
         None => crate::config::ServerConfig::default(),
     };
     let gates =

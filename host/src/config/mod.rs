@@ -48,30 +48,56 @@ pub struct ServerConfig {
     pub conversion: Vec<crate::catalogue::custom::conversion::ConverterEntry>,
 }
 
+/// Why a configuration file was refused; its text names the file, the
+/// section and the entry, as the start's error shows it.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    // (`cause`, not `source`: the text already says it, and anyhow would
+    // print it a second time as the cause.)
+    #[error("cannot read {}: {cause}", path.display())]
+    Read {
+        path: std::path::PathBuf,
+        cause: std::io::Error,
+    },
+    #[error("{}: {error}", path.display())]
+    InFile {
+        path: std::path::PathBuf,
+        error: Box<ConfigError>,
+    },
+    /// Not YAML, or not the file's shape (an unknown field, a wrong type).
+    #[error("configuration: {0}")]
+    Syntax(String),
+    #[error("configuration: kind must be ServerConfiguration, got {0:?}")]
+    Kind(String),
+    #[error("configuration: apiVersion must be {CONFIG_API_VERSION}, got {0:?}")]
+    ApiVersion(String),
+    /// A section its owner refused (`admission[2] (name): ...`,
+    /// `authentication...`, `conversion[0] ...`).
+    #[error("{0}")]
+    Section(String),
+}
+
 /// Reads and checks a configuration file.
-pub fn load(path: &std::path::Path) -> Result<ServerConfig, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    parse_file(&text).map_err(|e| format!("{}: {e}", path.display()))
+pub fn load(path: &std::path::Path) -> Result<ServerConfig, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|cause| ConfigError::Read {
+        path: path.to_path_buf(),
+        cause,
+    })?;
+    parse_file(&text).map_err(|error| ConfigError::InFile {
+        path: path.to_path_buf(),
+        error: Box::new(error),
+    })
 }
 
 /// Parses a configuration file's text.
-pub fn parse_file(text: &str) -> Result<ServerConfig, String> {
+pub fn parse_file(text: &str) -> Result<ServerConfig, ConfigError> {
     let file: FileConfig = crate::apimachinery::yaml::config_from_str(text)
-        .map_err(|e| format!("configuration: {e}"))?;
-    if let Some(kind) = file.kind.as_deref().filter(|k| *k != "ServerConfiguration") {
-        return Err(format!(
-            "configuration: kind must be ServerConfiguration, got {kind:?}"
-        ));
+        .map_err(|e| ConfigError::Syntax(e.to_string()))?;
+    if let Some(kind) = file.kind.filter(|k| k != "ServerConfiguration") {
+        return Err(ConfigError::Kind(kind));
     }
-    if let Some(v) = file
-        .api_version
-        .as_deref()
-        .filter(|v| *v != CONFIG_API_VERSION)
-    {
-        return Err(format!(
-            "configuration: apiVersion must be {CONFIG_API_VERSION}, got {v:?}"
-        ));
+    if let Some(v) = file.api_version.filter(|v| v != CONFIG_API_VERSION) {
+        return Err(ConfigError::ApiVersion(v));
     }
     let admission = match &file.admission {
         None => None,
@@ -80,21 +106,23 @@ pub fn parse_file(text: &str) -> Result<ServerConfig, String> {
                 .iter()
                 .enumerate()
                 .map(|(i, v)| admission::config::entry(i, v))
-                .collect::<Result<Vec<_>, _>>()?,
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(ConfigError::Section)?,
         ),
     };
     let builtins = crate::wasm::embedded::public_builtins();
+    let auth = crate::auth::config::parse(file.authentication, file.authorization, &builtins);
+    let conversion = file.conversion.as_deref().unwrap_or_default();
     Ok(ServerConfig {
         admission,
         webhook_services: file.webhook_services.unwrap_or_default(),
-        auth: crate::auth::config::parse(file.authentication, file.authorization, &builtins)?,
-        conversion: crate::catalogue::custom::conversion::parse_entries(
-            file.conversion.as_deref().unwrap_or_default(),
-        )?,
+        auth: auth.map_err(ConfigError::Section)?,
+        conversion: crate::catalogue::custom::conversion::parse_entries(conversion)
+            .map_err(ConfigError::Section)?,
     })
 }
 
 /// Parses a configuration file's text; `None` admission means "use the default chain".
-pub fn parse(text: &str) -> Result<Option<Vec<EntryConfig>>, String> {
+pub fn parse(text: &str) -> Result<Option<Vec<EntryConfig>>, ConfigError> {
     parse_file(text).map(|c| c.admission)
 }

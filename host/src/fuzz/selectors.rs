@@ -30,7 +30,7 @@ proptest! {
     #[test]
     fn field_selector_texts(text in prop_oneof![from_tokens(SELECTOR_TOKENS, 16), "\\PC{0,40}"], obj in object()) {
         if let Ok(selector) = parse_field_selector(&text) {
-            let _ = selector.matches("", "pods", &obj);
+            let _ = selector.matches(crate::apimachinery::selectors::field_labels_for("", "pods"), &obj);
             let _ = selector.matches_custom(&obj);
         }
     }

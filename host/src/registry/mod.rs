@@ -564,11 +564,7 @@ pub fn validate_name(res: &ResourceInfo, obj: &Value) -> ApiResult<()> {
             "name or generateName is required",
         )]
     } else {
-        names::validate(
-            names::rule_for(&res.group, &res.plural),
-            name,
-            "metadata.name",
-        )
+        names::validate(res.name_rule, name, "metadata.name")
     };
     if causes.is_empty() {
         Ok(())

@@ -109,7 +109,7 @@ impl ObjectReader for StoreReader {
                 labels.as_ref().is_none_or(|s| s.matches(l))
                     && fields
                         .as_ref()
-                        .is_none_or(|f| f.matches(&res.group, &res.plural, o))
+                        .is_none_or(|f| f.matches(res.field_labels, o))
             };
             let q = ListQuery {
                 filter: Some(&filter),

@@ -56,8 +56,7 @@ pub async fn get(call: &Call<'_>) -> ApiResult<Response> {
 pub struct Filter {
     labels: Option<LabelSelector>,
     fields: Option<FieldSelector>,
-    group: String,
-    resource: String,
+    field_labels: &'static selectors::FieldLabels,
     custom: bool,
 }
 
@@ -76,9 +75,7 @@ impl Filter {
                         !call.res.namespaced,
                         &c.selectable_fields,
                     ),
-                    None => {
-                        selectors::check_fields_supported(&sel, &call.res.group, &call.res.plural)
-                    }
+                    None => selectors::check_fields_supported(&sel, call.res.field_labels),
                 }
                 .map_err(ApiError::bad_request)?;
                 Some(sel)
@@ -88,8 +85,7 @@ impl Filter {
         Ok(Filter {
             labels,
             fields,
-            group: call.res.group.clone(),
-            resource: call.res.plural.clone(),
+            field_labels: call.res.field_labels,
             custom: call.res.custom.is_some(),
         })
     }
@@ -107,7 +103,7 @@ impl Filter {
         self.labels.as_ref().is_none_or(|l| l.matches(labels))
             && self.fields.as_ref().is_none_or(|f| match self.custom {
                 true => f.matches_custom(obj),
-                false => f.matches(&self.group, &self.resource, obj),
+                false => f.matches(self.field_labels, obj),
             })
     }
 }

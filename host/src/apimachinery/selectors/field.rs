@@ -7,7 +7,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::field_rules::rules_for;
+use super::field_rules::FieldLabels;
 use super::field_values::{field_value, path_value};
 
 /// `=`/`==` (must equal) or `!=` (must differ).
@@ -129,15 +129,10 @@ pub fn parse_field_selector(s: &str) -> Result<FieldSelector, String> {
 
 /// Checks every label against the resource's field label conversion; the
 /// error is kube's message (to be returned as 400 BadRequest).
-pub fn check_fields_supported(
-    sel: &FieldSelector,
-    group: &str,
-    resource: &str,
-) -> Result<(), String> {
-    let rules = rules_for(group, resource);
+pub fn check_fields_supported(sel: &FieldSelector, labels: &FieldLabels) -> Result<(), String> {
     sel.terms
         .iter()
-        .try_for_each(|t| rules.convert(&t.field).map(|_| ()))
+        .try_for_each(|t| labels.convert(&t.field).map(|_| ()))
 }
 
 /// The same check for a custom resource: `metadata.name`, then
@@ -170,11 +165,11 @@ impl FieldSelector {
         self.terms.is_empty()
     }
 
-    /// Whether `obj` (served form of `group`/`resource`) satisfies every term.
-    pub fn matches(&self, group: &str, resource: &str, obj: &Value) -> bool {
-        let rules = rules_for(group, resource);
+    /// Whether `obj` (served form of a kind with these field labels)
+    /// satisfies every term.
+    pub fn matches(&self, labels: &FieldLabels, obj: &Value) -> bool {
         self.terms.iter().all(|t| {
-            let have = field_value(group, resource, obj, rules.canonical(&t.field));
+            let have = field_value(labels, obj, labels.canonical(&t.field));
             (have == t.value) == (t.op == FieldOp::Equals)
         })
     }
@@ -222,44 +217,51 @@ impl fmt::Display for FieldSelector {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::apimachinery::selectors::field_labels_for;
     use serde_json::json;
 
     #[test]
     fn pod_phase_selection() {
         let sel = parse_field_selector("status.phase=Running").unwrap();
-        check_fields_supported(&sel, "", "pods").unwrap();
+        check_fields_supported(&sel, field_labels_for("", "pods")).unwrap();
         let running = json!({"status": {"phase": "Running"}});
         let pending = json!({"status": {"phase": "Pending"}});
-        assert!(sel.matches("", "pods", &running));
-        assert!(!sel.matches("", "pods", &pending));
+        assert!(sel.matches(field_labels_for("", "pods"), &running));
+        assert!(!sel.matches(field_labels_for("", "pods"), &pending));
         let not = parse_field_selector("status.phase!=Running").unwrap();
-        assert!(not.matches("", "pods", &pending));
+        assert!(not.matches(field_labels_for("", "pods"), &pending));
     }
 
     #[test]
     fn missing_values_compare_as_empty() {
         let sel = parse_field_selector("spec.nodeName=").unwrap();
-        assert!(sel.matches("", "pods", &json!({"spec": {}})));
-        assert!(!sel.matches("", "pods", &json!({"spec": {"nodeName": "n1"}})));
+        assert!(sel.matches(field_labels_for("", "pods"), &json!({"spec": {}})));
+        assert!(!sel.matches(
+            field_labels_for("", "pods"),
+            &json!({"spec": {"nodeName": "n1"}})
+        ));
         let legacy = parse_field_selector("spec.host==n1").unwrap();
-        assert!(legacy.matches("", "pods", &json!({"spec": {"nodeName": "n1"}})));
+        assert!(legacy.matches(
+            field_labels_for("", "pods"),
+            &json!({"spec": {"nodeName": "n1"}})
+        ));
     }
 
     #[test]
     fn unsupported_field_messages() {
         let sel = parse_field_selector("spec.foo=bar").unwrap();
         assert_eq!(
-            check_fields_supported(&sel, "", "pods").unwrap_err(),
+            check_fields_supported(&sel, field_labels_for("", "pods")).unwrap_err(),
             "field label not supported: spec.foo"
         );
         assert_eq!(
-            check_fields_supported(&sel, "", "configmaps").unwrap_err(),
+            check_fields_supported(&sel, field_labels_for("", "configmaps")).unwrap_err(),
             "\"spec.foo\" is not a known field selector: only \"metadata.name\", \
              \"metadata.namespace\""
         );
         let ns = parse_field_selector("metadata.namespace=x").unwrap();
-        assert!(check_fields_supported(&ns, "", "nodes").is_err());
-        assert!(check_fields_supported(&ns, "", "secrets").is_ok());
+        assert!(check_fields_supported(&ns, field_labels_for("", "nodes")).is_err());
+        assert!(check_fields_supported(&ns, field_labels_for("", "secrets")).is_ok());
     }
 
     #[test]
@@ -292,7 +294,7 @@ mod tests {
     #[test]
     fn booleans_and_custom_resources() {
         let sel = parse_field_selector("spec.unschedulable=false").unwrap();
-        assert!(sel.matches("", "nodes", &json!({"spec": {}})));
+        assert!(sel.matches(field_labels_for("", "nodes"), &json!({"spec": {}})));
         let crd = parse_field_selector("spec.color=red").unwrap();
         let fields = vec![".spec.color".to_string()];
         assert!(check_custom_fields_supported(&crd, false, &fields).is_ok());

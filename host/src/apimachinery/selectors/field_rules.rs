@@ -1,8 +1,12 @@
 //! Which field labels each built-in resource accepts in a `fieldSelector`,
 //! transcribed from kube-apiserver's field label conversion funcs
 //! (pkg/apis/*/v*/conversion.go), including the legacy aliases and the
-//! kind-specific rejection messages. Kinds without a registered func fall
-//! back to `runtime.DefaultMetaV1FieldSelectorConversion`.
+//! kind-specific rejection messages, and where each label's value is read
+//! (`field_values.rs`). Kinds without a registered func fall back to
+//! `runtime.DefaultMetaV1FieldSelectorConversion`. Each catalogue entry
+//! carries its kind's table (`ResourceInfo::field_labels`).
+
+use super::field_values::{self, Values};
 
 /// How a kind words the error for an unsupported label.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -15,17 +19,26 @@ enum Reject {
     DefaultMeta,
 }
 
-/// One kind's conversion func: accepted labels and aliases.
-#[derive(Debug)]
-pub(crate) struct KindRules {
+/// One kind's field labels: its conversion func (accepted labels and
+/// aliases, the rejection's wording) and where the values are read.
+pub struct FieldLabels {
     accepted: &'static [&'static str],
     aliases: &'static [(&'static str, &'static str)],
     reject: Reject,
+    pub(super) values: Values,
+}
+
+impl std::fmt::Debug for FieldLabels {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FieldLabels")
+            .field("accepted", &self.accepted)
+            .finish()
+    }
 }
 
 const META_NS: [&str; 2] = ["metadata.name", "metadata.namespace"];
 
-const POD: KindRules = KindRules {
+const POD: FieldLabels = FieldLabels {
     accepted: &[
         "metadata.name",
         "metadata.namespace",
@@ -41,9 +54,10 @@ const POD: KindRules = KindRules {
     ],
     aliases: &[("spec.host", "spec.nodeName")],
     reject: Reject::NotSupported,
+    values: field_values::pod,
 };
 
-const CORE_EVENT: KindRules = KindRules {
+const CORE_EVENT: FieldLabels = FieldLabels {
     accepted: &[
         "involvedObject.kind",
         "involvedObject.namespace",
@@ -61,9 +75,10 @@ const CORE_EVENT: KindRules = KindRules {
     ],
     aliases: &[],
     reject: Reject::NotSupported,
+    values: field_values::event,
 };
 
-const EVENTS_V1_EVENT: KindRules = KindRules {
+const EVENTS_V1_EVENT: FieldLabels = FieldLabels {
     accepted: &[
         "reason",
         "source",
@@ -85,36 +100,51 @@ const EVENTS_V1_EVENT: KindRules = KindRules {
         ("reportingController", "reportingComponent"),
     ],
     reject: Reject::NotSupported,
+    values: field_values::event,
 };
 
-const fn simple(accepted: &'static [&'static str]) -> KindRules {
-    KindRules {
+const fn simple(accepted: &'static [&'static str], values: Values) -> FieldLabels {
+    FieldLabels {
         accepted,
         aliases: &[],
         reject: Reject::NotSupported,
+        values,
     }
 }
 
-const NODE: KindRules = simple(&["metadata.name", "spec.unschedulable"]);
-const RC: KindRules = simple(&["metadata.name", "metadata.namespace", "status.replicas"]);
-const NAMESPACE: KindRules = simple(&["status.phase", "metadata.name"]);
-const SECRET: KindRules = simple(&["type", "metadata.namespace", "metadata.name"]);
-const SERVICE: KindRules = simple(&[
-    "metadata.namespace",
-    "metadata.name",
-    "spec.clusterIP",
-    "spec.type",
-]);
-const CSR: KindRules = simple(&["metadata.name", "spec.signerName"]);
-const JOB: KindRules = KindRules {
+const NODE: FieldLabels = simple(&["metadata.name", "spec.unschedulable"], field_values::node);
+const RC: FieldLabels = simple(
+    &["metadata.name", "metadata.namespace", "status.replicas"],
+    field_values::replication_controller,
+);
+const NAMESPACE: FieldLabels = simple(&["status.phase", "metadata.name"], field_values::none);
+const SECRET: FieldLabels = simple(
+    &["type", "metadata.namespace", "metadata.name"],
+    field_values::none,
+);
+const SERVICE: FieldLabels = simple(
+    &[
+        "metadata.namespace",
+        "metadata.name",
+        "spec.clusterIP",
+        "spec.type",
+    ],
+    field_values::none,
+);
+const CSR: FieldLabels = simple(&["metadata.name", "spec.signerName"], field_values::none);
+const JOB: FieldLabels = FieldLabels {
     accepted: &["metadata.name", "metadata.namespace", "status.successful"],
     aliases: &[],
     reject: Reject::Job,
+    values: field_values::job,
 };
-const DEFAULT: KindRules = KindRules {
+/// Kinds without a conversion func of their own (and custom resources,
+/// whose CRD's `selectableFields` are checked instead).
+pub const DEFAULT: FieldLabels = FieldLabels {
     accepted: &META_NS,
     aliases: &[],
     reject: Reject::DefaultMeta,
+    values: field_values::none,
 };
 
 /// The API group with the legacy "core" spelling folded to "".
@@ -126,8 +156,9 @@ pub(crate) fn normalize_group(group: &str) -> &str {
     }
 }
 
-/// The conversion rules of a built-in resource (plural name).
-pub(crate) fn rules_for(group: &str, resource: &str) -> &'static KindRules {
+/// The field labels of a built-in resource (plural name): what the
+/// catalogue puts in its entry.
+pub fn field_labels_for(group: &str, resource: &str) -> &'static FieldLabels {
     match (normalize_group(group), resource) {
         ("", "pods") => &POD,
         ("", "nodes") => &NODE,
@@ -143,7 +174,7 @@ pub(crate) fn rules_for(group: &str, resource: &str) -> &'static KindRules {
     }
 }
 
-impl KindRules {
+impl FieldLabels {
     /// The canonical label a client label converts to, or kube's error.
     pub(crate) fn convert(&self, label: &str) -> Result<&str, String> {
         if let Some(found) = self.accepted.iter().find(|a| **a == label) {
@@ -181,7 +212,7 @@ mod tests {
 
     #[test]
     fn pods_accept_documented_fields_and_alias() {
-        let r = rules_for("", "pods");
+        let r = field_labels_for("", "pods");
         assert_eq!(r.convert("status.phase"), Ok("status.phase"));
         assert_eq!(r.convert("spec.host"), Ok("spec.nodeName"));
         assert_eq!(
@@ -192,31 +223,34 @@ mod tests {
 
     #[test]
     fn per_kind_rejections() {
-        assert!(rules_for("", "nodes")
+        assert!(field_labels_for("", "nodes")
             .convert("metadata.namespace")
             .is_err());
         assert_eq!(
-            rules_for("batch", "jobs").convert("spec.x"),
+            field_labels_for("batch", "jobs").convert("spec.x"),
             Err("field label \"spec.x\" not supported for Job".to_string())
         );
         assert_eq!(
-            rules_for("", "configmaps").convert("data.x"),
+            field_labels_for("", "configmaps").convert("data.x"),
             Err(
                 "\"data.x\" is not a known field selector: only \"metadata.name\", \
                  \"metadata.namespace\""
                     .to_string()
             )
         );
-        assert!(rules_for("apps", "replicasets")
+        assert!(field_labels_for("apps", "replicasets")
             .convert("status.replicas")
             .is_err());
     }
 
     #[test]
     fn events_v1_maps_regarding_to_core_names() {
-        let r = rules_for("events.k8s.io", "events");
+        let r = field_labels_for("events.k8s.io", "events");
         assert_eq!(r.convert("regarding.name"), Ok("involvedObject.name"));
         assert!(r.convert("involvedObject.name").is_err());
-        assert_eq!(rules_for("core", "events").convert("source"), Ok("source"));
+        assert_eq!(
+            field_labels_for("core", "events").convert("source"),
+            Ok("source")
+        );
     }
 }

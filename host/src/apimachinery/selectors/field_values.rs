@@ -4,7 +4,11 @@
 
 use serde_json::Value;
 
-use super::field_rules::normalize_group;
+use super::field_rules::FieldLabels;
+
+/// Where a kind's own labels are read: the value of `label` on `obj`, or
+/// None for a label it does not read (then its JSON path is).
+pub(super) type Values = fn(&Value, &str) -> Option<String>;
 
 fn str_at<'a>(obj: &'a Value, pointer: &str) -> &'a str {
     obj.pointer(pointer).and_then(Value::as_str).unwrap_or("")
@@ -53,7 +57,7 @@ pub(crate) fn path_value(obj: &Value, label: &str) -> String {
     render(obj.pointer(&pointer))
 }
 
-fn pod_value(obj: &Value, label: &str) -> Option<String> {
+pub(super) fn pod(obj: &Value, label: &str) -> Option<String> {
     Some(match label {
         "spec.nodeName" => str_at(obj, "/spec/nodeName").to_string(),
         "spec.restartPolicy" => str_at(obj, "/spec/restartPolicy").to_string(),
@@ -71,7 +75,7 @@ fn pod_value(obj: &Value, label: &str) -> Option<String> {
 }
 
 /// Core and events.k8s.io events share storage; read either served shape.
-fn event_value(obj: &Value, label: &str) -> Option<String> {
+pub(super) fn event(obj: &Value, label: &str) -> Option<String> {
     if let Some(field) = label.strip_prefix("involvedObject.") {
         let core = format!("/involvedObject/{field}");
         let v1 = format!("/regarding/{field}");
@@ -96,59 +100,93 @@ fn event_value(obj: &Value, label: &str) -> Option<String> {
     })
 }
 
-fn kind_value(group: &str, resource: &str, obj: &Value, label: &str) -> Option<String> {
-    match (normalize_group(group), resource, label) {
-        ("", "pods", _) => pod_value(obj, label),
-        ("" | "events.k8s.io", "events", _) => event_value(obj, label),
-        ("", "nodes", "spec.unschedulable") => Some(bool_at(obj, "/spec/unschedulable")),
-        ("", "replicationcontrollers", "status.replicas") => Some(int_at(obj, "/status/replicas")),
-        ("batch", "jobs", "status.successful") => Some(int_at(obj, "/status/succeeded")),
-        _ => None,
-    }
+pub(super) fn node(obj: &Value, label: &str) -> Option<String> {
+    (label == "spec.unschedulable").then(|| bool_at(obj, "/spec/unschedulable"))
 }
 
-/// The value of `label` (already canonical) on `obj` of the given resource.
-pub(crate) fn field_value(group: &str, resource: &str, obj: &Value, label: &str) -> String {
+pub(super) fn replication_controller(obj: &Value, label: &str) -> Option<String> {
+    (label == "status.replicas").then(|| int_at(obj, "/status/replicas"))
+}
+
+pub(super) fn job(obj: &Value, label: &str) -> Option<String> {
+    (label == "status.successful").then(|| int_at(obj, "/status/succeeded"))
+}
+
+/// Kinds whose labels are all read at their JSON path.
+pub(super) fn none(_: &Value, _: &str) -> Option<String> {
+    None
+}
+
+/// The value of `label` (already canonical) on `obj` of a kind with these
+/// field labels.
+pub(crate) fn field_value(labels: &FieldLabels, obj: &Value, label: &str) -> String {
     match label {
         "metadata.name" => str_at(obj, "/metadata/name").to_string(),
         "metadata.namespace" => str_at(obj, "/metadata/namespace").to_string(),
-        _ => kind_value(group, resource, obj, label).unwrap_or_else(|| path_value(obj, label)),
+        _ => (labels.values)(obj, label).unwrap_or_else(|| path_value(obj, label)),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::apimachinery::selectors::field_rules::field_labels_for;
     use serde_json::json;
 
     #[test]
     fn pod_fields() {
         let pod =
             json!({"spec": {"hostNetwork": true}, "status": {"podIPs": [{"ip": "10.0.0.1"}]}});
-        assert_eq!(field_value("", "pods", &pod, "spec.hostNetwork"), "true");
         assert_eq!(
-            field_value("", "pods", &json!({}), "spec.hostNetwork"),
+            field_value(field_labels_for("", "pods"), &pod, "spec.hostNetwork"),
+            "true"
+        );
+        assert_eq!(
+            field_value(field_labels_for("", "pods"), &json!({}), "spec.hostNetwork"),
             "false"
         );
-        assert_eq!(field_value("", "pods", &pod, "status.podIP"), "10.0.0.1");
-        assert_eq!(field_value("", "pods", &pod, "status.podIPs"), "");
-        assert_eq!(field_value("", "pods", &pod, "spec.nodeName"), "");
+        assert_eq!(
+            field_value(field_labels_for("", "pods"), &pod, "status.podIP"),
+            "10.0.0.1"
+        );
+        assert_eq!(
+            field_value(field_labels_for("", "pods"), &pod, "status.podIPs"),
+            ""
+        );
+        assert_eq!(
+            field_value(field_labels_for("", "pods"), &pod, "spec.nodeName"),
+            ""
+        );
     }
 
     #[test]
     fn counts_and_events() {
         let job = json!({"status": {"succeeded": 3}});
-        assert_eq!(field_value("batch", "jobs", &job, "status.successful"), "3");
         assert_eq!(
-            field_value("batch", "jobs", &json!({}), "status.successful"),
+            field_value(field_labels_for("batch", "jobs"), &job, "status.successful"),
+            "3"
+        );
+        assert_eq!(
+            field_value(
+                field_labels_for("batch", "jobs"),
+                &json!({}),
+                "status.successful"
+            ),
             "0"
         );
         let ev = json!({"regarding": {"name": "p1"}, "reportingController": "kubelet"});
         assert_eq!(
-            field_value("events.k8s.io", "events", &ev, "involvedObject.name"),
+            field_value(
+                field_labels_for("events.k8s.io", "events"),
+                &ev,
+                "involvedObject.name"
+            ),
             "p1"
         );
-        assert_eq!(field_value("", "events", &ev, "source"), "kubelet");
+        assert_eq!(
+            field_value(field_labels_for("", "events"), &ev, "source"),
+            "kubelet"
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! real apiserver puts in its `400 BadRequest` Status.
 
 pub mod field;
-mod field_rules;
+pub mod field_rules;
 mod field_values;
 pub mod label;
 mod label_parse;
@@ -18,5 +18,6 @@ pub(crate) mod validation;
 
 pub use field::{check_custom_fields_supported, check_fields_supported, parse_field_selector};
 pub use field::{FieldOp, FieldSelector, FieldTerm};
+pub use field_rules::{field_labels_for, FieldLabels};
 pub use label::{format_labels, from_label_selector_object, parse_label_selector};
 pub use label::{LabelSelector, Operator, Requirement};

@@ -184,6 +184,10 @@ fn info(shared: &Shared<'_>, version: &Value) -> ResourceInfo {
         verbs: VERBS.iter().map(|v| v.to_string()).collect(),
         returns_deleted_object: true,
         custom: Some(Arc::new(custom(shared, version))),
+        // kube's CRD names are DNS subdomains; their field selectors are
+        // `metadata.*` and the CRD's selectableFields.
+        name_rule: crate::apimachinery::names::NameRule::Subdomain,
+        field_labels: &crate::apimachinery::selectors::field_rules::DEFAULT,
     }
 }
 

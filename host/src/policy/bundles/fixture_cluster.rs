@@ -4,6 +4,7 @@
 //! kwctl's recorded host calls give context-aware policies their cluster.
 //! Without the file a case sees an empty cluster.
 
+use crate::apimachinery::selectors::field_labels_for;
 use crate::apimachinery::selectors::{field::parse_field_selector, label::parse_label_selector};
 use crate::catalogue::Catalogue;
 use crate::wasm::ObjectReader;
@@ -181,7 +182,8 @@ impl FixtureCluster {
                     .object
                     .pointer("/metadata/labels")
                     .and_then(Value::as_object);
-                labels.matches(l.unwrap_or(&empty)) && fields.matches(group, resource, &s.object)
+                labels.matches(l.unwrap_or(&empty))
+                    && fields.matches(field_labels_for(group, resource), &s.object)
             })
             .map(|s| &s.object)
             .collect();

@@ -167,15 +167,3 @@ fn go_type(value: &Value) -> &'static str {
         Value::Object(_) => "map[string]interface {}",
     }
 }
-
-/// The JSON type name encoding/json reports ("array", "string", ...).
-pub(super) fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}

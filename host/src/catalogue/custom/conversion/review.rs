@@ -246,7 +246,7 @@ fn as_unstructured(object: &Value) -> Result<(), String> {
         Value::Object(_) | Value::Null => Err(format!("Object 'Kind' is missing in '{object}'")),
         other => Err(format!(
             "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-            metadata::json_type(other)
+            kube_rules::gofmt::json_kind(other)
         )),
     }
 }

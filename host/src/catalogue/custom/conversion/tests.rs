@@ -419,7 +419,11 @@ fn crds_that_cannot_be_converted_say_why() {
 
 #[test]
 fn configuration_entries_are_checked() {
-    let parse = |text: &str| crate::config::parse_file(text).map(|c| c.conversion);
+    let parse = |text: &str| {
+        crate::config::parse_file(text)
+            .map(|c| c.conversion)
+            .map_err(|e| e.to_string())
+    };
     let entries =
         parse("conversion:\n- {name: w, module: ./w.wasm, fuel: 10, config: {a: 1}}\n").unwrap();
     assert_eq!(
