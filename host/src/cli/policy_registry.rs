@@ -151,8 +151,8 @@ pub async fn verify(args: VerifyArgs, out: &mut dyn Write) -> anyhow::Result<()>
     let key = PublicKey::from_pem(&read_key_file(&args.key)?)
         .map_err(|e| anyhow!("{}: {e}", args.key.display()))?;
     let local = local(&args.bundle, &args.registry).await?;
-    let (digest, payload) = signatures::verify(&local.path, &[key])
-        .map_err(|e| anyhow!(e.replace(&local.path.display().to_string(), &args.bundle)))?;
+    let (digest, payload) =
+        signatures::verify(&local.path, &[key]).map_err(|e| e.shown_as(&args.bundle))?;
     writeln!(out, "Verification for {} ({digest}) --\nThe following checks were performed:\n  - the cosign claims were validated (type {:?}, digest)\n  - the signature was verified against the public key {}\n{}",
         args.bundle, simple_signing::SIGNATURE_TYPE, args.key.display(), payload)?;
     Ok(())

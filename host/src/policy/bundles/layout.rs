@@ -8,7 +8,7 @@ use super::manifest::BundleManifest;
 use super::ADMISSION_POLICY_MEDIA_TYPE;
 use super::{digest, parse_error, ARTIFACT_TYPE, COMPONENT_MEDIA_TYPE, CONFIG_MEDIA_TYPE};
 use super::{MAX_BUNDLE_BYTES, MAX_COMPONENT_BYTES, MAX_JSON_BYTES, MAX_POLICIES};
-use anyhow::{anyhow, Context};
+use anyhow::Context;
 use oci_spec::image::{Descriptor, ImageIndex, ImageManifest, MediaType, OciLayout};
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
@@ -220,10 +220,20 @@ fn read_tar(file: std::fs::File) -> Result<HashMap<String, Vec<u8>>, String> {
     Ok(files)
 }
 
+/// Why the bundle at a path could not be loaded: unreadable, not an OCI
+/// layout of one Capstan bundle, a blob that does not match its digest or
+/// bound, a manifest or policy that does not check.
+#[derive(Debug, thiserror::Error)]
+#[error("bundle {bundle}: {reason}")]
+pub struct LoadError {
+    pub bundle: String,
+    pub reason: String,
+}
+
 /// Reads and verifies the bundle at `path` (a layout directory or a tarball).
-pub fn load(path: &Path) -> anyhow::Result<Bundle> {
-    let source = path.display().to_string();
-    load_from(&source, path).map_err(|e| anyhow!("bundle {source}: {e}"))
+pub fn load(path: &Path) -> Result<Bundle, LoadError> {
+    let bundle = path.display().to_string();
+    load_from(&bundle, path).map_err(|reason| LoadError { bundle, reason })
 }
 
 /// The `org.opencontainers.image.ref.name` annotation of an index entry.

@@ -8,7 +8,7 @@
 
 use super::layout::{blob_path, Layout, KIND, KIND_IMAGE, KIND_SIGNATURES, REF_NAME};
 use super::MAX_JSON_BYTES;
-use crate::cosign::simple_signing::{self, Signed};
+use crate::cosign::simple_signing::{self, Rejection, Signed};
 use crate::cosign::{PrivateKey, PublicKey, MAX_PAYLOAD_BYTES};
 use oci_spec::image::{Descriptor, DescriptorBuilder, MediaType};
 use serde_json::{json, Value};
@@ -58,20 +58,83 @@ fn descriptor_of(digest: &str, size: u64, media_type: &str) -> Result<Descriptor
         .map_err(|e| e.to_string())
 }
 
+/// Why a bundle's signatures were not accepted; the text names the bundle
+/// (as [`VerifyError::shown_as`] says it), its digest and why.
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    /// The layout, or its bundle's manifest, cannot be read.
+    #[error("bundle {bundle}: {reason}")]
+    Layout { bundle: String, reason: String },
+    /// The signature manifest kept for the digest cannot be read.
+    #[error("bundle {bundle} ({digest}): {reason}")]
+    Signatures {
+        bundle: String,
+        digest: String,
+        reason: String,
+    },
+    /// Read, and no signature verifies under the keys (or there is none).
+    #[error("bundle {bundle} ({digest}): {rejection}")]
+    Rejected {
+        bundle: String,
+        digest: String,
+        rejection: Rejection,
+    },
+}
+
+impl VerifyError {
+    /// Whether the bundle carries no signature at all.
+    pub fn is_unsigned(&self) -> bool {
+        matches!(
+            self,
+            VerifyError::Rejected {
+                rejection: Rejection::Unsigned,
+                ..
+            }
+        )
+    }
+
+    /// The same error naming the bundle as the user gave it (a registry
+    /// reference, a PolicyBundle's path) rather than where it was read.
+    pub fn shown_as(mut self, name: &str) -> VerifyError {
+        match &mut self {
+            VerifyError::Layout { bundle, .. }
+            | VerifyError::Signatures { bundle, .. }
+            | VerifyError::Rejected { bundle, .. } => *bundle = name.to_string(),
+        }
+        self
+    }
+}
+
 /// Verifies the layout's bundle against `keys`: its digest and the payload
-/// of the signature that verified. Errors name the bundle, the digest and why.
-pub fn verify(path: &Path, keys: &[PublicKey]) -> Result<(String, Value), String> {
-    let name = path.display();
-    let layout = Layout::open(path).map_err(|e| format!("bundle {name}: {e}"))?;
-    let digest = layout
-        .bundle_descriptor()
-        .map_err(|e| format!("bundle {name}: {e}"))?
-        .digest()
-        .to_string();
-    let signed = read(&layout, &digest).map_err(|e| format!("bundle {name} ({digest}): {e}"))?;
-    simple_signing::verify(&signed, &digest, keys)
-        .map(|(_, payload)| (digest.clone(), payload))
-        .map_err(|e| format!("bundle {name} ({digest}): {e}"))
+/// of the signature that verified.
+pub fn verify(path: &Path, keys: &[PublicKey]) -> Result<(String, Value), VerifyError> {
+    let bundle = path.display().to_string();
+    let layout = Layout::open(path).map_err(|reason| VerifyError::Layout {
+        bundle: bundle.clone(),
+        reason,
+    })?;
+    let digest = match layout.bundle_descriptor() {
+        Ok(d) => d.digest().to_string(),
+        Err(reason) => return Err(VerifyError::Layout { bundle, reason }),
+    };
+    let signed = match read(&layout, &digest) {
+        Ok(signed) => signed,
+        Err(reason) => {
+            return Err(VerifyError::Signatures {
+                bundle,
+                digest,
+                reason,
+            })
+        }
+    };
+    match simple_signing::verify(&signed, &digest, keys) {
+        Ok((_, payload)) => Ok((digest, payload)),
+        Err(rejection) => Err(VerifyError::Rejected {
+            bundle,
+            digest,
+            rejection,
+        }),
+    }
 }
 
 /// Signs the layout's bundle with `key`, adding the signature to those
@@ -126,7 +189,10 @@ mod tests {
         for path in <[_; 2]>::from(built(dir.path())) {
             let key = PrivateKey::generate().unwrap();
             let e = verify(&path, &[key.public_key()]).unwrap_err();
-            assert!(e.ends_with("no signature found"), "{e}");
+            assert!(
+                e.is_unsigned() && e.to_string().ends_with("no signature found"),
+                "{e}"
+            );
             let digest = sign(&path, &key, "capstan.dev/bundles/b").unwrap();
             // A second signature is added beside the first, as cosign adds them.
             let other = PrivateKey::generate().unwrap();
@@ -141,6 +207,8 @@ mod tests {
             }
             let stranger = PrivateKey::generate().unwrap().public_key();
             let e = verify(&path, &[stranger]).unwrap_err();
+            assert!(!e.is_unsigned(), "{e}");
+            let e = e.to_string();
             assert!(
                 e.contains(&digest) && e.contains("does not verify with any key"),
                 "{e}"

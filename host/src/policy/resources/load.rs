@@ -242,7 +242,7 @@ fn read(path: &Path, shown: &str, keys: &[Vec<PublicKey>]) -> Read {
         return Read { verified, bundle };
     }
     let bundle =
-        crate::policy::bundles::load(path).map_err(|e| refusal("InvalidBundle", format!("{e:#}")));
+        crate::policy::bundles::load(path).map_err(|e| refusal("InvalidBundle", e.to_string()));
     Read { verified, bundle }
 }
 
@@ -255,16 +255,11 @@ fn verify(path: &Path, shown: &str, keys: &[Vec<PublicKey>]) -> Option<Step> {
     }
     for set in keys {
         if let Err(e) = crate::policy::bundles::signatures::verify(path, set) {
-            let message = e.replacen(
-                &format!("bundle {}", path.display()),
-                &format!("bundle {shown}"),
-                1,
-            );
-            let reason = match message.contains("no signature found") {
+            let reason = match e.is_unsigned() {
                 true => "Unsigned",
                 false => "SignatureInvalid",
             };
-            return Some(step(false, reason, message));
+            return Some(step(false, reason, e.shown_as(shown).to_string()));
         }
     }
     Some(step(
