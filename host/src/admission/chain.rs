@@ -49,7 +49,7 @@ pub trait WebhookSource: Send + Sync {
 
 /// Source of the policies of the API's PolicyBundles: the set loaded when
 /// the request asks, so a request runs the set it started with while a new
-/// one is swapped in (`policy_bundles/`).
+/// one is swapped in (`policy::resources`).
 pub trait PolicySource: Send + Sync {
     fn policies(&self, phase: Phase) -> Vec<Arc<CallableEntry>>;
 }

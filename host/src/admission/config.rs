@@ -3,10 +3,10 @@
 //! phases, failurePolicy, timeout, configuration and match rules, or a marker
 //! `webhooks: mutating|validating` saying where the API's webhooks run, or
 //! `policies: mutating|validating` saying where the policies of the API's
-//! PolicyBundles run (`policy_bundles/`).
+//! PolicyBundles run (`policy::resources`).
 //! Errors name the entry, so a bad file fails the start with a clear message.
 //! What a `builtin:<name>` entry leaves out (phases, rules, failurePolicy,
-//! limits) comes from the plugin's manifest (`plugins/manifest.rs`); the
+//! limits) comes from the plugin's manifest (`admission/manifest.rs`); the
 //! default chain is only kube-apiserver's order of the built-ins.
 
 use super::manifest::{self, PluginManifest};

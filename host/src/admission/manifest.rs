@@ -7,7 +7,7 @@
 //! from it what the configuration leaves out (`admission/config.rs`). The
 //! format is described in `plugins/README.md`; a policy bundle carries the
 //! same document per policy, beside the component it names
-//! (`bundles/manifest.rs`).
+//! (`policy/bundles/manifest.rs`).
 
 use super::config::{FailurePolicy, Phase};
 use super::matcher::Rule;

@@ -2,7 +2,7 @@
 //! user), impersonation, and the authorization chain (user + attributes →
 //! allow / deny / no opinion), each an ordered list of Wasm plugins or HTTPS
 //! webhooks from the configuration. The review APIs over them are in
-//! `handlers/reviews.rs`.
+//! `api/handlers/reviews.rs`.
 
 pub mod attributes;
 pub mod authenticate;

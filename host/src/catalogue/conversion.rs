@@ -2,7 +2,7 @@
 //! stored in and the function converting an object between its versions
 //! (kube's conversion through the internal version, done directly). Reads
 //! show the stored object in the version a request names; writes store it
-//! in the storage version (`crd::versions` calls these, as it calls a CRD's
+//! in the storage version (`custom::versions` calls these, as it calls a CRD's
 //! converter). Every other built-in is served at one version, as stored.
 
 mod hpa;

@@ -1,4 +1,4 @@
-//! `capstan policy`: policy bundles outside a server (`bundles/`). `build`
+//! `capstan policy`: policy bundles outside a server (`policy::bundles`). `build`
 //! makes a bundle from a folder, `inspect` prints what one holds (verifying
 //! every blob and each component's world), `test` runs its policies against
 //! AdmissionReview fixtures and fails when a case does.

@@ -1,6 +1,6 @@
 //! `capstan policy push/pull/sign/verify/generate-key-pair`: bundles in an
-//! OCI registry (`bundles/registry.rs`) and cosign-compatible key-based
-//! signatures (`cosign/`), for a registry reference or a bundle on disk
+//! OCI registry (`policy/bundles/registry.rs`) and cosign-compatible key-based
+//! signatures (`crate::cosign`), for a registry reference or a bundle on disk
 //! (whose signatures are kept in its layout, as `cosign save` keeps them).
 
 use crate::cosign::{simple_signing, PrivateKey, PublicKey};

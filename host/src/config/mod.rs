@@ -2,7 +2,7 @@
 //! `ServerConfiguration`): reading it, checking its apiVersion and kind,
 //! and handing each section to the module that owns it — the admission
 //! chain (`admission::config`), the authentication and authorization chains
-//! (`auth::config`), CRD converters (`crd::conversion`) — which parses and
+//! (`auth::config`), CRD converters (`catalogue::custom::conversion`) — which parses and
 //! defaults its own section. Only the command line imports this module: the
 //! layers below get their own section, never the whole file.
 
@@ -31,7 +31,7 @@ struct FileConfig {
     authentication: Option<AuthenticationSection>,
     #[serde(default)]
     authorization: Option<AuthorizationSection>,
-    /// Converter plugins CRDs may name (`crd::conversion::config`).
+    /// Converter plugins CRDs may name (`catalogue::custom::conversion::config`).
     #[serde(default)]
     conversion: Option<Vec<Value>>,
 }

@@ -54,7 +54,7 @@ pub struct AppState {
     /// Whether the store is etcd (componentstatuses then lists etcd-0).
     pub on_etcd: bool,
     /// What CRDs' converters are built from: the configured converter
-    /// plugins and webhook services (`crd::conversion::Converter::from_crd`).
+    /// plugins and webhook services (`catalogue::custom::conversion::Converter::from_crd`).
     pub conversion: Arc<crate::catalogue::custom::conversion::ConversionSetup>,
     /// What `GET /metrics` shows (the requests' counts among them).
     pub metrics: crate::telemetry::metrics::Sources,

@@ -1,7 +1,7 @@
 //! Server-side Table output (`Accept: application/json;as=Table;v=v1;g=meta.k8s.io`).
 //! The rows come from where the resource's printing rules live: the strategy
 //! plugin's "table" phase for built-in kinds (kube's printers), the CRD's
-//! `additionalPrinterColumns` for custom resources (`crd::table`), and kube's
+//! `additionalPrinterColumns` for custom resources (`custom.rs`), and kube's
 //! default convertor (NAME, CREATED AT) for kinds without a printer. This
 //! module assembles the Table around them: the embedded objects
 //! (`includeObject`) and the list metadata.

@@ -1,6 +1,6 @@
 //! A bundle's policies loaded: components into the plugin runtime, each as
 //! the world its policy declares (the runtime checks the ABI version it
-//! imports, `plugins/abi.rs`, and the world it exports, so a component
+//! imports, `wasm/abi.rs`, and the world it exports, so a component
 //! that is not what the manifest says is refused), and admission policy
 //! layers compiled (`admission_policies.rs`). Errors name the bundle, the
 //! policy, its layer's digest and why.

@@ -1,5 +1,5 @@
 //! The bundle manifest: the bundle's name and version, and per policy the
-//! plugin manifest (`plugins/manifest.rs`: name, world, phases, default
+//! plugin manifest (`admission/manifest.rs`: name, world, phases, default
 //! rules, failurePolicy, limits, settings schema and default settings) plus
 //! `module`, the component it runs. In a source folder (`bundle.yaml` or
 //! `bundle.json`) `module` is a `.wasm` file; in a built bundle (the OCI

@@ -3,7 +3,7 @@
 //! phase (`PolicySource::policies`), so it finishes with the set it started
 //! with while a new one is swapped in, and no request waits for a load.
 //! Beside them, each PolicyBundle's policies with their own answers (no
-//! mode applied), for the background audit (`policy_reports/`).
+//! mode applied), for the background audit (`policy::reports`).
 
 use super::metrics::PolicyMetrics;
 use super::mode::{Mode, ModeTransport};
@@ -378,7 +378,7 @@ mod tests {
         entries.iter().map(|e| e.config.name.as_str()).collect()
     }
 
-    /// The test bundle of `bundles/tests.rs` (policies `first`, mutating,
+    /// The test bundle of `policy/bundles/tests.rs` (policies `first`, mutating,
     /// and `second`, validating, with settings `{n: 1}` of schema `{n: integer}`).
     fn bundle() -> (tempfile::TempDir, Bundle) {
         let dir = tempfile::tempdir().unwrap();

@@ -1,5 +1,5 @@
 //! PolicyBundles: `policies.capstan.dev/v1alpha1` resources that put the
-//! policies of a bundle (`bundles/`) into the admission chain without a
+//! policies of a bundle (`policy::bundles`) into the admission chain without a
 //! restart, where the configuration's `policies: mutating|validating`
 //! markers are, in Enforce, Warn or Audit mode.
 //!

@@ -11,7 +11,7 @@
 //!
 //! Verification: the server's `--policy-verification-key`s and the spec's
 //! `verification.publicKeys` are each a set of which one key must have
-//! signed the bundle (cosign key-based signatures, `cosign/`).
+//! signed the bundle (cosign key-based signatures, `crate::cosign`).
 
 use crate::cosign::PublicKey;
 use crate::policy::bundles::registry::{self, Access, Registry};
