@@ -7,6 +7,7 @@ use clap::Parser;
 const WORKER_STACK: usize = 8 << 20;
 
 fn main() -> anyhow::Result<()> {
+    limit_malloc_arenas();
     let cli = Cli::parse();
     match &cli.command {
         Command::Serve(args) => {
@@ -46,6 +47,25 @@ fn main() -> anyhow::Result<()> {
         }
         Command::Policy(command) => {
             runtime.block_on(capstan::cli::policy::run(command, &mut std::io::stdout()))
+        }
+    }
+}
+
+/// glibc gives threads that allocate arenas of their own (up to 8 per core)
+/// and memory freed in one arena is not reused by threads of another: with
+/// the server's threads (runtime workers, blocking pool, plugin optimizer,
+/// store writer) that kept 20 MiB more resident a few seconds after the
+/// start (measured: 115 → 95 MiB). One arena per core, unless
+/// `MALLOC_ARENA_MAX` says otherwise.
+fn limit_malloc_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let arenas = libc::c_int::try_from(cores).unwrap_or(libc::c_int::MAX);
+        // SAFETY: mallopt only tunes the allocator; called before any other
+        // thread exists.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, arenas);
         }
     }
 }
