@@ -9,7 +9,8 @@ use super::admission_policies;
 use super::layout::{self, blob_path, Files};
 use super::manifest::{BundleManifest, PolicyKind};
 use super::ADMISSION_POLICY_MEDIA_TYPE;
-use super::{digest, ARTIFACT_TYPE, COMPONENT_MEDIA_TYPE, CONFIG_MEDIA_TYPE, MAX_COMPONENT_BYTES};
+use super::{ARTIFACT_TYPE, COMPONENT_MEDIA_TYPE, CONFIG_MEDIA_TYPE, MAX_COMPONENT_BYTES};
+use crate::cosign::digest;
 use anyhow::{anyhow, Context};
 use oci_spec::image::{
     Descriptor, ImageIndexBuilder, ImageManifestBuilder, MediaType, ANNOTATION_DESCRIPTION,

@@ -6,8 +6,9 @@
 
 use super::manifest::BundleManifest;
 use super::ADMISSION_POLICY_MEDIA_TYPE;
-use super::{digest, parse_error, ARTIFACT_TYPE, COMPONENT_MEDIA_TYPE, CONFIG_MEDIA_TYPE};
+use super::{parse_error, ARTIFACT_TYPE, COMPONENT_MEDIA_TYPE, CONFIG_MEDIA_TYPE};
 use super::{MAX_BUNDLE_BYTES, MAX_COMPONENT_BYTES, MAX_JSON_BYTES, MAX_POLICIES};
+use crate::cosign::digest;
 use anyhow::Context;
 use oci_spec::image::{Descriptor, ImageIndex, ImageManifest, MediaType, OciLayout};
 use std::collections::{BTreeMap, HashMap};

@@ -49,8 +49,6 @@ pub const MAX_JSON_BYTES: u64 = 1 << 20;
 /// A tarball's files, added up.
 pub const MAX_BUNDLE_BYTES: u64 = 512 << 20;
 
-pub use crate::cosign::digest;
-
 /// `text` without control characters, cut to `max` characters (`…` marks
 /// a cut): what of a registry's or a file's words goes into a log line or
 /// a status condition.

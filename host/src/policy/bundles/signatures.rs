@@ -150,7 +150,7 @@ pub fn sign(path: &Path, key: &PrivateKey, reference: &str) -> Result<String, St
     signed.push(simple_signing::sign(key, reference, &digest)?);
     let mut files = layout.files()?;
     let (manifest, blobs) = simple_signing::manifest(&signed);
-    let sig_digest = super::digest(&manifest);
+    let sig_digest = crate::cosign::digest(&manifest);
     for (d, bytes) in blobs {
         files.insert(blob_path(&d), bytes);
     }

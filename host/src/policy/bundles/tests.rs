@@ -54,7 +54,7 @@ fn a_built_bundle_loads_back_as_a_directory_and_as_a_tarball() {
     assert_eq!(names, ["first", "second"]);
     let first = &bundle.manifest.policies[0];
     let bytes = embedded::builtin("always-pull-images").unwrap();
-    assert_eq!(first.module, super::digest(bytes));
+    assert_eq!(first.module, crate::cosign::digest(bytes));
     assert_eq!(bundle.component(&first.module), bytes);
     assert_eq!(
         bundle.manifest.policies[1].manifest.settings,
@@ -142,7 +142,7 @@ fn another_artifact_is_not_a_bundle() {
     let text = String::from_utf8(bytes)
         .unwrap()
         .replace(ARTIFACT_TYPE, "application/vnd.example+json");
-    let new_digest = super::digest(text.as_bytes());
+    let new_digest = crate::cosign::digest(text.as_bytes());
     std::fs::write(layout.join(layout::blob_path(&new_digest)), &text).unwrap();
     let index = std::fs::read_to_string(layout.join("index.json")).unwrap();
     let index = index.replace(&digest, &new_digest).replace(
@@ -166,7 +166,7 @@ fn a_component_of_another_world_is_refused_naming_the_policy_and_layer() {
     let out = dir.path().join("b.tar");
     build(dir.path(), None, &out).unwrap();
     let bundle = load(&out).unwrap();
-    let layer = super::digest(embedded::builtin("always-allow").unwrap());
+    let layer = crate::cosign::digest(embedded::builtin("always-allow").unwrap());
     let runtime = PluginRuntime::new(None).unwrap();
     let e = match components::load_all(&runtime, &bundle) {
         Ok(_) => panic!("an authorizer loaded as an admission policy"),
