@@ -18,16 +18,20 @@ pub fn is_valid_path_segment(name: &str) -> bool {
     kube_rules::path_segment_name(name).is_empty()
 }
 
-/// Validates `name` under `rule` (kube's `IsValidPathSegmentName`, then the
-/// rule's own check); each problem is a cause on `field`.
+/// Validates `name` under `rule`; each problem is a cause on `field`. As
+/// kube's `rest.BeforeCreate`: the kind's own rule first (its strategy's
+/// Validate), and `IsValidPathSegmentName` only when that passed (so a
+/// ConfigMap named `a/b` gets the subdomain message alone).
 pub fn validate(rule: NameRule, name: &str, field: &str) -> Vec<Cause> {
-    let mut problems = kube_rules::path_segment_name(name);
-    problems.extend(match rule {
+    let mut problems = match rule {
         NameRule::Subdomain => kube_rules::dns1123_subdomain(name),
         NameRule::Label => kube_rules::dns1123_label(name),
         NameRule::Dns1035 => kube_rules::dns1035_label(name),
         NameRule::PathSegment => Vec::new(),
-    });
+    };
+    if problems.is_empty() {
+        problems = kube_rules::path_segment_name(name);
+    }
     problems
         .into_iter()
         .map(|p| Cause::invalid(field, name, &p))
@@ -74,6 +78,13 @@ mod tests {
             validate(NameRule::Label, &"a".repeat(64), "metadata.name").len(),
             1
         );
+    }
+
+    #[test]
+    fn the_kind_rule_comes_first_and_path_segments_only_after_it() {
+        let c = validate(NameRule::Subdomain, "a/b", "metadata.name");
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert!(c[0].message.contains("a lowercase RFC 1123 subdomain"));
     }
 
     #[test]
