@@ -23,18 +23,39 @@ pub fn is_valid_path_segment(name: &str) -> bool {
 /// Validate), and `IsValidPathSegmentName` only when that passed (so a
 /// ConfigMap named `a/b` gets the subdomain message alone).
 pub fn validate(rule: NameRule, name: &str, field: &str) -> Vec<Cause> {
-    let mut problems = match rule {
-        NameRule::Subdomain => kube_rules::dns1123_subdomain(name),
-        NameRule::Label => kube_rules::dns1123_label(name),
-        NameRule::Dns1035 => kube_rules::dns1035_label(name),
-        NameRule::PathSegment => Vec::new(),
-    };
+    let mut problems = rule_problems(rule, name, false);
     if problems.is_empty() {
         problems = kube_rules::path_segment_name(name);
     }
+    causes(problems, name, field)
+}
+
+/// Validates a `generateName` under `rule`, as kube's `ValidateObjectMeta`
+/// does with the rule's prefix form (a trailing `-` is fine).
+pub fn validate_prefix(rule: NameRule, prefix: &str, field: &str) -> Vec<Cause> {
+    causes(rule_problems(rule, prefix, true), prefix, field)
+}
+
+/// The rule's own problems with `value` (a whole name, or a prefix).
+fn rule_problems(rule: NameRule, value: &str, prefix: bool) -> Vec<String> {
+    match rule {
+        NameRule::Subdomain => kube_rules::name_is_dns_subdomain(value, prefix),
+        NameRule::Label => kube_rules::name_is_dns_label(value, prefix),
+        NameRule::Dns1035 => kube_rules::name_is_dns1035_label(value, prefix),
+        // RBAC's and APIServices' names: `path.ValidatePathSegmentName`,
+        // whose prefix form allows `.` and `..`.
+        NameRule::PathSegment if prefix => kube_rules::path_segment_name(value)
+            .into_iter()
+            .filter(|p| p.starts_with("may not contain"))
+            .collect(),
+        NameRule::PathSegment => Vec::new(),
+    }
+}
+
+fn causes(problems: Vec<String>, value: &str, field: &str) -> Vec<Cause> {
     problems
         .into_iter()
-        .map(|p| Cause::invalid(field, name, &p))
+        .map(|p| Cause::invalid(field, value, &p))
         .collect()
 }
 
@@ -85,6 +106,28 @@ mod tests {
         let c = validate(NameRule::Subdomain, "a/b", "metadata.name");
         assert_eq!(c.len(), 1, "{c:?}");
         assert!(c[0].message.contains("a lowercase RFC 1123 subdomain"));
+    }
+
+    #[test]
+    fn generate_names_are_checked_as_prefixes() {
+        assert!(validate_prefix(NameRule::Subdomain, "web-", "metadata.generateName").is_empty());
+        let c = validate_prefix(NameRule::Subdomain, "Bad_", "metadata.generateName");
+        assert_eq!(c.len(), 1);
+        assert!(c[0]
+            .message
+            .starts_with("Invalid value: \"Bad_\": a lowercase RFC 1123 subdomain"));
+        assert_eq!(
+            validate_prefix(
+                NameRule::Subdomain,
+                &"a".repeat(300),
+                "metadata.generateName"
+            )
+            .len(),
+            1
+        );
+        assert!(
+            validate_prefix(NameRule::PathSegment, "system:", "metadata.generateName").is_empty()
+        );
     }
 
     #[test]

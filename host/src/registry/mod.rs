@@ -555,17 +555,21 @@ fn generate_name_prefix(obj: &Value) -> String {
     }
 }
 
-/// Checks `metadata.name` against the resource's naming rule.
+/// Checks `metadata.generateName` and `metadata.name` against the
+/// resource's naming rule, in kube's order.
 pub fn validate_name(res: &ResourceInfo, obj: &Value) -> ApiResult<()> {
     let name = meta::name(obj).unwrap_or_default();
-    let causes = if name.is_empty() {
-        vec![Cause::required(
+    let mut causes = match meta::meta_str(obj, "generateName").filter(|g| !g.is_empty()) {
+        Some(prefix) => names::validate_prefix(res.name_rule, prefix, "metadata.generateName"),
+        None => Vec::new(),
+    };
+    causes.extend(match name.is_empty() {
+        true => vec![Cause::required(
             "metadata.name",
             "name or generateName is required",
-        )]
-    } else {
-        names::validate(res.name_rule, name, "metadata.name")
-    };
+        )],
+        false => names::validate(res.name_rule, name, "metadata.name"),
+    });
     if causes.is_empty() {
         Ok(())
     } else {

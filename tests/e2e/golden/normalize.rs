@@ -176,6 +176,7 @@ fn allocated(request: &Request, body: &mut Value) {
         if let Some(name) = body.pointer_mut("/metadata/name") {
             *name = Value::String("<generated>".into());
         }
+        generated_name_in_status(body);
     }
     if body.get("kind").and_then(Value::as_str) != Some("Service") {
         return;
@@ -193,6 +194,29 @@ fn allocated(request: &Request, body: &mut Value) {
         ports
             .iter_mut()
             .for_each(|p| mark_allocated(p.get_mut("nodePort")));
+    }
+}
+
+/// A refused create's Status names the generated name (details.name, the
+/// message, each cause's): `<generated>` everywhere, as in an object.
+fn generated_name_in_status(body: &mut Value) {
+    if body.get("kind").and_then(Value::as_str) != Some("Status") {
+        return;
+    }
+    let name = body.pointer("/details/name").and_then(Value::as_str);
+    let Some(name) = name.filter(|n| !n.is_empty()).map(String::from) else {
+        return;
+    };
+    replace_in_strings(body, &name);
+}
+
+fn replace_in_strings(value: &mut Value, name: &str) {
+    match value {
+        Value::String(s) if s == name => *s = "<generated>".into(),
+        Value::String(s) => *s = s.replace(&format!("\"{name}\""), "\"<generated>\""),
+        Value::Array(items) => items.iter_mut().for_each(|v| replace_in_strings(v, name)),
+        Value::Object(map) => map.values_mut().for_each(|v| replace_in_strings(v, name)),
+        _ => {}
     }
 }
 
