@@ -23,7 +23,10 @@ fn main() -> anyhow::Result<()> {
         .thread_stack_size(WORKER_STACK)
         .build()?;
     match cli.command {
-        Command::Serve(args) => runtime.block_on(capstan::cli::serve::run(*args)),
+        Command::Serve(args) => {
+            let served = runtime.block_on(capstan::cli::serve::run(*args));
+            exit_without_joining(served)
+        }
         Command::Kubeconfig(args) => {
             print!("{}", capstan::cli::kubeconfig::for_user(&args)?);
             Ok(())
@@ -49,6 +52,22 @@ fn main() -> anyhow::Result<()> {
             runtime.block_on(capstan::cli::policy::run(command, &mut std::io::stdout()))
         }
     }
+}
+
+/// The server has drained its requests and every acknowledged write is in
+/// the store; its background loops (controllers, watches of the store) are
+/// not joined, as kube-apiserver's goroutines are not. Dropping the runtime
+/// under them cancelled their store tasks first, and a loop that then slept
+/// before retrying panicked on the stopped timer.
+fn exit_without_joining(served: anyhow::Result<()>) -> ! {
+    let code = match served {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("Error: {e:?}");
+            1
+        }
+    };
+    std::process::exit(code)
 }
 
 /// glibc gives threads that allocate arenas of their own (up to 8 per core)

@@ -199,6 +199,8 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     watermarks::follow(storage, state.watermarks.clone());
     let cache = cache_dir::resolve(args.plugin_cache_dir.as_deref(), &args.data_dir);
     let runtime = PluginRuntime::new(Some(cache)).context("starting the plugin runtime")?;
+    // Cranelift waits until the server serves: the start has the cores.
+    let optimizer_held = runtime.hold_optimizer();
     let entries = chain_entries(&config)?;
     precompile(&runtime, &entries, &config.auth);
     if let Some(v) = WasmStrategy::builtin(&runtime, state.reader())? {
@@ -327,6 +329,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         server::router(state.clone()),
         limits,
     ));
+    drop(optimizer_held);
     tokio::select! {
         served = &mut serving => return served,
         () = shutdown_signal() => {}

@@ -141,11 +141,26 @@ fn store(path: &Path, artifact: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, artifact)?;
+    write_in_pages(&tmp, artifact)?;
     std::fs::rename(&tmp, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
     })?;
     prune(dir, SystemTime::now());
+    Ok(())
+}
+
+/// Writes `bytes` a page at a time. The page cache keeps a file in the
+/// pieces it was written in (ext4 and XFS make one large folio of a large
+/// write), and a fault in a mapping of the file maps the whole piece: code
+/// written in one `write` was resident as soon as any of it ran (the
+/// strategy plugin: 9.7 MiB at ready, 4.0 MiB written by pages, as after a
+/// reboot).
+fn write_in_pages(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut file = std::fs::File::create(path)?;
+    for page in bytes.chunks(4096) {
+        file.write_all(page)?;
+    }
     Ok(())
 }
 

@@ -37,4 +37,5 @@ pub use failure::PluginFailure;
 pub use offload::run_on_pool;
 pub(crate) use runtime::check_is_component;
 pub use runtime::{Plugin, PluginKind, PluginRuntime};
+pub use tiers::OptimizerHold;
 pub use transport::WasmTransport;

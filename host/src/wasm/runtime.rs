@@ -90,6 +90,12 @@ impl PluginRuntime {
         }))
     }
 
+    /// Holds the optimizer until the value returned is dropped (a server
+    /// holds it until it is ready).
+    pub fn hold_optimizer(&self) -> super::tiers::OptimizerHold {
+        self.optimizer.hold()
+    }
+
     /// Loads the components from the cache, or compiles them with the
     /// baseline compiler, in parallel (one thread per core), and keeps them
     /// for the `load`s that follow; a no-op without a cache directory.

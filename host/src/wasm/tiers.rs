@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Sender};
-use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::sync::{Arc, Condvar, Mutex, RwLock, Weak};
 use std::time::{Duration, Instant};
 
 use wasmtime::component::{Component, HasSelf, Linker};
@@ -95,21 +95,66 @@ struct Job {
     warm: Weak<WarmPool>,
 }
 
-/// The optimizer's queue: components compiled by Cranelift one at a time.
-pub(crate) struct Optimizer(Mutex<Sender<Job>>);
+/// The optimizer's queue: components compiled by Cranelift one at a time,
+/// none while it is held.
+pub(crate) struct Optimizer {
+    jobs: Mutex<Sender<Job>>,
+    holds: Arc<Holds>,
+}
+
+/// How many [`OptimizerHold`]s are alive; the optimizer waits for none.
+#[derive(Default)]
+struct Holds {
+    count: Mutex<usize>,
+    released: Condvar,
+}
+
+impl Holds {
+    fn wait_for_none(&self) {
+        let count = self.count.lock().unwrap_or_else(|e| e.into_inner());
+        let _none = (self.released)
+            .wait_while(count, |n| *n > 0)
+            .unwrap_or_else(|e| e.into_inner());
+    }
+}
+
+/// While alive, the optimizer compiles nothing (see [`Optimizer::hold`]).
+pub struct OptimizerHold(Arc<Holds>);
+
+impl Drop for OptimizerHold {
+    fn drop(&mut self) {
+        let mut count = self.0.count.lock().unwrap_or_else(|e| e.into_inner());
+        *count = count.saturating_sub(1);
+        self.0.released.notify_all();
+    }
+}
 
 impl Optimizer {
     pub(crate) fn start(compiler: Compiler, cache_dir: Option<PathBuf>) -> anyhow::Result<Self> {
         let (jobs, queue) = channel::<Job>();
+        let holds = Arc::new(Holds::default());
+        let held = holds.clone();
         std::thread::Builder::new()
             .name("plugin-optimizer".into())
             .spawn(move || {
                 lower_priority();
                 while let Some(job) = next(&queue) {
+                    held.wait_for_none();
                     optimize(&compiler, cache_dir.as_deref(), job);
                 }
             })?;
-        Ok(Optimizer(Mutex::new(jobs)))
+        Ok(Optimizer {
+            jobs: Mutex::new(jobs),
+            holds,
+        })
+    }
+
+    /// Holds the optimizer until the returned value is dropped: a server's
+    /// start is not slowed by Cranelift on its cores, nor its memory at
+    /// ready swollen by Cranelift's working memory and code.
+    pub(crate) fn hold(&self) -> OptimizerHold {
+        *self.holds.count.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+        OptimizerHold(self.holds.clone())
     }
 
     /// Queues `plugin`'s `wasm` (its code compiled by Winch) for Cranelift.
@@ -121,7 +166,7 @@ impl Optimizer {
             slot: Arc::downgrade(&plugin.code),
             warm: Arc::downgrade(&plugin.warm),
         };
-        let queue = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let queue = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
         let _ = queue.send(job);
     }
 }
