@@ -29,9 +29,12 @@ for i in 1 2 3 4 5; do
   mkdir -p "$cache"
   read -r cold_ms cold_rss < <(start "$WORK/cold$i" "$cache" "$port")
   pid=$(cat "$WORK/pid")
-  # Colours stripped; the modules the start compiled are optimized in turn.
+  # Colours stripped.
   plain() { sed 's/\x1b\[[0-9;]*m//g' "$WORK/cold$i.log"; }
-  modules=$(plain | grep -o ' compiled=[0-9]*' | head -1 | cut -d= -f2 || true)
+  # Every module not loaded optimized is optimized in turn.
+  modules=$(plain | grep -o ' modules=[0-9]*' | head -1 | cut -d= -f2 || true)
+  done_already=$(plain | grep -o ' optimized=[0-9]*' | head -1 | cut -d= -f2 || true)
+  modules=$(( ${modules:-0} - ${done_already:-0} ))
   for _ in $(seq 600); do
     [ "$(plain | grep -c 'plugin optimized' || true)" -ge "${modules:-0}" ] && break
     sleep 0.1

@@ -41,6 +41,14 @@ fn main() -> anyhow::Result<()> {
             println!("{}", capstan::cli::plugin_new::run(&args)?);
             Ok(())
         }
+        Command::Plugin(PluginCommand::Compile(args)) => {
+            use capstan::wasm::compile_process::{serve_child, Tier};
+            let tier = match args.optimized {
+                true => Tier::Optimized,
+                false => Tier::Baseline,
+            };
+            serve_child(&args.cache_dir, tier, &mut std::io::stdin().lock())
+        }
         Command::Plugin(PluginCommand::Componentize(args)) => {
             eprintln!("{}", capstan::cli::plugin_componentize::run(&args)?);
             Ok(())

@@ -92,6 +92,20 @@ pub enum PluginCommand {
     Componentize(PluginComponentizeArgs),
     /// Start a policy project in a language, from its require-labels example.
     New(PluginNewArgs),
+    /// Compile the modules on standard input into a plugin cache (the
+    /// server runs this in a child process).
+    #[command(hide = true)]
+    Compile(PluginCompileArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct PluginCompileArgs {
+    /// The plugin cache to fill.
+    #[arg(long)]
+    pub cache_dir: PathBuf,
+    /// With Cranelift (else Winch, or Cranelift where Winch refuses).
+    #[arg(long)]
+    pub optimized: bool,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -198,6 +198,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     state.audit = auditor;
     watermarks::follow(storage, state.watermarks.clone());
     let cache = cache_dir::resolve(args.plugin_cache_dir.as_deref(), &args.data_dir);
+    crate::wasm::compile_process::compile_in_child_processes();
     let runtime = PluginRuntime::new(Some(cache)).context("starting the plugin runtime")?;
     // Cranelift waits until the server serves: the start has the cores.
     let optimizer_held = runtime.hold_optimizer();

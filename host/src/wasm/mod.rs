@@ -15,6 +15,7 @@ pub mod abi;
 mod bindings;
 mod cache;
 pub mod cache_dir;
+pub mod compile_process;
 mod context;
 pub mod embedded;
 mod engine;

@@ -109,6 +109,7 @@ impl PluginRuntime {
             .map(|n| n.get())
             .unwrap_or(1)
             .max(1);
+        let compiled = self.compile_missing(dir, modules);
         // The largest first: the strategy plugin's compile is the longest,
         // so it starts at once while the other threads take the small ones.
         let mut modules = modules.to_vec();
@@ -128,18 +129,33 @@ impl PluginRuntime {
             }
         });
         let loaded = loaded.into_inner().unwrap_or_else(|e| e.into_inner());
-        let compiled = loaded.iter().filter(|(_, (_, s))| *s == Source::Baseline);
         let optimized = loaded.iter().filter(|(_, (_, s))| s.optimized());
         tracing::info!(
             cache = %dir.display(),
             modules = modules.len(),
-            compiled = compiled.count(),
+            compiled,
             optimized = optimized.count(),
             elapsed_ms = started.elapsed().as_millis() as u64,
             "plugins loaded from the cache or compiled by the baseline compiler (optimized in the background)"
         );
         lock(&self.precompiled).extend(loaded);
         super::tiers::release_freed_memory();
+    }
+
+    /// Compiles the modules in neither compiler's cache into it, in a child
+    /// process (`compile_process.rs`) when this process compiles in one,
+    /// else later, in `load_or_baseline`; returns how many.
+    fn compile_missing(&self, dir: &std::path::Path, modules: &[&[u8]]) -> usize {
+        let cached =
+            |engine: &wasmtime::Engine, wasm: &[u8]| cache::cache_path(dir, engine, wasm).is_file();
+        let missing: Vec<&[u8]> = modules
+            .iter()
+            .copied()
+            .filter(|wasm| !cached(&self.optimizing.engine, wasm))
+            .filter(|wasm| !cached(&self.baseline.engine, wasm))
+            .collect();
+        super::compile_process::compile(dir, super::compile_process::Tier::Baseline, &missing);
+        missing.len()
     }
 
     /// The optimized component in the cache at `path`, else the baseline

@@ -19,6 +19,7 @@ use wasmtime::Engine;
 
 use super::bindings::host;
 use super::cache;
+use super::compile_process::{self, Tier};
 use super::engine::{self, EpochTicker};
 use super::host_imports::PluginState;
 use super::runtime::{Plugin, PluginKind, Pre};
@@ -177,6 +178,9 @@ fn optimize(compiler: &Compiler, cache_dir: Option<&std::path::Path>, job: Job) 
         return;
     }
     let started = Instant::now();
+    if let Some(dir) = cache_dir {
+        compile_process::compile(dir, Tier::Optimized, &[&job.wasm]);
+    }
     let compiled = cache::load_or_compile(&compiler.engine, cache_dir, &job.wasm)
         .and_then(|(component, _)| compiler.code(&job.name, &component, (job.kind, true)));
     let code = match compiled {
@@ -257,3 +261,12 @@ fn lower_priority() {
 
 #[cfg(not(target_os = "linux"))]
 fn lower_priority() {}
+
+/// A compiling child process yields the CPU to the server's threads.
+pub(crate) fn lower_process_priority() {
+    #[cfg(unix)]
+    // SAFETY: a plain syscall on this process; a failure is harmless.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, 10);
+    }
+}
