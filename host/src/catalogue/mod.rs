@@ -147,7 +147,7 @@ pub struct Catalogue {
 /// (custom resources'), which take precedence.
 #[derive(Clone, Debug, Default)]
 pub struct Schemas {
-    builtin: Arc<Map<String, Value>>,
+    builtin: Arc<schemas::BuiltinSchemas>,
     custom: Map<String, Value>,
 }
 
@@ -157,7 +157,7 @@ impl Schemas {
     }
 
     pub fn contains_key(&self, name: &str) -> bool {
-        self.get(name).is_some()
+        self.custom.contains_key(name) || self.builtin.contains_key(name)
     }
 
     /// Every schema once (a custom one where it shadows a built-in).
@@ -169,9 +169,12 @@ impl Schemas {
 
     /// Makes every schema a built-in: shared by the catalogues cloned from this one.
     fn freeze(&mut self) {
-        let mut all = std::mem::take(&mut self.custom);
-        for (name, schema) in self.builtin.iter() {
-            all.entry(name.clone()).or_insert_with(|| schema.clone());
+        let mut all = schemas::BuiltinSchemas::default();
+        for (name, schema) in std::mem::take(&mut self.custom) {
+            all.push(name, schemas::LazySchema::parsed(schema));
+        }
+        for (name, schema) in self.builtin.entries() {
+            all.push(name.clone(), schema.clone());
         }
         self.builtin = Arc::new(all);
     }
@@ -209,7 +212,10 @@ impl Catalogue {
     pub fn builtin_ref() -> &'static Catalogue {
         BUILTIN.get_or_init(|| {
             let resources = builtin::resources();
-            let schemas = schemas::builtin_schemas().into();
+            let schemas = Schemas {
+                builtin: Arc::new(schemas::builtin_schemas()),
+                custom: Map::new(),
+            };
             let mut cat = Catalogue { resources, schemas };
             cat.insert_custom(crate::catalogue::policy_bundle::entries());
             cat.insert_custom(crate::catalogue::policy_report::entries());

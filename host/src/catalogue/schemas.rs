@@ -50,15 +50,100 @@ pub(super) fn list_schema(kind_schema: &Value, r: &ResourceInfo) -> Value {
     })
 }
 
-/// Every built-in component schema, ready to publish (parsed once, by
-/// `Catalogue::builtin`).
-pub(super) fn builtin_schemas() -> Map<String, Value> {
-    match serde_json::from_str(KUBE_SCHEMAS) {
-        Ok(schemas) => schemas,
-        Err(e) => {
-            tracing::error!("the built-in OpenAPI schemas do not parse: {e}");
-            Map::new()
+/// Every built-in component schema, ready to publish: kept as its text and
+/// parsed on first use (a start needs a few dozen of the 600; all of them
+/// parsed were 3.3 MiB of heap at ready).
+pub(super) fn builtin_schemas() -> BuiltinSchemas {
+    let mut schemas = BuiltinSchemas::default();
+    // The file has one `"name":{...}` per line, between `{` and `}`.
+    for line in KUBE_SCHEMAS.lines().filter(|l| l.starts_with('"')) {
+        match split_entry(line) {
+            Some((name, text)) => schemas.push(name, LazySchema::text(text)),
+            None => tracing::error!("a built-in OpenAPI schema line does not parse: {line:.80}"),
         }
+    }
+    schemas
+}
+
+/// `"name":{...},` as the name and the schema's text.
+fn split_entry(line: &'static str) -> Option<(String, &'static str)> {
+    let line = line.strip_suffix(',').unwrap_or(line);
+    let colon = line.find("\":")? + 1;
+    let name: String = serde_json::from_str(&line[..colon]).ok()?;
+    Some((name, &line[colon + 1..]))
+}
+
+/// The built-in schemas by name, in the order of kube's document.
+#[derive(Clone, Default)]
+pub(super) struct BuiltinSchemas {
+    entries: Vec<(String, LazySchema)>,
+    index: std::collections::HashMap<String, usize>,
+}
+
+impl std::fmt::Debug for BuiltinSchemas {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "BuiltinSchemas({} schemas)", self.entries.len())
+    }
+}
+
+impl BuiltinSchemas {
+    /// Adds `name`, unless it is there already.
+    pub(super) fn push(&mut self, name: String, schema: LazySchema) {
+        if !self.index.contains_key(&name) {
+            self.index.insert(name.clone(), self.entries.len());
+            self.entries.push((name, schema));
+        }
+    }
+
+    pub(super) fn get(&self, name: &str) -> Option<&Value> {
+        let &at = self.index.get(name)?;
+        self.entries.get(at).map(|(_, schema)| schema.value())
+    }
+
+    pub(super) fn contains_key(&self, name: &str) -> bool {
+        self.index.contains_key(name)
+    }
+
+    pub(super) fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
+        self.entries
+            .iter()
+            .map(|(name, schema)| (name, schema.value()))
+    }
+
+    pub(super) fn entries(&self) -> impl Iterator<Item = (&String, &LazySchema)> {
+        self.entries.iter().map(|(name, schema)| (name, schema))
+    }
+}
+
+/// One schema: its JSON text, parsed once, on first use.
+#[derive(Clone, Debug)]
+pub(super) struct LazySchema {
+    text: &'static str,
+    parsed: std::sync::OnceLock<Value>,
+}
+
+impl LazySchema {
+    fn text(text: &'static str) -> LazySchema {
+        LazySchema {
+            text,
+            parsed: std::sync::OnceLock::new(),
+        }
+    }
+
+    pub(super) fn parsed(value: Value) -> LazySchema {
+        LazySchema {
+            text: "",
+            parsed: std::sync::OnceLock::from(value),
+        }
+    }
+
+    fn value(&self) -> &Value {
+        self.parsed.get_or_init(|| {
+            serde_json::from_str(self.text).unwrap_or_else(|e| {
+                tracing::error!("a built-in OpenAPI schema does not parse: {e}");
+                Value::Null
+            })
+        })
     }
 }
 
