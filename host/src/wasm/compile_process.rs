@@ -38,11 +38,16 @@ pub fn compile_in_child_processes() {
     IN_CHILD.store(true, Ordering::Relaxed);
 }
 
+/// Whether this process compiles in child processes.
+pub(crate) fn enabled() -> bool {
+    IN_CHILD.load(Ordering::Relaxed)
+}
+
 /// Compiles `modules` into `cache_dir` in a child process when this process
 /// was told to (see [`compile_in_child_processes`]); a failure is logged and
 /// leaves the compile to the caller.
 pub(crate) fn compile(cache_dir: &Path, tier: Tier, modules: &[&[u8]]) {
-    if !IN_CHILD.load(Ordering::Relaxed) || modules.is_empty() {
+    if !enabled() || modules.is_empty() {
         return;
     }
     let started = std::time::Instant::now();
@@ -72,6 +77,7 @@ fn run_child(cache_dir: &Path, tier: Tier, modules: &[&[u8]]) -> std::io::Result
     if tier == Tier::Optimized {
         command.arg("--optimized");
     }
+    ends_with_this_process(&mut command);
     let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
@@ -87,6 +93,21 @@ fn run_child(cache_dir: &Path, tier: Tier, modules: &[&[u8]]) -> std::io::Result
     match status.success() {
         true => Ok(()),
         false => Err(std::io::Error::other(format!("the child {status}"))),
+    }
+}
+
+/// A server that exits (or is killed) takes its compiling child with it.
+fn ends_with_this_process(command: &mut Command) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: prctl is async-signal-safe and touches only the child.
+        unsafe {
+            command.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                Ok(())
+            });
+        }
     }
 }
 
