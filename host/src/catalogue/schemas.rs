@@ -194,6 +194,17 @@ mod tests {
     }
 
     #[test]
+    fn the_schemas_read_line_by_line_are_the_documents_in_its_order() {
+        let whole: Map<String, Value> = serde_json::from_str(KUBE_SCHEMAS).unwrap();
+        let lazy = builtin_schemas();
+        let names: Vec<&String> = lazy.iter().map(|(name, _)| name).collect();
+        assert_eq!(names, whole.keys().collect::<Vec<_>>());
+        for (name, schema) in lazy.iter() {
+            assert_eq!(Some(schema), whole.get(name), "{name}");
+        }
+    }
+
+    #[test]
     fn properties_named_like_keywords_stay_properties() {
         let cat = Catalogue::builtin();
         let name = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps";
