@@ -132,20 +132,12 @@ pub fn serve_child(cache_dir: &Path, tier: Tier, input: &mut impl Read) -> anyho
     }
     let optimizing = build_engine(false)?;
     let baseline = build_engine(true)?;
-    let compile = |wasm: &[u8]| match tier {
-        Tier::Optimized => cache::load_or_compile(&optimizing, Some(cache_dir), wasm).map(drop),
-        Tier::Baseline
-            if cache::load(
-                &optimizing,
-                &cache::cache_path(cache_dir, &optimizing, wasm),
-            )
-            .is_some() =>
-        {
-            Ok(())
+    let compile = |wasm: &[u8]| {
+        let path = cache::cache_path(cache_dir, &optimizing, wasm);
+        match tier {
+            Tier::Optimized => cache::load_or_compile(&optimizing, Some(cache_dir), wasm),
+            Tier::Baseline => super::tiers::load_or_baseline(&optimizing, &baseline, &path, wasm),
         }
-        Tier::Baseline => cache::load_or_compile(&baseline, Some(cache_dir), wasm)
-            .or_else(|_| cache::load_or_compile(&optimizing, Some(cache_dir), wasm))
-            .map(drop),
     };
     let next = std::sync::atomic::AtomicUsize::new(0);
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());

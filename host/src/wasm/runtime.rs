@@ -158,34 +158,12 @@ impl PluginRuntime {
         missing.len()
     }
 
-    /// The optimized component in the cache at `path`, else the baseline
-    /// compiler's (from the cache, or compiled now).
     fn load_or_baseline(
         &self,
         path: &std::path::Path,
         wasm: &[u8],
     ) -> anyhow::Result<(Component, Source)> {
-        if let Some(found) = cache::load(&self.optimizing.engine, path) {
-            return Ok((found, Source::Cache));
-        }
-        let dir = self.cache_dir.as_deref();
-        match cache::load_or_compile(&self.baseline.engine, dir, wasm) {
-            Ok((component, Source::Cache)) => Ok((component, Source::BaselineCache)),
-            Ok((component, _)) => Ok((component, Source::Baseline)),
-            Err(e) => self.without_baseline(dir, wasm, &e),
-        }
-    }
-
-    /// A component the baseline compiler cannot compile (a proposal Winch
-    /// lacks) is compiled by Cranelift at once: slower to load, as before.
-    fn without_baseline(
-        &self,
-        dir: Option<&std::path::Path>,
-        wasm: &[u8],
-        why: &anyhow::Error,
-    ) -> anyhow::Result<(Component, Source)> {
-        tracing::info!(error = %why, "the baseline compiler refused a component; compiling it with Cranelift");
-        cache::load_or_compile(&self.optimizing.engine, dir, wasm)
+        super::tiers::load_or_baseline(&self.optimizing.engine, &self.baseline.engine, path, wasm)
     }
 
     /// The component of `wasm`: kept by `precompile`, else from the cache
@@ -194,7 +172,9 @@ impl PluginRuntime {
         let Some(dir) = self.cache_dir.as_deref() else {
             return match Component::new(&self.baseline.engine, wasm) {
                 Ok(component) => Ok((component, Source::Baseline)),
-                Err(e) => self.without_baseline(None, wasm, &anyhow::Error::from(e)),
+                Err(e) => {
+                    super::tiers::without_baseline(&self.optimizing.engine, None, wasm, &e.into())
+                }
             };
         };
         let path = cache::cache_path(dir, &self.optimizing.engine, wasm);

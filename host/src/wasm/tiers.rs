@@ -18,12 +18,43 @@ use wasmtime::component::{Component, HasSelf, Linker};
 use wasmtime::Engine;
 
 use super::bindings::host;
-use super::cache;
+use super::cache::{self, Source};
 use super::compile_process::{self, Tier};
 use super::engine::{self, EpochTicker};
 use super::host_imports::PluginState;
 use super::runtime::{Plugin, PluginKind, Pre};
 use super::warm::WarmPool;
+
+/// The optimized component in the cache at `path`, else the baseline
+/// compiler's (from the cache in `path`'s folder, or compiled now).
+pub(crate) fn load_or_baseline(
+    optimizing: &Engine,
+    baseline: &Engine,
+    path: &std::path::Path,
+    wasm: &[u8],
+) -> anyhow::Result<(Component, Source)> {
+    if let Some(found) = cache::load(optimizing, path) {
+        return Ok((found, Source::Cache));
+    }
+    let dir = path.parent();
+    match cache::load_or_compile(baseline, dir, wasm) {
+        Ok((component, Source::Cache)) => Ok((component, Source::BaselineCache)),
+        Ok((component, _)) => Ok((component, Source::Baseline)),
+        Err(e) => without_baseline(optimizing, dir, wasm, &e),
+    }
+}
+
+/// A component the baseline compiler cannot compile (a proposal Winch
+/// lacks) is compiled by Cranelift at once: slower to load, as before.
+pub(crate) fn without_baseline(
+    optimizing: &Engine,
+    dir: Option<&std::path::Path>,
+    wasm: &[u8],
+    why: &anyhow::Error,
+) -> anyhow::Result<(Component, Source)> {
+    tracing::info!(error = %why, "the baseline compiler refused a component; compiling it with Cranelift");
+    cache::load_or_compile(optimizing, dir, wasm)
+}
 
 /// One compiler's engine, with the linker and epoch ticker of that engine.
 #[derive(Clone)]
