@@ -9,7 +9,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CAPSTAN=${CAPSTAN:-$ROOT/target/release/capstan}
 WORK=$(mktemp -d)
-trap 'pkill -f "capstan serve --data-dir $WORK" || true; rm -rf "$WORK"' EXIT
+trap 'pkill -f "serve --data-dir $WORK" || true; rm -rf "$WORK"' EXIT
 rss_mib() { echo $(( $(awk '/VmRSS/{print $2}' "/proc/$1/status") / 1024 )); }
 start() { # data cache port: prints "ready_ms rss_mib", leaves $WORK/pid
   local t0 t1

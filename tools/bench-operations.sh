@@ -15,7 +15,7 @@ CAPSTAN=${CAPSTAN:-$ROOT/target/release/capstan}
 BENCH=${CAPSTAN_BENCH:-$ROOT/target/release/capstan-bench}
 WORK=$(mktemp -d)
 SINK=$((18000 + RANDOM % 400))
-trap 'pkill -f "capstan serve --data-dir $WORK" || true; pkill -f "otlp-sink $SINK" || true; rm -rf "$WORK"' EXIT
+trap 'pkill -f "serve --data-dir $WORK" || true; pkill -f "otlp-sink $SINK" || true; rm -rf "$WORK"' EXIT
 "$BENCH" --otlp-sink "$SINK" &
 tracing() { # samplingRatePerMillion
   printf 'apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: 127.0.0.1:%s\nsamplingRatePerMillion: %s\n' "$SINK" "$1"
@@ -32,7 +32,7 @@ run() { # name, extra flags...
   sleep 1
   "$BENCH" --kubeconfig "$dir/admin.kubeconfig" --ops "$OPS" --concurrency 1,8 --json 2>/dev/null \
     > "$WORK/$name.json"
-  pkill -f "capstan serve --data-dir $dir" || true
+  pkill -f "serve --data-dir $dir" || true
   sleep 1
 }
 policy Metadata > "$WORK/metadata.yaml"

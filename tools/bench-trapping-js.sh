@@ -10,7 +10,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CAPSTAN=${CAPSTAN:-$ROOT/target/release/capstan}
 WORK=$(mktemp -d)
-trap 'pkill -f "capstan serve --data-dir $WORK" || true; rm -rf "$WORK"' EXIT
+trap 'pkill -f "serve --data-dir $WORK" || true; rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/hog/src"
 cp "$ROOT/examples/js/require-labels/package.json" "$WORK/hog/"
 ln -s "$ROOT/examples/js/require-labels/node_modules" "$WORK/hog/node_modules"

@@ -45,10 +45,20 @@ pub fn builtin_names() -> Vec<&'static str> {
 /// its compiled form in the cache then reads none of its bytes beyond the
 /// header.
 pub fn digest_of(wasm: &[u8]) -> Option<[u8; 32]> {
+    by_slice(wasm).map(|builtin| builtin.sha256)
+}
+
+/// `wasm` as the binary's own bytes when it is a built-in plugin's component
+/// (the very slice [`builtin`] returned).
+pub fn as_builtin(wasm: &[u8]) -> Option<&'static [u8]> {
+    by_slice(wasm).map(|builtin| builtin.wasm)
+}
+
+/// The built-in whose component is the very slice `wasm`.
+fn by_slice(wasm: &[u8]) -> Option<&'static Builtin> {
     BUILTINS
         .iter()
         .find(|builtin| std::ptr::eq(builtin.wasm, wasm))
-        .map(|builtin| builtin.sha256)
 }
 
 /// The bytes of a module reference (`builtin:<name>` or a file path).

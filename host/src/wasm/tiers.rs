@@ -121,7 +121,8 @@ pub(crate) type CodeSlot = Arc<RwLock<Arc<Code>>>;
 struct Job {
     name: Arc<str>,
     kind: PluginKind,
-    wasm: Arc<[u8]>,
+    /// A built-in's bytes are the binary's own, not copied.
+    wasm: std::borrow::Cow<'static, [u8]>,
     slot: Weak<RwLock<Arc<Code>>>,
     /// Its idle instances, of the code being replaced.
     warm: Weak<WarmPool>,
@@ -194,7 +195,10 @@ impl Optimizer {
         let job = Job {
             name: plugin.name.clone(),
             kind: plugin.kind,
-            wasm: Arc::from(wasm),
+            wasm: match super::embedded::as_builtin(wasm) {
+                Some(builtin) => std::borrow::Cow::Borrowed(builtin),
+                None => std::borrow::Cow::Owned(wasm.to_vec()),
+            },
             slot: Arc::downgrade(&plugin.code),
             warm: Arc::downgrade(&plugin.warm),
         };
