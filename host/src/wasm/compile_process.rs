@@ -96,11 +96,16 @@ fn run_child(cache_dir: &Path, tier: Tier, modules: &[&[u8]]) -> std::io::Result
     }
 }
 
-/// A server that exits (or is killed) takes its compiling child with it.
+/// A server that exits (or is killed) takes its compiling child with it;
+/// the child is listed under the server binary's name.
 fn ends_with_this_process(command: &mut Command) {
     #[cfg(target_os = "linux")]
     {
         use std::os::unix::process::CommandExt;
+        // `ps` shows the binary's name, not /proc/self/exe.
+        if let Ok(path) = std::env::current_exe() {
+            command.arg0(path);
+        }
         // SAFETY: prctl is async-signal-safe and touches only the child.
         unsafe {
             command.pre_exec(|| {
