@@ -7,22 +7,31 @@
 //! crashes on a component does not take the server with it. Whatever the
 //! child did not leave in the cache is compiled in the process, as before.
 //!
-//! The modules go to the child's standard input, each as its length (8
-//! bytes, little-endian) and its bytes.
+//! The modules go to the child's standard input, each as a tag byte, a
+//! length (8 bytes, little-endian) and that many bytes: the component's
+//! bytes, or for a built-in only its name (the child is the same binary, and
+//! the server then reads none of its built-ins' bytes, which would stay
+//! resident: 6 MiB).
 
+use std::borrow::Cow;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::cache;
 use super::engine::build_engine;
+use super::{cache, embedded};
 
 /// Set by a server: compile in a child process (else in this one).
 static IN_CHILD: AtomicBool = AtomicBool::new(false);
 
 /// The largest module the child reads (a bound on a corrupt length).
 const MAX_MODULE: u64 = 1 << 30;
+
+/// A frame holding a component's bytes.
+const BYTES: u8 = 0;
+/// A frame holding the name of a built-in plugin.
+const BUILTIN: u8 = 1;
 
 /// Which compiler the child runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,8 +94,7 @@ fn run_child(cache_dir: &Path, tier: Tier, modules: &[&[u8]]) -> std::io::Result
         .spawn()?;
     if let Some(mut stdin) = child.stdin.take() {
         for module in modules {
-            stdin.write_all(&(module.len() as u64).to_le_bytes())?;
-            stdin.write_all(module)?;
+            write_frame(&mut stdin, module)?;
         }
     }
     let status = child.wait()?;
@@ -160,21 +168,43 @@ pub fn serve_child(cache_dir: &Path, tier: Tier, input: &mut impl Read) -> anyho
     Ok(())
 }
 
-fn read_modules(input: &mut impl Read) -> anyhow::Result<Vec<Vec<u8>>> {
+/// One module's frame: a built-in by name, anything else by its bytes.
+fn write_frame(output: &mut impl Write, module: &[u8]) -> std::io::Result<()> {
+    let (tag, payload) = match embedded::name_of(module) {
+        Some(name) => (BUILTIN, name.as_bytes()),
+        None => (BYTES, module),
+    };
+    output.write_all(&[tag])?;
+    output.write_all(&(payload.len() as u64).to_le_bytes())?;
+    output.write_all(payload)
+}
+
+fn read_modules(input: &mut impl Read) -> anyhow::Result<Vec<Cow<'static, [u8]>>> {
     let mut modules = Vec::new();
-    let mut len = [0u8; 8];
+    let mut head = [0u8; 9];
     loop {
-        match input.read_exact(&mut len) {
+        match input.read_exact(&mut head) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(modules),
             Err(e) => return Err(e.into()),
         }
+        let [tag, len @ ..] = head;
         let len = u64::from_le_bytes(len);
         anyhow::ensure!(len <= MAX_MODULE, "a module of {len} bytes");
-        let mut module = Vec::new();
-        input.take(len).read_to_end(&mut module)?;
-        anyhow::ensure!(module.len() as u64 == len, "a module cut short");
-        modules.push(module);
+        let mut payload = Vec::new();
+        input.take(len).read_to_end(&mut payload)?;
+        anyhow::ensure!(payload.len() as u64 == len, "a module cut short");
+        modules.push(match tag {
+            BYTES => Cow::Owned(payload),
+            BUILTIN => {
+                let name = String::from_utf8_lossy(&payload);
+                Cow::Borrowed(
+                    embedded::builtin(&name)
+                        .ok_or_else(|| anyhow::anyhow!("no built-in plugin {name:?}"))?,
+                )
+            }
+            other => anyhow::bail!("a frame of unknown kind {other}"),
+        });
     }
 }
 
@@ -182,28 +212,44 @@ fn read_modules(input: &mut impl Read) -> anyhow::Result<Vec<Vec<u8>>> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn modules_are_read_back_as_framed() {
+    fn framed(modules: &[&[u8]]) -> Vec<u8> {
         let mut framed = Vec::new();
-        for module in [&b"abc"[..], b"", b"defg"] {
-            framed.extend((module.len() as u64).to_le_bytes());
-            framed.extend(module);
+        for module in modules {
+            write_frame(&mut framed, module).unwrap();
         }
+        framed
+    }
+
+    #[test]
+    fn modules_are_read_back_as_framed_and_built_ins_go_by_name() {
+        let builtin = embedded::builtin("namespace-lifecycle").unwrap();
+        let mut framed = framed(&[b"abc", b"", builtin, b"defg"]);
+        assert!(framed.len() < 100, "a built-in's bytes were sent");
         let read = read_modules(&mut framed.as_slice()).unwrap();
-        assert_eq!(read, vec![b"abc".to_vec(), vec![], b"defg".to_vec()]);
+        assert_eq!(read, [&b"abc"[..], b"", builtin, b"defg"]);
+        assert!(
+            std::ptr::eq(&*read[2], builtin),
+            "the child reads its own copy"
+        );
         framed.truncate(framed.len() - 1);
         assert!(read_modules(&mut framed.as_slice()).is_err());
+    }
+
+    #[test]
+    fn an_unknown_built_in_or_frame_kind_is_refused() {
+        let mut unknown = vec![BUILTIN];
+        unknown.extend(4u64.to_le_bytes());
+        unknown.extend(b"nope");
+        assert!(read_modules(&mut unknown.as_slice()).is_err());
+        unknown[0] = 7;
+        assert!(read_modules(&mut unknown.as_slice()).is_err());
     }
 
     #[test]
     fn the_child_fills_the_cache_and_a_bad_module_is_left_to_the_caller() {
         let dir = tempfile::tempdir().unwrap();
         let good = super::super::embedded::builtin("namespace-lifecycle").unwrap();
-        let mut framed = Vec::new();
-        for module in [good, b"not wasm"] {
-            framed.extend((module.len() as u64).to_le_bytes());
-            framed.extend(module);
-        }
+        let framed = framed(&[good, b"not wasm"]);
         serve_child(dir.path(), Tier::Baseline, &mut framed.as_slice()).unwrap();
         let baseline = build_engine(true).unwrap();
         let path = cache::cache_path(dir.path(), &baseline, good);

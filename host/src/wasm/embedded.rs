@@ -10,14 +10,17 @@ struct Builtin {
     name: &'static str,
     /// The component.
     wasm: &'static [u8],
-    /// `capstan-plugin.json`, when the plugin has one.
-    manifest: Option<&'static str>,
+    /// Where `capstan-plugin.json` is in [`MANIFESTS`], when the plugin has one.
+    manifest: Option<std::ops::Range<usize>>,
     /// The component's SHA-256, computed at build time.
     sha256: [u8; 32],
 }
 
 // Defines `BUILTINS: &[Builtin]`, sorted by name.
 include!(concat!(env!("OUT_DIR"), "/embedded_plugins.rs"));
+
+/// Every built-in's manifest, one after another.
+static MANIFESTS: &str = include_str!(concat!(env!("OUT_DIR"), "/plugin_manifests.json"));
 
 /// The component of the built-in plugin `name`.
 pub fn builtin(name: &str) -> Option<&'static [u8]> {
@@ -32,7 +35,7 @@ pub fn manifest_text(name: &str) -> Option<&'static str> {
     BUILTINS
         .iter()
         .find(|builtin| builtin.name == name)
-        .and_then(|builtin| builtin.manifest)
+        .and_then(|builtin| MANIFESTS.get(builtin.manifest.clone()?))
 }
 
 /// Names of all built-in plugins, sorted.
@@ -46,6 +49,11 @@ pub fn builtin_names() -> Vec<&'static str> {
 /// header.
 pub fn digest_of(wasm: &[u8]) -> Option<[u8; 32]> {
     by_slice(wasm).map(|builtin| builtin.sha256)
+}
+
+/// The name of the built-in whose component is the very slice `wasm`.
+pub fn name_of(wasm: &[u8]) -> Option<&'static str> {
+    by_slice(wasm).map(|builtin| builtin.name)
 }
 
 /// `wasm` as the binary's own bytes when it is a built-in plugin's component
