@@ -9,11 +9,10 @@
 //!
 //! The modules go to the child's standard input, each as a tag byte, a
 //! length (8 bytes, little-endian) and that many bytes: the component's
-//! bytes, or for a built-in only its name (the child is the same binary, and
-//! the server then reads none of its built-ins' bytes, which would stay
-//! resident: 6 MiB).
+//! bytes, or for a built-in only its name (the child is the same binary and
+//! copies it from its own; the server then reads none of its built-ins'
+//! bytes, which would stay resident: 6 MiB).
 
-use std::borrow::Cow;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -179,7 +178,7 @@ fn write_frame(output: &mut impl Write, module: &[u8]) -> std::io::Result<()> {
     output.write_all(payload)
 }
 
-fn read_modules(input: &mut impl Read) -> anyhow::Result<Vec<Cow<'static, [u8]>>> {
+fn read_modules(input: &mut impl Read) -> anyhow::Result<Vec<Vec<u8>>> {
     let mut modules = Vec::new();
     let mut head = [0u8; 9];
     loop {
@@ -195,15 +194,15 @@ fn read_modules(input: &mut impl Read) -> anyhow::Result<Vec<Cow<'static, [u8]>>
         input.take(len).read_to_end(&mut payload)?;
         anyhow::ensure!(payload.len() as u64 == len, "a module cut short");
         modules.push(match tag {
-            BYTES => Cow::Owned(payload),
-            // Copied, as a module sent by its bytes: compiling from the
-            // binary's own pages made one compile in two take twice as long
-            // (~15,000 context switches instead of 2,000: malloc's arena lock).
+            BYTES => payload,
+            // Copied: compiled straight from the binary's pages, one child
+            // in two took twice as long (~15,000 context switches on
+            // malloc's arena lock).
             BUILTIN => {
                 let name = String::from_utf8_lossy(&payload);
                 let builtin = embedded::builtin(&name)
                     .ok_or_else(|| anyhow::anyhow!("no built-in plugin {name:?}"))?;
-                Cow::Owned(builtin.to_vec())
+                builtin.to_vec()
             }
             other => anyhow::bail!("a frame of unknown kind {other}"),
         });
