@@ -144,11 +144,11 @@ pub fn serve_child(cache_dir: &Path, tier: Tier, input: &mut impl Read) -> anyho
     }
     let optimizing = build_engine(false)?;
     let baseline = build_engine(true)?;
-    let compile = |wasm: &[u8]| {
-        let path = cache::cache_path(cache_dir, &optimizing, wasm);
-        match tier {
-            Tier::Optimized => cache::load_or_compile(&optimizing, Some(cache_dir), wasm),
-            Tier::Baseline => super::tiers::load_or_baseline(&optimizing, &baseline, &path, wasm),
+    let compile = |wasm: &[u8]| match tier {
+        Tier::Optimized => cache::load_or_compile(&optimizing, Some(cache_dir), wasm),
+        Tier::Baseline => {
+            let path = cache::cache_path(cache_dir, &optimizing, wasm);
+            super::tiers::load_or_baseline(&optimizing, &baseline, &path, wasm)
         }
     };
     let next = std::sync::atomic::AtomicUsize::new(0);
